@@ -1,0 +1,56 @@
+/**
+ * Writes spec/json/*.json from the TypeBox schemas, so implementers in other languages can
+ * validate against plain JSON Schema. `--check` exits 1 when the committed files drift.
+ */
+import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as spec from './index.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const outDir = join(here, 'json');
+
+export function jsonSchemas(): Record<string, unknown> {
+  const payloads: Record<string, unknown> = {};
+  for (const [kind, schema] of Object.entries(spec.PAYLOAD_SCHEMAS)) payloads[kind] = schema ?? false;
+  return {
+    'actor-type.json': spec.ActorType,
+    'event-kind.json': spec.EventKindSchema,
+    'notify-class.json': { $comment: 'PROTOCOL.md R10', const: spec.NOTIFY_CLASS },
+    'payloads.json': { $comment: 'PROTOCOL.md R4: per-kind payload schema; false = no payload allowed', properties: payloads, required: [...spec.PAYLOAD_REQUIRED] },
+    'record-input.json': spec.RecordInput,
+    'state-event.json': spec.StateEvent,
+    'watch-cursor.json': spec.WatchCursor,
+    'watch-request.json': spec.WatchRequest,
+    'watch-result.json': spec.WatchResult,
+    'session-head.json': spec.SessionHead,
+    'notice.json': spec.Notice,
+    'changes-since-request.json': spec.ChangesSinceRequest,
+    'changes-since-response.json': spec.ChangesSinceResponse,
+    'limits.json': { $comment: 'spec/schemas/limits.ts', const: spec.LIMITS },
+  };
+}
+
+export function render(schema: unknown): string {
+  return JSON.stringify(schema, null, 2) + '\n';
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const check = process.argv.includes('--check');
+  let drift = 0;
+  mkdirSync(outDir, { recursive: true });
+  for (const [name, schema] of Object.entries(jsonSchemas())) {
+    const path = join(outDir, name);
+    const text = render(schema);
+    if (check) {
+      if (!existsSync(path) || readFileSync(path, 'utf8') !== text) {
+        console.error(`drift: spec/json/${name} differs from the TypeBox source (run npm run spec:json)`);
+        drift++;
+      }
+    } else {
+      writeFileSync(path, text);
+    }
+  }
+  if (check && drift > 0) process.exit(1);
+  console.log(check ? 'spec/json is up to date' : `wrote ${Object.keys(jsonSchemas()).length} files to spec/json`);
+}

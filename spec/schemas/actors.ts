@@ -1,0 +1,8 @@
+import Type, { type Static } from 'typebox';
+
+/** R2: who acted. Evaluated once, at the producer boundary. */
+export const ActorType = Type.Union([Type.Literal('human'), Type.Literal('agent'), Type.Literal('system')], {
+  description: 'human: a person; agent: another session (actorId is its key); system: the runtime itself.',
+});
+export type ActorType = Static<typeof ActorType>;
+export const ACTOR_TYPES: readonly ActorType[] = ['human', 'agent', 'system'];

@@ -1,0 +1,48 @@
+import type { ChangesSinceRequest, ChangesSinceResponse } from './changes-since.js';
+import type { WatchRequest, WatchResult } from './cursor.js';
+import type { RecordInput, StateEvent } from './event.js';
+import type { Notice } from './notice.js';
+
+/**
+ * The implementation contract (PROTOCOL.md "Implementation contract"). Every implementation,
+ * ours or another team's, is a factory of this shape; the conformance suite drives only this.
+ * Methods may return promises; callers always await.
+ */
+export type MaybePromise<T> = T | Promise<T>;
+
+export interface CreateOptions {
+  /** The clock. Stores never read time any other way. */
+  now: () => number;
+  /** R40 override (tests use small values); defaults to LIMITS.retentionMs. */
+  retentionMs?: number;
+  /** R41 override; defaults to LIMITS.maxRows. */
+  maxRows?: number;
+}
+
+export interface SessionStateStore {
+  /** R3-R19. The stored event, the existing one on a dedupe hit, or undefined when nothing was
+   * written (storage failure, which is logged, or onlyIfWatched with no watcher). Bad input throws
+   * a ValidationError and writes nothing. */
+  record(input: RecordInput): MaybePromise<StateEvent | undefined>;
+  /** R21-R22. */
+  watch(request: WatchRequest): MaybePromise<WatchResult>;
+  /** R5: the session's head; 0 when it has none. */
+  stateVersion(sessionKey: string, agentId: string): MaybePromise<number>;
+  /** R30-R35. Never moves a cursor. */
+  changesSince(request: ChangesSinceRequest): MaybePromise<ChangesSinceResponse>;
+  /** R26: queued notices of one watcher, in (targetSessionKey, targetAgentId) order, not acked. */
+  pendingNotices(watcherSessionKey: string): MaybePromise<Notice[]>;
+  /** R27: the same notices, removed and acked; follow-ups (R28) appear on a later drain. */
+  drainNotices(watcherSessionKey: string): MaybePromise<Notice[]>;
+  /** R40-R44 with the store's clock. */
+  prune(): MaybePromise<void>;
+  /** R50: the watcher's cursors (and queued notices) go; its own log stays. */
+  resetSession(sessionKey: string): MaybePromise<void>;
+  /** R51: the session's events, head, and cursors in both directions go. */
+  deleteSession(sessionKey: string, agentId: string): MaybePromise<void>;
+  /** R29: drop in-memory state as a process restart would, then run the recovery sweep and a prune. */
+  restart(): MaybePromise<void>;
+  close(): MaybePromise<void>;
+}
+
+export type StoreFactory = (options: CreateOptions) => MaybePromise<SessionStateStore>;

@@ -1,0 +1,34 @@
+/**
+ * Named limits of the protocol. PROTOCOL.md cites each by name; stores take
+ * `retentionMs` / `maxRows` overrides for tests, never the others.
+ */
+export const LIMITS = {
+  /** R30: most events one changesSince read returns. */
+  maxChangesPerRead: 200,
+  /** R40: events older than this (by occurredAt) are pruned; idle cursors expire after it too. */
+  retentionMs: 30 * 24 * 60 * 60 * 1000,
+  /** R41: global row cap of the signal log. */
+  maxRows: 50_000,
+  /** R6: occurredAt from an upstream clock is clamped into [now - skew, now]. */
+  occurredAtSkewMs: 24 * 60 * 60 * 1000,
+  /** R43: pruning runs from the write path at most this often. */
+  pruneIntervalMs: 60 * 60 * 1000,
+  /** R3: one-line summary length, in UTF-16 code units. */
+  summaryMaxLength: 200,
+  /** R1: session keys, actor ids, run ids, dedupe keys. */
+  keyMaxLength: 512,
+  /** R1: agent ids. */
+  agentIdMaxLength: 64,
+  /** Producer-passed watchers per record call. */
+  maxWatchersPerRecord: 100_000,
+  /** U4: own recent user messages compared for self-echo. */
+  selfEchoWindow: 10,
+  /** U2: consecutive missing checks before upstream_missing. */
+  upstreamMissLimit: 3,
+  /** U6: most bytes one JSONL scan reads per tick. */
+  upstreamScanMaxBytes: 1024 * 1024,
+  /** U7: paired-node history items classified per tick. */
+  remoteHistoryWindow: 50,
+} as const;
+
+export type Limits = typeof LIMITS;

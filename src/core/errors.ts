@@ -1,0 +1,27 @@
+/**
+ * R9: bad input is rejected with a typed error that names the field; nothing is written.
+ * `field` is a dotted path into the input (e.g. `payload.outcome`, `watchers.3`).
+ */
+export type ValidationCode =
+  | 'required'
+  | 'type'
+  | 'format'
+  | 'range'
+  | 'unknown-field'
+  | 'not-allowed'
+  | 'mismatch';
+
+export class ValidationError extends Error {
+  override readonly name = 'ValidationError';
+  constructor(
+    readonly field: string,
+    readonly code: ValidationCode,
+    message: string,
+  ) {
+    super(`${field}: ${message}`);
+  }
+}
+
+export function isValidationError(error: unknown): error is ValidationError {
+  return error instanceof ValidationError || (error instanceof Error && error.name === 'ValidationError' && 'field' in error);
+}

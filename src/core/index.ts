@@ -1,0 +1,13 @@
+/**
+ * session-state-kit/core: the pure protocol core. No I/O, no clock, no randomness, no storage:
+ * every function takes what it needs (including `now`) and returns what to write.
+ */
+export * from './errors.js';
+export * from './keys.js';
+export * from './notice.js';
+export * from './validate.js';
+export * from './cursor.js';
+export * from './record.js';
+export * from './changes-since.js';
+export * from './prune.js';
+export * from './notice-queue.js';

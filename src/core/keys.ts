@@ -1,0 +1,124 @@
+/**
+ * R1, R13, R24, R25: session-key grammar and the notice context key.
+ * Agent-scoped keys are `agent:<agentId>:<rest>`; anything else (`global`, `main`) is bare:
+ * it gets the log and changesSince but no cursors and no notices, because a bare key names
+ * one session per agent and a notice to it could be drained by the wrong agent.
+ */
+
+export interface AgentScopedKey {
+  agentId: string;
+  rest: string;
+}
+
+/** Parses `agent:<agentId>:<rest>`; `agent` is literal lowercase, agentId and rest non-empty. */
+export function parseAgentScopedKey(key: string): AgentScopedKey | undefined {
+  if (!key.startsWith('agent:')) return undefined;
+  const second = key.indexOf(':', 6);
+  if (second <= 6) return undefined;
+  const rest = key.slice(second + 1);
+  if (rest.length === 0) return undefined;
+  return { agentId: key.slice(6, second), rest };
+}
+
+export function isAgentScopedKey(key: string): boolean {
+  return parseAgentScopedKey(key) !== undefined;
+}
+
+/** R25: sub-agent watchers are not woken; they see the notice on their next turn. */
+export function isSubagentKey(key: string): boolean {
+  const parsed = parseAgentScopedKey(key);
+  return parsed !== undefined && parsed.rest.startsWith('subagent:');
+}
+
+/** R1: lone UTF-16 surrogates are rejected, since drivers bind them as U+FFFD and distinct keys would collide. */
+export function isWellFormed(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = value.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+      i++;
+    } else if (c >= 0xdc00 && c <= 0xdfff) {
+      return false;
+    }
+  }
+  return true;
+}
+
+const CONTEXT_PREFIX = 'session-state:';
+
+// UTF-8 by hand: TextEncoder/TextDecoder are host APIs, and src/core sees no host (purity).
+function utf8Bytes(value: string): number[] {
+  const out: number[] = [];
+  for (const ch of value) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x80) out.push(cp);
+    else if (cp < 0x800) out.push(0xc0 | (cp >> 6), 0x80 | (cp & 63));
+    else if (cp < 0x10000) out.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
+    else out.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
+  }
+  return out;
+}
+
+/** Strict UTF-8: no overlong forms, no surrogates, nothing above U+10FFFF, no truncation. */
+function decodeUtf8Strict(bytes: readonly number[]): string | undefined {
+  let out = '';
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    let need: number;
+    let cp: number;
+    let min: number;
+    if (b < 0x80) {
+      out += String.fromCharCode(b);
+      i++;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) [need, cp, min] = [1, b & 0x1f, 0x80];
+    else if (b >= 0xe0 && b <= 0xef) [need, cp, min] = [2, b & 0x0f, 0x800];
+    else if (b >= 0xf0 && b <= 0xf4) [need, cp, min] = [3, b & 0x07, 0x10000];
+    else return undefined;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return undefined;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return undefined;
+    out += String.fromCodePoint(cp);
+    i += need + 1;
+  }
+  return out;
+}
+
+function toHex(value: string): string {
+  let out = '';
+  for (const byte of utf8Bytes(value)) out += byte.toString(16).padStart(2, '0');
+  return out;
+}
+
+function fromHex(hex: string): string | undefined {
+  if (hex.length === 0 || hex.length % 2 !== 0 || !/^[0-9a-f]+$/.test(hex)) return undefined;
+  const bytes: number[] = [];
+  for (let i = 0; i < hex.length; i += 2) bytes.push(parseInt(hex.slice(i, i + 2), 16));
+  return decodeUtf8Strict(bytes);
+}
+
+/** R24: `session-state:<hex(utf8 agentId)>:<hex(utf8 targetKey)>`, one queue slot per watcher/target pair. */
+export function encodeContextKey(targetAgentId: string, targetSessionKey: string): string {
+  return `${CONTEXT_PREFIX}${toHex(targetAgentId)}:${toHex(targetSessionKey)}`;
+}
+
+/** R24: fails closed (undefined) on a wrong prefix, bad hex or bytes that are not strict UTF-8. */
+export function decodeContextKey(contextKey: string): { targetAgentId: string; targetSessionKey: string } | undefined {
+  const lower = contextKey.toLowerCase();
+  if (!lower.startsWith(CONTEXT_PREFIX)) return undefined;
+  const parts = lower.slice(CONTEXT_PREFIX.length).split(':');
+  if (parts.length !== 2) return undefined;
+  const targetAgentId = fromHex(parts[0]!);
+  const targetSessionKey = fromHex(parts[1]!);
+  if (targetAgentId === undefined || targetSessionKey === undefined) return undefined;
+  return { targetAgentId, targetSessionKey };
+}
+
+/** Internal map key of a session identity; keys cannot contain U+0000 (R1), so the join is unambiguous. */
+export function identityKey(sessionKey: string, agentId: string): string {
+  return `${agentId}\u0000${sessionKey}`;
+}

@@ -1,0 +1,104 @@
+import { LIMITS, NOTIFY_CLASS, type EventKind, type Notice, type RecordInput, type StateEvent, type WatchCursor } from '../../spec/index.js';
+import { applyMaterial, seedOnSpawn, type CursorIdentity } from './cursor.js';
+import { isAgentScopedKey } from './keys.js';
+import { makeNotice } from './notice.js';
+import { validateRecordInput } from './validate.js';
+
+/** An event ready to insert: validated, clamped, without its sequence (the store assigns it, R7). */
+export type PreparedEvent = Omit<StateEvent, 'sequence'>;
+
+/** R6: occurredAt is display truth only; clamp it into [now - 24h, now]. */
+export function clampOccurredAt(occurredAt: number | undefined, now: number): number {
+  if (occurredAt === undefined || !Number.isFinite(occurredAt)) return now;
+  return Math.min(now, Math.max(now - LIMITS.occurredAtSkewMs, occurredAt));
+}
+
+/** R1-R6, R9: validate and normalize; throws ValidationError before anything is written. */
+export function prepareRecord(input: unknown, now: number): { event: PreparedEvent; watchers: string[]; onlyIfWatched: boolean } {
+  const valid: RecordInput = validateRecordInput(input);
+  const event: PreparedEvent = {
+    sessionKey: valid.sessionKey,
+    agentId: valid.agentId,
+    kind: valid.kind,
+    actorType: valid.actorType,
+    occurredAt: clampOccurredAt(valid.occurredAt, now),
+    recordedAt: now,
+    summary: valid.summary,
+  };
+  // Optional fields are left out rather than set to undefined, so records compare structurally.
+  if (valid.sessionId !== undefined) event.sessionId = valid.sessionId;
+  if (valid.actorId !== undefined) event.actorId = valid.actorId;
+  if (valid.runId !== undefined) event.runId = valid.runId;
+  if (valid.payload !== undefined) event.payload = { ...valid.payload };
+  if (valid.dedupeKey !== undefined) event.dedupeKey = valid.dedupeKey;
+  return { event, watchers: valid.watchers ?? [], onlyIfWatched: valid.onlyIfWatched === true };
+}
+
+/** R11, R13: producer-passed watchers that can hold cursors: agent-scoped, not the target itself, deduped. */
+export function eligibleWatchers(watchers: readonly string[], targetSessionKey: string): string[] {
+  const seen = new Set<string>();
+  for (const w of watchers) {
+    if (w !== targetSessionKey && isAgentScopedKey(w)) seen.add(w);
+  }
+  return [...seen];
+}
+
+/** R9b: with onlyIfWatched, record only when someone could be told (a cursor or an eligible producer watcher). */
+export function isWatched(cursorsOnTarget: readonly WatchCursor[], producerWatchers: readonly string[], targetSessionKey: string): boolean {
+  return cursorsOnTarget.length > 0 || eligibleWatchers(producerWatchers, targetSessionKey).length > 0;
+}
+
+export interface NotificationPlan {
+  /** Cursor rows to upsert, in watcher order. */
+  cursorWrites: WatchCursor[];
+  /** Notices to enqueue once the write is durable (R18). */
+  notices: Notice[];
+}
+
+/**
+ * R10-R17: what an inserted event does to cursors and notices. Pure: the store passes the
+ * cursors currently held on the event's target (for this agent) and the producer's watchers.
+ */
+export function planNotifications(
+  event: StateEvent,
+  cursorsOnTarget: readonly WatchCursor[],
+  producerWatchers: readonly string[],
+  now: number,
+): NotificationPlan {
+  const plan: NotificationPlan = { cursorWrites: [], notices: [] };
+  const notifyClass = NOTIFY_CLASS[event.kind as EventKind];
+  if (notifyClass === 'log-only') return plan; // R17
+  const byWatcher = new Map(cursorsOnTarget.map((c) => [c.watcherSessionKey, c] as const));
+  const passed = eligibleWatchers(producerWatchers, event.sessionKey);
+  const identity = (watcherSessionKey: string): CursorIdentity => ({
+    watcherSessionKey,
+    targetSessionKey: event.sessionKey,
+    targetAgentId: event.agentId,
+  });
+
+  if (notifyClass === 'seed') {
+    // R14: seed the spawning parent(s); nobody is notified.
+    for (const w of passed) plan.cursorWrites.push(seedOnSpawn(byWatcher.get(w), identity(w), event.sequence, now));
+    return plan;
+  }
+
+  let watchers: string[];
+  if (notifyClass === 'terminal') {
+    // R16: explicit watchers only; the spawning parent hears of completion from the runtime.
+    watchers = cursorsOnTarget.filter((c) => c.provenance === 'explicit').map((c) => c.watcherSessionKey);
+  } else {
+    // R11: producer-passed watchers plus every cursor holder.
+    watchers = [...passed, ...cursorsOnTarget.map((c) => c.watcherSessionKey)];
+  }
+  const seen = new Set<string>();
+  for (const w of watchers) {
+    if (seen.has(w)) continue;
+    seen.add(w);
+    if (!isAgentScopedKey(w) || w === event.sessionKey) continue; // R13
+    if (event.actorId !== undefined && event.actorId === w) continue; // R12
+    const next = applyMaterial(byWatcher.get(w), identity(w), event.sequence, now);
+    plan.cursorWrites.push(next);
+    plan.notices.push(makeNotice(w, event.sessionKey, event.agentId, next.lastSeenSequence));
+  }
+  return plan;
+}

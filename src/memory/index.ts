@@ -1,0 +1,1 @@
+export { MemoryStore, createMemoryStore, emptyMemoryState, type MemoryState } from './memory-store.js';

@@ -1,0 +1,22 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+// The design card: src/core imports nothing from storage, Node, the clock or randomness.
+const coreDir = join(import.meta.dirname, '../../src/core');
+const files = readdirSync(coreDir).filter((f) => f.endsWith('.ts'));
+
+describe('src/core is pure', () => {
+  it.each(files)('%s imports only core, spec and typebox, and reads no clock or randomness', (file) => {
+    const text = readFileSync(join(coreDir, file), 'utf8');
+    const imports = [...text.matchAll(/from\s+'([^']+)'/g)].map((m) => m[1]!);
+    for (const spec of imports) {
+      const ok = spec.startsWith('./') || spec.startsWith('../../spec/') || spec === 'typebox' || spec.startsWith('typebox/');
+      expect(ok, `${file} imports ${spec}`).toBe(true);
+    }
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    for (const banned of ['Date.now', 'new Date', 'Math.random', 'performance.now', 'process.', 'require(', 'crypto.', 'setTimeout', 'setInterval']) {
+      expect(code.includes(banned), `${file} uses ${banned}`).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,22 @@
+import { defineConfig } from 'tsup';
+
+// One entry per public subpath (package.json "exports"); the CLI is its own entry for "bin".
+export const entries: Record<string, string> = {
+  index: 'src/index.ts',
+  spec: 'spec/index.ts',
+  core: 'src/core/index.ts',
+  memory: 'src/memory/index.ts',
+  cli: 'src/cli/main.ts',
+};
+
+export default defineConfig({
+  entry: entries,
+  format: ['esm', 'cjs'],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: 'node20',
+  splitting: true,
+  shims: true,
+  external: ['better-sqlite3', 'fast-check', 'typebox'],
+});
