@@ -251,6 +251,17 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       expect((await store.pendingNotices(PARENT)).length).toBe(1);
     });
 
+    it('R18 a rejected record enqueues nothing; notices follow only committed events', async () => {
+      const { store } = await harness(factory);
+      await store.record(spawn());
+      await rejects(() => store.record(human(CHILD, { summary: 'a\nb' })), 'summary');
+      expect(await store.pendingNotices(PARENT)).toEqual([]);
+      const e = await store.record(human());
+      const [n] = await store.pendingNotices(PARENT);
+      expect(n?.lastSeenSequence).toBeLessThan(e!.sequence);
+      expect((await store.changesSince({ sessionKey: CHILD, agentId: A, since: n!.lastSeenSequence })).stateChanges.events.map((x) => x.sequence)).toEqual([e!.sequence]);
+    });
+
     it('R17 log-only kinds change no cursor and never reopen an acked pair', async () => {
       const { store } = await harness(factory);
       await store.record(spawn());
