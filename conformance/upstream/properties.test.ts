@@ -1,0 +1,21 @@
+import fc from 'fast-check';
+import { describe, it } from 'vitest';
+import { blockProperty, echoProperty, missRuleProperty, neverSkipProperty } from './properties.js';
+
+describe('upstream monitoring properties (PROTOCOL.md section 9)', () => {
+  it('U2: three consecutive misses give exactly one upstream_missing and delete the link', async () => {
+    await fc.assert(missRuleProperty, { numRuns: 150 });
+  });
+
+  it('U4: echoes of the last 10 own messages are suppressed, everything else counts', async () => {
+    await fc.assert(echoProperty, { numRuns: 150 });
+  });
+
+  it('U6: no byte is ever skipped, whatever the chunking and check timing', async () => {
+    await fc.assert(neverSkipProperty(48), { numRuns: 100 });
+  });
+
+  it('U6: a line over the scan limit blocks the cursor at its start, forever', async () => {
+    await fc.assert(blockProperty, { numRuns: 60 });
+  });
+});

@@ -1,0 +1,226 @@
+/**
+ * Upstream monitoring properties (PROTOCOL.md section 9) over the monitor driver and the JSONL
+ * adapter, with the models in model.ts as the expected side. Run by properties.test.ts.
+ */
+import fc from 'fast-check';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { JsonValue, Observation } from '../../src/core/upstream/index.js';
+import { createMemoryStore } from '../../src/memory/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { createClaudeJsonlSource, createUpstreamMonitor, type UpstreamSource } from '../../src/upstream/index.js';
+import { chunked, humanText, modelCursor, modelEcho, modelMissStreak, perturb, taggedLine, userLine, type MissStep } from './model.js';
+
+export const AGENT = 'main';
+export const TARGET = 'agent:main:adopted:prop';
+export const WATCHER = 'agent:main:coordinator';
+const T0 = Date.UTC(2026, 0, 1);
+
+const continueInput = (kind: string, ref: Record<string, JsonValue> = {}) => ({
+  sessionKey: TARGET,
+  agentId: AGENT,
+  catalogId: 'claude',
+  hostId: 'gateway:local',
+  threadId: 'thread-1',
+  upstreamKind: kind,
+  ref,
+});
+
+/** A source answering each check from a queue; found-with-nothing when the queue is empty. */
+function queueSource(kind = 'queue') {
+  const queue: (Observation | Error)[] = [];
+  let checks = 0;
+  const source: UpstreamSource = {
+    kind,
+    baseline: async () => ({ n: 0 }),
+    async check({ marker }) {
+      checks++;
+      const next = queue.shift();
+      if (next instanceof Error) throw next;
+      return next ?? { status: 'found', turns: [], nextMarker: marker, position: 'p' };
+    },
+  };
+  return { source, queue, checks: () => checks };
+}
+
+function harness(source: UpstreamSource, ownTexts?: readonly string[]) {
+  let t = T0;
+  const now = () => t;
+  const store = createMemoryStore({ now });
+  const monitor = createUpstreamMonitor({ store, now, logger: silentLogger, sources: [source], ...(ownTexts && { ownTexts: () => ownTexts }) });
+  store.watch({ watcherSessionKey: WATCHER, targetSessionKey: TARGET, agentId: AGENT });
+  const tick = () => {
+    t += 60_000;
+    return monitor.tick();
+  };
+  const events = () => store.changesSince({ sessionKey: TARGET, agentId: AGENT, since: 0 }).stateChanges.events;
+  return { store, monitor, tick, events };
+}
+
+/** Replays one U2/U3 script; returns what a conformance check compares with modelMissStreak. */
+export async function runMissScript(steps: readonly MissStep[]) {
+  const q = queueSource();
+  const h = harness(q.source);
+  await h.monitor.continueSession(continueInput('queue'));
+  for (const s of steps) {
+    if (s === 'continue') {
+      await h.monitor.continueSession(continueInput('queue'));
+      continue;
+    }
+    const linked = (await h.monitor.status()).length > 0;
+    if (linked) {
+      if (s === 'error') q.queue.push(new Error('transient'));
+      else if (s === 'found') q.queue.push({ status: 'found', turns: [], nextMarker: { n: 0 }, position: 'p' });
+      else if (s === 'missing') q.queue.push({ status: 'missing' });
+      else q.queue.push({ status: 'inconclusive', detail: 'ambiguous' });
+    }
+    await h.tick();
+  }
+  const status = await h.monitor.status();
+  const missing = h.events().filter((e) => e.kind === 'upstream_missing');
+  return {
+    upstreamMissing: missing.length,
+    linked: status.length > 0,
+    checks: q.checks(),
+    missCount: status[0]?.missCount ?? 0,
+    pendingNotices: h.store.pendingNotices(WATCHER).length,
+    otherEvents: h.events().length - missing.length,
+  };
+}
+
+/** U2: 3 consecutive conclusive misses give exactly one upstream_missing per link streak and delete the link. */
+export const missRuleProperty = fc.asyncProperty(
+  fc.array(fc.constantFrom<MissStep>('missing', 'missing', 'missing', 'found', 'inconclusive', 'error', 'continue'), { maxLength: 30 }),
+  async (steps) => {
+    const got = await runMissScript(steps);
+    const want = modelMissStreak(steps);
+    if (got.upstreamMissing !== want.upstreamMissing || got.linked !== want.linked || got.checks !== want.checks || got.missCount !== want.missCount) {
+      throw new Error(`got ${JSON.stringify(got)}, model ${JSON.stringify(want)}`);
+    }
+    if (got.otherEvents !== 0) throw new Error('unexpected non-missing events');
+    if (got.pendingNotices !== (want.upstreamMissing > 0 ? 1 : 0)) throw new Error(`pending notices ${got.pendingNotices}`);
+  },
+);
+
+/** Replays one U4 case: own messages, then one check that finds `upstream`; returns recorded turns. */
+export async function runEchoCase(own: readonly string[], upstream: readonly string[]) {
+  const q = queueSource();
+  const h = harness(q.source, own);
+  await h.monitor.continueSession(continueInput('queue'));
+  q.queue.push({ status: 'found', turns: upstream.map((text) => ({ text })), nextMarker: { n: 1 }, position: 'p1' });
+  const report = await h.tick();
+  const events = h.events();
+  return { humanTurns: events.reduce((s, e) => s + (e.payload?.turns ?? 1), 0), events: events.length, echoTurns: report.echoes, marker: (await h.monitor.status())[0]?.marker };
+}
+
+const words = fc.constantFrom('run', 'the', 'tests', 'café', 'Ünïcode', 'déjà vu', '日本', 'ok', 'OK', 'deploy');
+const sentence = fc.array(words, { minLength: 1, maxLength: 4 }).map((w) => w.join(' '));
+
+/** U4: an upstream turn is an echo iff its normal form equals one of the last 10 own messages'. */
+export const echoProperty = fc.asyncProperty(
+  fc.array(sentence, { minLength: 0, maxLength: 14 }),
+  fc.array(fc.oneof(fc.tuple(fc.nat(), fc.nat()).map(([i, how]) => ({ own: i, how })), fc.oneof(sentence, humanText).map((text) => ({ text }))), { minLength: 1, maxLength: 6 }),
+  async (own, picks) => {
+    const upstream = picks.map((p) => ('text' in p ? p.text : own.length === 0 ? 'nothing sent' : perturb(own[p.own % own.length]!, p.how)));
+    const got = await runEchoCase(own, upstream);
+    const want = modelEcho(own, upstream);
+    if (got.humanTurns !== want.human || got.echoTurns !== want.echo || got.events !== (want.human > 0 ? 1 : 0)) {
+      throw new Error(`got ${JSON.stringify(got)}, model ${JSON.stringify(want)} for ${JSON.stringify({ own, upstream })}`);
+    }
+    if (JSON.stringify(got.marker) !== JSON.stringify({ n: 1 })) throw new Error('marker did not advance after a successful check');
+  },
+);
+
+/** Replays appends and checks against a real file through the JSONL adapter (U6). */
+export async function runCursorScript(actions: readonly ({ append: Uint8Array } | { check: true })[], scanMaxBytes: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'ssk-prop-'));
+  try {
+    const path = join(dir, 't.jsonl');
+    writeFileSync(path, '');
+    const source = createClaudeJsonlSource({ scanMaxBytes });
+    const target = { hostId: 'gateway:local', threadId: 't', ref: { filePath: path } };
+    let marker = await source.baseline(target);
+    const out: { offset: number; humanTexts: string[]; blocked?: number }[] = [];
+    for (const a of actions) {
+      if ('append' in a) {
+        appendFileSync(path, a.append);
+        continue;
+      }
+      const o = await source.check({ ...target, marker });
+      if (o.status !== 'found') throw new Error(`unexpected ${o.status}`);
+      marker = o.nextMarker;
+      const offset = (marker as { offset: number }).offset;
+      const entry: (typeof out)[number] = { offset, humanTexts: o.turns.map((t) => t.text) };
+      const blocked = o.blocked?.match(/at offset (\d+)$/);
+      if (blocked) entry.blocked = Number(blocked[1]);
+      out.push(entry);
+    }
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const actionsArb = (maxLineCount: number) =>
+  fc
+    .tuple(fc.array(taggedLine, { minLength: 1, maxLength: maxLineCount }), fc.array(fc.nat(), { maxLength: 12 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 24 }))
+    .map(([lines, cuts, checkAfter]) => {
+      const chunks = chunked(
+        lines.map((l) => l.line),
+        cuts,
+      );
+      const actions: ({ append: Uint8Array } | { check: true })[] = [];
+      chunks.forEach((c, i) => {
+        actions.push({ append: c });
+        if (checkAfter[i % checkAfter.length]) actions.push({ check: true });
+      });
+      // Drain: enough checks to read everything at the smallest scan limit used.
+      for (let i = 0; i < 2 + lines.length; i++) actions.push({ check: true });
+      return { lines, actions };
+    });
+
+/**
+ * U6: never skipping bytes. Whatever the append chunking (lines and multi-byte characters split
+ * anywhere) and check timing, the adapter reports exactly the model's turns at exactly the model's
+ * offsets, and in the end every human line once, in order.
+ */
+export const neverSkipProperty = (scanMaxBytes: number) =>
+  fc.asyncProperty(actionsArb(10), async ({ lines, actions }) => {
+    const longest = Math.max(...lines.map((l) => new TextEncoder().encode(`${l.line}\n`).length));
+    const limit = Math.max(scanMaxBytes, longest); // no block here: that is blockProperty's job
+    const got = await runCursorScript(actions, limit);
+    const want = modelCursor(actions, limit);
+    if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`got ${JSON.stringify(got)}\nmodel ${JSON.stringify(want)}`);
+    const all = got.flatMap((c) => c.humanTexts);
+    const expected = lines.filter((l) => l.human !== undefined).map((l) => l.human);
+    if (JSON.stringify(all) !== JSON.stringify(expected)) throw new Error(`turns ${JSON.stringify(all)} != ${JSON.stringify(expected)}`);
+  });
+
+/**
+ * U6: a line longer than the scan limit blocks the cursor at its first byte, forever, with the
+ * offset in the status; everything before it is reported exactly once.
+ */
+export const blockProperty = fc.asyncProperty(
+  fc.array(taggedLine, { maxLength: 5 }),
+  fc.integer({ min: 64, max: 160 }),
+  fc.array(taggedLine, { maxLength: 3 }),
+  async (before, limit, after) => {
+    const fits = before.filter((l) => new TextEncoder().encode(`${l.line}\n`).length <= limit);
+    const huge = userLine('x'.repeat(limit));
+    const lines = [...fits.map((l) => l.line), huge, ...after.map((l) => l.line)];
+    const actions: ({ append: Uint8Array } | { check: true })[] = [];
+    for (const c of chunked(lines, [17, 61, 133])) actions.push({ append: c }, { check: true });
+    for (let i = 0; i < fits.length + 3; i++) actions.push({ check: true });
+    const got = await runCursorScript(actions, limit);
+    const blockAt = fits.reduce((s, l) => s + new TextEncoder().encode(`${l.line}\n`).length, 0);
+    const last = got.at(-1)!;
+    if (last.blocked !== blockAt || last.offset !== blockAt) throw new Error(`expected a block at ${blockAt}, got ${JSON.stringify(last)}`);
+    const texts = got.flatMap((c) => c.humanTexts);
+    const expected = fits.filter((l) => l.human !== undefined).map((l) => l.human);
+    if (JSON.stringify(texts) !== JSON.stringify(expected)) throw new Error(`turns ${JSON.stringify(texts)} != ${JSON.stringify(expected)}`);
+    if (got.some((c) => c.offset > blockAt)) throw new Error('cursor passed the blocked line');
+    if (JSON.stringify(got) !== JSON.stringify(modelCursor(actions, limit))) throw new Error('adapter and model disagree');
+  },
+);
+

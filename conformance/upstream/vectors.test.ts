@@ -1,0 +1,66 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { classifyClaudeLine, normalizeUserText } from '../../src/core/upstream/index.js';
+import { createRemoteHistorySource } from '../../src/upstream/index.js';
+import { runCursorScript, runEchoCase, runMissScript } from './properties.js';
+import { buildUpstreamVectors, serializeVectors, type UpstreamVectorFiles } from './vectors.js';
+
+const dir = join(import.meta.dirname, 'vectors');
+const read = <K extends keyof UpstreamVectorFiles>(name: K): UpstreamVectorFiles[K] => JSON.parse(readFileSync(join(dir, name), 'utf8')) as UpstreamVectorFiles[K];
+
+describe('upstream vectors: no drift', () => {
+  it('the files are exactly what the generator builds (run generate-vectors.ts after changing it)', () => {
+    const built = serializeVectors(buildUpstreamVectors());
+    expect(readdirSync(dir).filter((f) => f.endsWith('.json')).sort()).toEqual(Object.keys(built).sort());
+    for (const [name, text] of Object.entries(built)) expect(readFileSync(join(dir, name), 'utf8'), name).toBe(text);
+  });
+});
+
+describe('upstream vectors: replay against the implementation', () => {
+  it('U4 normalize.json', () => {
+    for (const c of read('normalize.json').cases) expect(normalizeUserText(c.input), JSON.stringify(c.input)).toBe(c.normal);
+  });
+
+  it('U4 echo.json', async () => {
+    for (const c of read('echo.json').cases) {
+      const got = await runEchoCase(c.own, c.upstream);
+      expect({ humanTurns: got.humanTurns, echoTurns: got.echoTurns }, JSON.stringify(c)).toEqual({ humanTurns: c.humanTurns, echoTurns: c.echoTurns });
+    }
+  });
+
+  it('U6 classify.json', () => {
+    for (const c of read('classify.json').cases) {
+      const got = classifyClaudeLine(c.line);
+      expect(got.human, c.line).toBe(c.human);
+      if (got.human) expect(got.text).toBe(c.text);
+      else expect(got.reason, c.line).toBe(c.reason);
+    }
+  });
+
+  it('U2 miss-streak.json', async () => {
+    for (const c of read('miss-streak.json').cases) {
+      const got = await runMissScript(c.steps);
+      expect({ upstreamMissing: got.upstreamMissing, linked: got.linked, checks: got.checks, missCount: got.missCount }, c.steps.join(',')).toEqual(c.expect);
+    }
+  });
+
+  it('U6 jsonl-cursor.json (real files through the adapter)', async () => {
+    for (const c of read('jsonl-cursor.json').cases) {
+      const actions = c.actions.map((a) => ('check' in a ? a : { append: Uint8Array.from(Buffer.from(a.appendHex, 'hex')) }));
+      expect(await runCursorScript(actions, c.scanMaxBytes), c.name).toEqual(c.expect);
+    }
+  });
+
+  it('U7 remote-history.json', async () => {
+    for (const c of read('remote-history.json').cases) {
+      const source = createRemoteHistorySource({ fetchHistory: async ({ limit }) => c.items.slice(0, limit), window: c.window });
+      const o = await source.check({ hostId: 'node:n', threadId: 't', ref: {}, marker: c.marker });
+      expect(o.status, c.name).toBe(c.expect.status);
+      if (o.status !== 'found') continue;
+      expect(o.turns.map((t) => t.text), c.name).toEqual(c.expect.humanTexts);
+      expect(o.nextMarker).toEqual(c.expect.nextMarker);
+      expect(o.note !== undefined, c.name).toBe(c.expect.missedOlder);
+    }
+  });
+});

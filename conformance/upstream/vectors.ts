@@ -1,0 +1,208 @@
+/**
+ * Fixed vectors for upstream monitoring (PROTOCOL.md section 9), built deterministically from
+ * hand-written cases; expected values come from the models in model.ts or are written by hand
+ * (classification, remote history), never from the implementation. `generate-vectors.ts` writes
+ * them to vectors/*.json; vectors.test.ts checks the files have not drifted and replays them.
+ */
+import { chunked, modelCursor, modelEcho, modelMissStreak, modelNormalize, userLine, type MissStep } from './model.js';
+
+export const UPSTREAM_VECTOR_FORMAT = 'session-state-kit-upstream-vectors/1';
+
+export type CursorAction = { appendHex: string } | { check: true };
+
+export interface UpstreamVectorFiles {
+  'normalize.json': { format: string; rule: 'U4'; description: string; cases: { input: string; normal: string }[] };
+  'echo.json': { format: string; rule: 'U4'; description: string; cases: { own: string[]; upstream: string[]; humanTurns: number; echoTurns: number }[] };
+  'classify.json': { format: string; rule: 'U6'; description: string; cases: { line: string; human: boolean; text?: string; reason?: string }[] };
+  'miss-streak.json': {
+    format: string;
+    rule: 'U2';
+    description: string;
+    cases: { steps: MissStep[]; expect: { upstreamMissing: number; linked: boolean; checks: number; missCount: number } }[];
+  };
+  'jsonl-cursor.json': {
+    format: string;
+    rule: 'U6';
+    description: string;
+    cases: { name: string; scanMaxBytes: number; actions: CursorAction[]; expect: { offset: number; humanTexts: string[]; blocked?: number }[] }[];
+  };
+  'remote-history.json': {
+    format: string;
+    rule: 'U7';
+    description: string;
+    cases: { name: string; window: number; marker: { id: string | null }; items: unknown[]; expect: { status: string; humanTexts?: string[]; nextMarker?: { id: string }; missedOlder?: boolean } }[];
+  };
+}
+
+/** A small deterministic PRNG (mulberry32), so cut points are reproducible without any library. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+const assistant = (t: string) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: t }] } });
+const toolResult = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'done' }] }, toolUseResult: {} });
+
+function cursorCase(name: string, scanMaxBytes: number, lines: string[], seed: number, checkEvery: number) {
+  const rand = prng(seed);
+  const total = new TextEncoder().encode(lines.map((l) => `${l}\n`).join('')).length;
+  const cuts = Array.from({ length: Math.max(1, Math.floor(total / 23)) }, () => Math.floor(rand() * total));
+  const actions: CursorAction[] = [];
+  chunked(lines, cuts).forEach((c, i) => {
+    actions.push({ appendHex: hex(c) });
+    if (i % checkEvery === 0) actions.push({ check: true });
+  });
+  for (let i = 0; i < lines.length + 2; i++) actions.push({ check: true });
+  const expect = modelCursor(
+    actions.map((a) => ('check' in a ? a : { append: Uint8Array.from(Buffer.from(a.appendHex, 'hex')) })),
+    scanMaxBytes,
+  );
+  return { name, scanMaxBytes, actions, expect };
+}
+
+export function buildUpstreamVectors(): UpstreamVectorFiles {
+  const format = UPSTREAM_VECTOR_FORMAT;
+  const normalizeInputs = [
+    '  exact   decorated prompt ',
+    'line one\nline two\r\n\tline three',
+    'Cafe\u0301 au lait',
+    'caf\u00e9 au lait',
+    'no\u00a0break\u2003em\u3000ideographic',
+    'Keep CASE',
+    ' \n\t ',
+    '',
+    '\ufeffbom led',
+    'emoji 🎉  and 日本語',
+  ];
+  const echoCases: [string[], string[]][] = [
+    [['please continue'], ['please   continue', 'Please continue', 'please continue now']],
+    [['Run the tests'], ['Run\nthe\ttests ']],
+    [['café'], ['cafe\u0301']],
+    [Array.from({ length: 11 }, (_, i) => `step ${i}`), ['step 0', 'step 1', 'step 10']],
+    [[], ['anything']],
+    [['', '   '], ['', ' ']],
+    [['same', 'same'], ['same', 'same', 'other']],
+  ];
+  const missCases: MissStep[][] = [
+    ['missing', 'missing', 'missing'],
+    ['missing', 'missing', 'missing', 'missing', 'missing'],
+    ['missing', 'inconclusive', 'missing', 'error', 'missing'],
+    ['missing', 'missing', 'found', 'missing', 'missing'],
+    ['missing', 'missing', 'continue', 'missing', 'missing'],
+    ['missing', 'missing', 'continue', 'missing', 'missing', 'missing'],
+    ['missing', 'missing', 'missing', 'continue', 'found', 'missing', 'missing', 'missing'],
+    ['inconclusive', 'error', 'inconclusive'],
+    ['found', 'missing', 'found', 'missing', 'found'],
+  ];
+  const mixed = [
+    userLine('привет 👋 мир'),
+    assistant('ok'),
+    toolResult,
+    userLine('second: 日本語テキスト'),
+    '{"type":"user", broken',
+    userLine('third ✅ done'),
+    JSON.stringify({ type: 'user', isMeta: true, message: { role: 'user', content: 'meta' } }),
+    userLine('fourth'),
+  ];
+  return {
+    'normalize.json': {
+      format,
+      rule: 'U4',
+      description: 'normalizeUserText: NFC, whitespace runs (ECMAScript \\s) to one space, trim; case kept.',
+      cases: normalizeInputs.map((input) => ({ input, normal: modelNormalize(input) })),
+    },
+    'echo.json': {
+      format,
+      rule: 'U4',
+      description: 'One check finds `upstream` turns; `own` are the user messages we sent (oldest first). Expect human and echo turn counts (one event iff humanTurns > 0).',
+      cases: echoCases.map(([own, upstream]) => ({ own, upstream, ...renameEcho(modelEcho(own, upstream)) })),
+    },
+    'classify.json': {
+      format,
+      rule: 'U6',
+      description: 'classifyClaudeLine on one complete transcript line.',
+      cases: [
+        { line: userLine('fix the tests'), human: true, text: 'fix the tests' },
+        { line: JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] } }), human: true, text: 'a\nb' },
+        { line: JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'image', source: {} }] } }), human: true, text: '' },
+        { line: toolResult, human: false, reason: 'tool-result' },
+        { line: JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x' }] } }), human: false, reason: 'tool-result' },
+        { line: JSON.stringify({ type: 'user', isMeta: true, message: { role: 'user', content: 'x' } }), human: false, reason: 'meta' },
+        { line: JSON.stringify({ type: 'user', isSidechain: true, message: { role: 'user', content: 'x' } }), human: false, reason: 'sidechain' },
+        { line: JSON.stringify({ type: 'user', isCompactSummary: true, message: { role: 'user', content: 'summary' } }), human: false, reason: 'compact-summary' },
+        { line: userLine('<local-command-stdout>ok</local-command-stdout>'), human: false, reason: 'client-output' },
+        { line: userLine('[Request interrupted by user]'), human: false, reason: 'client-output' },
+        { line: userLine('   '), human: false, reason: 'no-text' },
+        { line: assistant('hello'), human: false, reason: 'not-user' },
+        { line: JSON.stringify({ type: 'summary', summary: 's' }), human: false, reason: 'not-user' },
+        { line: '{"type":"user"', human: false, reason: 'not-json' },
+        { line: '   ', human: false, reason: 'blank' },
+      ],
+    },
+    'miss-streak.json': {
+      format,
+      rule: 'U2',
+      description: 'A linked session; each step is one check outcome (error = the source threw) or a same-source Continue. Expect upstream_missing events, whether a link remains, checks made, final miss count.',
+      cases: missCases.map((steps) => ({ steps, expect: modelMissStreak(steps) })),
+    },
+    'jsonl-cursor.json': {
+      format,
+      rule: 'U6',
+      description: 'An empty transcript is linked, then bytes are appended (hex, cut anywhere, including inside UTF-8 characters) and checked. Expect per check: cursor offset, human texts, blocked offset.',
+      cases: [
+        cursorCase('mixed lines, small scan limit', 160, mixed, 1, 2),
+        cursorCase('mixed lines, check after every write', 400, mixed, 2, 1),
+        cursorCase('multi-byte heavy', 200, [userLine('🎉🎉🎉 ✅✅ 日本語 ø'), userLine('ÿÿÿÿ'), assistant('🎉')], 3, 1),
+        cursorCase('line over the limit blocks', 140, [userLine('before'), userLine('x'.repeat(200)), userLine('after')], 4, 1),
+      ],
+    },
+    'remote-history.json': {
+      format,
+      rule: 'U7',
+      description: 'One check of a paired-node thread: `items` newest first as the remote call returns them, `window` items classified.',
+      cases: [
+        {
+          name: 'new items after the marker',
+          window: 50,
+          marker: { id: 'a1' },
+          items: [remoteUser('u3', 'second'), remoteAssistant('a2'), remoteUser('u2', 'first'), remoteAssistant('a1'), remoteUser('u1', 'old')],
+          expect: { status: 'found', humanTexts: ['first', 'second'], nextMarker: { id: 'u3' }, missedOlder: false },
+        },
+        {
+          name: 'marker outside the window: burst partly missed',
+          window: 2,
+          marker: { id: 'a1' },
+          items: [remoteUser('u3', 'c'), remoteUser('u2', 'b'), remoteUser('u1', 'a'), remoteAssistant('a1')],
+          expect: { status: 'found', humanTexts: ['b', 'c'], nextMarker: { id: 'u3' }, missedOlder: true },
+        },
+        { name: 'nothing new', window: 50, marker: { id: 'u1' }, items: [remoteUser('u1', 'x')], expect: { status: 'found', humanTexts: [], nextMarker: { id: 'u1' }, missedOlder: false } },
+        { name: 'empty answer is inconclusive, never missing', window: 50, marker: { id: 'u1' }, items: [], expect: { status: 'inconclusive' } },
+        { name: 'newest item without id', window: 50, marker: { id: 'u1' }, items: [{ type: 'user', message: { role: 'user', content: 'x' } }], expect: { status: 'inconclusive' } },
+      ],
+    },
+  };
+}
+
+function renameEcho(m: { human: number; echo: number }) {
+  return { humanTurns: m.human, echoTurns: m.echo };
+}
+
+function remoteUser(uuid: string, text: string) {
+  return { uuid, type: 'user', message: { role: 'user', content: text } };
+}
+
+function remoteAssistant(uuid: string) {
+  return { uuid, type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] } };
+}
+
+/** Serialized exactly as the files hold them (stable key order from construction, 2-space indent). */
+export function serializeVectors(files: UpstreamVectorFiles): Record<string, string> {
+  return Object.fromEntries(Object.entries(files).map(([name, body]) => [name, `${JSON.stringify(body, null, 2)}\n`]));
+}

@@ -1,0 +1,172 @@
+import { LIMITS, type RecordInput } from '../../../spec/index.js';
+import { isSelfEcho, ownEchoSet } from './echo.js';
+import { humanDedupeKey, missingDedupeKey, type JsonValue, type UpstreamLink } from './link.js';
+
+/** One user turn a source found upstream, before self-echo filtering (U4). */
+export interface UpstreamTurn {
+  /** The person's text, used only for the echo comparison; never recorded (R3, R4). */
+  text: string;
+  /** Upstream clock, epoch ms, when the source knows it. */
+  occurredAt?: number;
+}
+
+/**
+ * What one check of one source concluded (U2, U6, U7).
+ *  found        the source exists; `turns` are user turns since the marker (maybe none),
+ *               `nextMarker` covers exactly the bytes/items classified, `position` names that
+ *               point uniquely within the incarnation (U5). `blocked` says the cursor cannot move.
+ *  missing      the source definitively does not exist (ENOENT, not a regular file, ...).
+ *  inconclusive anything else: an error, a timeout, an ambiguous answer.
+ */
+export type Observation =
+  | {
+      status: 'found';
+      turns: readonly UpstreamTurn[];
+      nextMarker: JsonValue;
+      position: string;
+      blocked?: string;
+      /** Fallback time for activity without per-turn times (e.g. file mtime). */
+      sourceTime?: number;
+      /** An operator note, e.g. that the remote window overflowed (U7). */
+      note?: string;
+    }
+  | { status: 'missing'; detail?: string }
+  | { status: 'inconclusive'; detail: string };
+
+export interface CheckContext {
+  /** The monitor's clock (bookkeeping only, R6). */
+  now: number;
+  /** The session's user messages sent from our side, oldest first (U4). */
+  ownTexts: readonly string[];
+}
+
+/**
+ * The next step for one link after one check. The driver executes it and writes links only by
+ * compare-and-set on the link it checked (U8).
+ *  write   no event: store `next` (marker, miss count, status).
+ *  record  record `record` through the store contract (the same path as every other producer);
+ *          if it returns an event (new or deduped, R8) store `onRecorded` (null = delete the link,
+ *          U2), otherwise store `onFailed`, which keeps the marker (U5).
+ */
+export type CheckPlan =
+  | { action: 'write'; next: UpstreamLink; humanTurns: 0; echoTurns: number }
+  | { action: 'record'; record: RecordInput; onRecorded: UpstreamLink | null; onFailed: UpstreamLink; humanTurns: number; echoTurns: number };
+
+/** A usable record time: RecordInput.occurredAt must be a non-negative safe integer (R6 clamps the rest). */
+function epochOrUndefined(value: number | undefined): number | undefined {
+  if (value === undefined || !Number.isFinite(value)) return undefined;
+  const ms = Math.floor(value);
+  return ms >= 0 && Number.isSafeInteger(ms) ? ms : undefined;
+}
+
+function touched(link: UpstreamLink, now: number): UpstreamLink {
+  const next = { ...link, revision: link.revision + 1, updatedAt: now, lastCheckedAt: now };
+  delete next.statusDetail;
+  return next;
+}
+
+/** U5: the record a check with `turns` human turns produces. */
+export function humanActivityRecord(link: UpstreamLink, turns: number, position: string, occurredAt: number | undefined): RecordInput {
+  const record: RecordInput = {
+    sessionKey: link.sessionKey,
+    agentId: link.agentId,
+    kind: 'human_direct_message',
+    actorType: 'human',
+    summary: `human message via ${link.catalogId}`,
+    payload: turns > 1 ? { channel: link.catalogId, turns } : { channel: link.catalogId },
+    dedupeKey: humanDedupeKey(link, position),
+    // R9b: upstream turns are high-volume human turns on a session with no parent entry.
+    onlyIfWatched: true,
+  };
+  if (occurredAt !== undefined) record.occurredAt = occurredAt;
+  return record;
+}
+
+/** U2: the one record three consecutive misses produce. */
+export function upstreamMissingRecord(link: UpstreamLink): RecordInput {
+  return {
+    sessionKey: link.sessionKey,
+    agentId: link.agentId,
+    kind: 'upstream_missing',
+    actorType: 'system',
+    summary: `upstream source missing via ${link.catalogId}`,
+    payload: { channel: link.catalogId },
+    dedupeKey: missingDedupeKey(link),
+  };
+}
+
+/**
+ * U2, U4, U5: the pure heart of the monitor. Given a link, what its source reported and the
+ * session's own recent texts, decide the record (if any) and the link state after it.
+ */
+export function planCheck(link: UpstreamLink, observation: Observation, ctx: CheckContext): CheckPlan {
+  const missLimit = LIMITS.upstreamMissLimit;
+  const base = touched(link, ctx.now);
+
+  if (observation.status === 'inconclusive') {
+    // U2: neither a miss nor a find; the streak and the marker stay.
+    return { action: 'write', next: { ...base, status: 'inconclusive', statusDetail: observation.detail }, humanTurns: 0, echoTurns: 0 };
+  }
+
+  if (observation.status === 'missing') {
+    const count = Math.min(missLimit, link.missCount + 1);
+    if (count < missLimit) {
+      return {
+        action: 'write',
+        next: { ...base, missCount: count, status: 'missing', statusDetail: `source not found (${count}/${missLimit})` },
+        humanTurns: 0,
+        echoTurns: 0,
+      };
+    }
+    // U2: the limit is reached: one upstream_missing, then the link goes. If the record fails,
+    // hold at limit - 1 so the next miss retries (its dedupe key keeps that exactly once).
+    return {
+      action: 'record',
+      record: upstreamMissingRecord(link),
+      onRecorded: null,
+      onFailed: { ...base, missCount: missLimit - 1, status: 'missing', statusDetail: `source not found (${missLimit}/${missLimit}); upstream_missing not recorded yet` },
+      humanTurns: 0,
+      echoTurns: 0,
+    };
+  }
+
+  // found: U2 resets the streak, whatever else happens.
+  const echoSet = ownEchoSet(ctx.ownTexts, LIMITS.selfEchoWindow);
+  let human = 0;
+  let echo = 0;
+  let newest: number | undefined;
+  for (const turn of observation.turns) {
+    if (isSelfEcho(turn.text, echoSet)) {
+      echo++;
+      continue;
+    }
+    human++;
+    const at = epochOrUndefined(turn.occurredAt);
+    if (at !== undefined && (newest === undefined || at > newest)) newest = at;
+  }
+  const found: UpstreamLink = { ...base, missCount: 0, status: observation.blocked ? 'blocked' : 'ok' };
+  const detail = observation.blocked ?? observation.note;
+  if (detail !== undefined) found.statusDetail = detail;
+  const advanced: UpstreamLink = { ...found, marker: observation.nextMarker };
+
+  if (human === 0) return { action: 'write', next: advanced, humanTurns: 0, echoTurns: echo }; // scan-only advance
+
+  const occurredAt = newest ?? epochOrUndefined(observation.sourceTime);
+  return {
+    action: 'record',
+    record: humanActivityRecord(link, human, observation.position, occurredAt),
+    onRecorded: advanced,
+    // U5: the marker waits; the next check re-reads the same turns and the dedupe key makes the retry safe.
+    onFailed: { ...found, status: 'record-pending', statusDetail: `${human} human turn(s) found; record did not succeed (unwatched or log unavailable)` },
+    humanTurns: human,
+    echoTurns: echo,
+  };
+}
+
+/** U8: a link nobody watches is not checked; its miss streak does not survive the gap. */
+export function planUnwatched(link: UpstreamLink, now: number): UpstreamLink | undefined {
+  if (link.status === 'unwatched' && link.missCount === 0) return undefined;
+  const next: UpstreamLink = { ...link, revision: link.revision + 1, updatedAt: now, missCount: 0, status: 'unwatched' };
+  delete next.statusDetail;
+  return next;
+}

@@ -1,0 +1,29 @@
+import { LIMITS } from '../../spec/index.js';
+import { identityKey } from '../core/index.js';
+
+/**
+ * U4: the last user messages a session sent upstream from our side, for the echo comparison.
+ * Runtimes that keep their own transcript should pass `ownTexts` to the monitor instead (it
+ * survives restarts); this in-memory log is the default and forgets on restart.
+ */
+export class OwnTextLog {
+  private readonly bySession = new Map<string, string[]>();
+
+  constructor(private readonly window: number = LIMITS.selfEchoWindow) {}
+
+  note(sessionKey: string, agentId: string, text: string): void {
+    const id = identityKey(sessionKey, agentId);
+    const list = this.bySession.get(id) ?? [];
+    list.push(text);
+    if (list.length > this.window) list.splice(0, list.length - this.window);
+    this.bySession.set(id, list);
+  }
+
+  recent(sessionKey: string, agentId: string): string[] {
+    return [...(this.bySession.get(identityKey(sessionKey, agentId)) ?? [])];
+  }
+
+  forget(sessionKey: string, agentId: string): void {
+    this.bySession.delete(identityKey(sessionKey, agentId));
+  }
+}
