@@ -1,0 +1,68 @@
+/**
+ * Typed failures of the SQLite adapter. Opening a file that is not ours, or one written by a newer
+ * version, throws (the caller configured the wrong path); failures while the store runs are logged
+ * and degrade instead (R9, R35).
+ */
+export type StateDatabaseErrorCode = 'not-a-state-database' | 'schema-too-new' | 'unsafe-integer';
+
+export class StateDatabaseError extends Error {
+  override readonly name: string = 'StateDatabaseError';
+  constructor(
+    readonly code: StateDatabaseErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The file is not SQLite, or is another application's SQLite database. */
+export class NotAStateDatabaseError extends StateDatabaseError {
+  override readonly name = 'NotAStateDatabaseError';
+  constructor(
+    readonly path: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super('not-a-state-database', `${path} is not a session-state database: ${reason}`, options);
+  }
+}
+
+/** The file was migrated by a newer version of this package; we refuse rather than guess at its schema. */
+export class SchemaTooNewError extends StateDatabaseError {
+  override readonly name = 'SchemaTooNewError';
+  constructor(
+    readonly path: string,
+    readonly foundVersion: number,
+    readonly supportedVersion: number,
+  ) {
+    super(
+      'schema-too-new',
+      `${path} has session-state schema version ${foundVersion}, but this version of session-state-kit only knows up to ${supportedVersion}; upgrade session-state-kit to open it`,
+    );
+  }
+}
+
+/** An integer column holds a value JavaScript numbers cannot represent exactly (above 2^53 - 1). */
+export class UnsafeIntegerError extends StateDatabaseError {
+  override readonly name = 'UnsafeIntegerError';
+  constructor(
+    readonly field: string,
+    readonly value: string,
+  ) {
+    super('unsafe-integer', `${field} = ${value} is outside the safe integer range of JavaScript numbers (|n| <= 2^53 - 1)`);
+  }
+}
+
+/** Integer columns are read as bigint (safeIntegers) and decoded here, so nothing rounds silently. */
+export function toSafeNumber(value: unknown, field: string): number {
+  if (typeof value === 'bigint') {
+    if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) throw new UnsafeIntegerError(field, value.toString());
+    return Number(value);
+  }
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new UnsafeIntegerError(field, String(value));
+    return value;
+  }
+  throw new TypeError(`${field}: expected an integer, got ${value === null ? 'null' : typeof value}`);
+}

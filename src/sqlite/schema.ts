@@ -1,0 +1,199 @@
+import Database from 'better-sqlite3';
+import { NotAStateDatabaseError, SchemaTooNewError, toSafeNumber } from './errors.js';
+
+/**
+ * The on-disk schema of the SQLite adapter and its migrations, in one place so other tools (the
+ * CLI) can read the same tables without depending on the store.
+ *
+ * Versioning: `PRAGMA user_version` holds the number of the last applied migration step and
+ * `PRAGMA application_id` marks the file as ours. A file with our id and a lower version is
+ * migrated forward on open; a higher version is refused (SchemaTooNewError); a file with data but
+ * without our id is refused (NotAStateDatabaseError). To change the schema, append a step to
+ * MIGRATIONS; never edit a released step.
+ */
+
+/** "SSK1": marks a SQLite file as a session-state database (PRAGMA application_id). */
+export const APPLICATION_ID = 0x53534b31;
+
+export const TABLES = {
+  /** The signal log (R5-R8). `sequence` is the one global counter (R7): AUTOINCREMENT never reuses. */
+  events: {
+    name: 'session_state_events',
+    columns: [
+      'sequence',
+      'dedupe_key',
+      'session_key',
+      'agent_id',
+      'session_id',
+      'kind',
+      'actor_type',
+      'actor_id',
+      'run_id',
+      'occurred_at',
+      'recorded_at',
+      'summary',
+      'payload_json',
+    ],
+  },
+  /** Durable heads (R5) and pruned watermarks (R33, R42), per identity (session_key, agent_id). */
+  heads: { name: 'session_state_heads', columns: ['session_key', 'agent_id', 'last_sequence', 'pruned_max_sequence', 'updated_at'] },
+  /** Watch cursors (R20): last_seen = L, notified = N, material = M. */
+  cursors: {
+    name: 'session_watch_cursors',
+    columns: ['watcher_session_key', 'target_session_key', 'target_agent_id', 'last_seen', 'notified', 'material', 'provenance', 'updated_at'],
+  },
+  /** Bookkeeping: `event_count` is the exact row count of the log, so the R41 cap needs no COUNT(*) scan. */
+  meta: { name: 'session_state_meta', columns: ['name', 'value'] },
+} as const;
+
+export interface MigrationStep {
+  /** 1, 2, 3, ...: the user_version the file has after this step. */
+  version: number;
+  description: string;
+  up: (db: Database.Database) => void;
+}
+
+const V1 = `
+CREATE TABLE session_state_events (
+  sequence     INTEGER PRIMARY KEY AUTOINCREMENT,
+  dedupe_key   TEXT UNIQUE,
+  session_key  TEXT NOT NULL,
+  agent_id     TEXT NOT NULL,
+  session_id   TEXT,
+  kind         TEXT NOT NULL,
+  actor_type   TEXT NOT NULL,
+  actor_id     TEXT,
+  run_id       TEXT,
+  occurred_at  INTEGER NOT NULL,
+  recorded_at  INTEGER NOT NULL,
+  summary      TEXT NOT NULL,
+  payload_json TEXT
+) STRICT;
+CREATE INDEX session_state_events_identity ON session_state_events (agent_id, session_key, sequence);
+CREATE INDEX session_state_events_occurred ON session_state_events (occurred_at);
+
+CREATE TABLE session_state_heads (
+  session_key         TEXT NOT NULL,
+  agent_id            TEXT NOT NULL,
+  last_sequence       INTEGER NOT NULL,
+  pruned_max_sequence INTEGER NOT NULL DEFAULT 0,
+  updated_at          INTEGER NOT NULL,
+  PRIMARY KEY (session_key, agent_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE session_watch_cursors (
+  watcher_session_key TEXT NOT NULL,
+  target_session_key  TEXT NOT NULL,
+  target_agent_id     TEXT NOT NULL,
+  last_seen           INTEGER NOT NULL,
+  notified            INTEGER NOT NULL,
+  material            INTEGER NOT NULL,
+  provenance          TEXT NOT NULL CHECK (provenance IN ('spawn', 'explicit')),
+  updated_at          INTEGER NOT NULL,
+  PRIMARY KEY (watcher_session_key, target_session_key, target_agent_id),
+  CHECK (last_seen <= notified AND notified <= material)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX session_watch_cursors_target ON session_watch_cursors (target_agent_id, target_session_key);
+CREATE INDEX session_watch_cursors_updated ON session_watch_cursors (updated_at);
+-- R29: the restart sweep visits only pending cursors (M > L), not the whole table.
+CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key) WHERE material > last_seen;
+
+CREATE TABLE session_state_meta (
+  name  TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+INSERT INTO session_state_meta (name, value) VALUES ('event_count', 0);
+`;
+
+/** Every schema step ever released, oldest first. Append only. */
+export const MIGRATIONS: readonly MigrationStep[] = [
+  { version: 1, description: 'signal log, heads, watch cursors, meta', up: (db) => db.exec(V1) },
+];
+
+/** The schema version this code writes and fully understands. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+function latestVersion(steps: readonly MigrationStep[]): number {
+  steps.forEach((s, i) => {
+    if (s.version !== i + 1) throw new Error(`migration steps must be numbered 1, 2, 3, ...; step ${i} has version ${s.version}`);
+  });
+  return steps.length;
+}
+
+function isNotADatabase(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === 'SQLITE_NOTADB';
+}
+
+/**
+ * Reads the file's schema version without writing. 0 means an empty file we may initialize.
+ * Throws NotAStateDatabaseError or SchemaTooNewError.
+ */
+export function readSchemaVersion(db: Database.Database, path: string, supported: number = SCHEMA_VERSION): number {
+  let applicationId: number;
+  let userVersion: number;
+  let objects: number;
+  try {
+    applicationId = toSafeNumber(db.pragma('application_id', { simple: true }), 'application_id');
+    userVersion = toSafeNumber(db.pragma('user_version', { simple: true }), 'user_version');
+    objects = toSafeNumber((db.prepare('SELECT count(*) AS n FROM sqlite_master').get() as { n: unknown }).n, 'sqlite_master count');
+  } catch (error) {
+    if (isNotADatabase(error)) throw new NotAStateDatabaseError(path, 'the file is not a SQLite database', { cause: error });
+    throw error;
+  }
+  if (applicationId === APPLICATION_ID) {
+    if (userVersion > supported) throw new SchemaTooNewError(path, userVersion, supported);
+    return userVersion;
+  }
+  if (applicationId === 0 && userVersion === 0 && objects === 0) return 0;
+  throw new NotAStateDatabaseError(
+    path,
+    applicationId === 0 ? 'it is a SQLite database of another application (it has tables but no session-state application id)' : `its SQLite application_id is ${applicationId}, not ${APPLICATION_ID}`,
+  );
+}
+
+/**
+ * Brings the file up to the newest step in `steps`. Reads first, so an up-to-date (or read-only)
+ * file takes no write lock; otherwise one IMMEDIATE transaction re-checks the version (another
+ * process may have migrated meanwhile) and applies the missing steps and both header pragmas.
+ * `steps` is a parameter so tests can simulate older and newer releases.
+ */
+export function migrate(db: Database.Database, path: string, steps: readonly MigrationStep[] = MIGRATIONS): number {
+  const target = latestVersion(steps);
+  if (readSchemaVersion(db, path, target) === target) return target;
+  db.transaction(() => {
+    const found = readSchemaVersion(db, path, target);
+    for (const step of steps) if (step.version > found) step.up(db);
+    // Header pragmas are part of the transaction: a crash leaves the old version and no half schema.
+    db.pragma(`application_id = ${APPLICATION_ID}`);
+    db.pragma(`user_version = ${target}`);
+  }).immediate();
+  return target;
+}
+
+export interface ReadOnlyOpenOptions {
+  /** How long a read waits for a lock held by a writer in rollback-journal states; default 5000 ms. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens an existing state database for reading only (for the CLI and diagnostics). Integer columns
+ * come back as bigint: decode them with toSafeNumber. Throws NotAStateDatabaseError for a missing,
+ * foreign or empty file and SchemaTooNewError for a file from a newer release.
+ */
+export function openStateDatabaseReadOnly(path: string, options: ReadOnlyOpenOptions = {}): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new NotAStateDatabaseError(path, error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    db.defaultSafeIntegers(true);
+    if (readSchemaVersion(db, path) === 0) throw new NotAStateDatabaseError(path, 'the database is empty (never initialized)');
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

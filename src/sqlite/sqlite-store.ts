@@ -1,0 +1,601 @@
+import Database from 'better-sqlite3';
+import type {
+  ChangesSinceResponse,
+  CreateOptions,
+  Notice,
+  SessionStateStore,
+  StateEvent,
+  StoreFactory,
+  WatchCursor,
+  WatchRequest,
+  WatchResult,
+} from '../../spec/index.js';
+import {
+  NoticeQueue,
+  acknowledge,
+  buildChangesSince,
+  emptyChangesSince,
+  isAgentScopedKey,
+  isPruneDue,
+  isValidationError,
+  isWatched,
+  makeNotice,
+  normalizeChangesSince,
+  planNotifications,
+  prepareRecord,
+  raiseWatermark,
+  registerExplicit,
+  resolvePruneConfig,
+  retentionCutoff,
+  sweep,
+  validateIdentity,
+  validateSessionKey,
+  validateWatchRequest,
+  type PruneConfig,
+} from '../core/index.js';
+import { consoleLogger, type Logger } from '../shared/logger.js';
+import { toSafeNumber } from './errors.js';
+import { MIGRATIONS, migrate, type MigrationStep } from './schema.js';
+
+/**
+ * The SQLite storage adapter: the pure core's planners over better-sqlite3. SQL only reads and
+ * writes rows; every protocol decision (who is notified, cursor arithmetic, notice text, what a
+ * changesSince page means, watermark raising) comes from src/core, exactly as in the in-memory
+ * reference store, so the two are indistinguishable through the contract.
+ *
+ * Durable: events, heads, cursors, the sequence counter. In process memory: the notice queue and
+ * the prune clock; opening a file (or restart()) rebuilds the queue from cursors (R29).
+ */
+
+export type SynchronousMode = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+const SYNCHRONOUS_MODES: readonly SynchronousMode[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+
+export interface SqliteStoreOptions extends CreateOptions {
+  /** Database file; ':memory:' (the default) is a private, non-durable database. */
+  path?: string;
+  /** Where storage failures are reported (R9, R35); defaults to the console. */
+  logger?: Logger;
+  /**
+   * PRAGMA synchronous. NORMAL (default) in WAL mode survives a process crash with no loss and
+   * never corrupts; a power loss may drop the last commits. FULL also makes each commit durable
+   * against power loss, at the cost of an fsync per record.
+   */
+  synchronous?: SynchronousMode;
+  /** PRAGMA busy_timeout: how long a write waits for another connection's lock; default 5000 ms. */
+  busyTimeoutMs?: number;
+}
+
+/** Internal: tests simulate older and newer releases with other migration lists. */
+export interface SqliteStoreInternals {
+  migrations?: readonly MigrationStep[];
+}
+
+const EVENT_COLUMNS =
+  'sequence, dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json';
+const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
+
+/**
+ * Every statement the store runs. Each is prepared once per connection. Exported so a test can
+ * EXPLAIN QUERY PLAN each one and prove that nothing on the record or prune path scans a table.
+ */
+export const SQL = {
+  // record
+  eventByDedupeKey: `SELECT ${EVENT_COLUMNS} FROM session_state_events WHERE dedupe_key = ?`,
+  cursorsOnTarget: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_target WHERE target_agent_id = ? AND target_session_key = ?`,
+  insertEvent:
+    'INSERT INTO session_state_events (dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json) ' +
+    'VALUES (@dedupe_key, @session_key, @agent_id, @session_id, @kind, @actor_type, @actor_id, @run_id, @occurred_at, @recorded_at, @summary, @payload_json)',
+  upsertHead:
+    'INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) VALUES (?, ?, ?, 0, ?) ' +
+    'ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = excluded.last_sequence, updated_at = excluded.updated_at',
+  addEventCount: "UPDATE session_state_meta SET value = value + ? WHERE name = 'event_count'",
+  upsertCursor:
+    `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ` +
+    'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
+    'last_seen = excluded.last_seen, notified = excluded.notified, material = excluded.material, provenance = excluded.provenance, updated_at = excluded.updated_at',
+  // reads
+  cursor: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?`,
+  head: 'SELECT last_sequence, pruned_max_sequence FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
+  page: `SELECT ${EVENT_COLUMNS} FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? AND sequence > ? ORDER BY sequence LIMIT ?`,
+  lowestRetained: 'SELECT sequence FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? ORDER BY sequence LIMIT 1',
+  // R29 restart sweep: served by the partial index on pending cursors.
+  pendingCursors: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE material > last_seen`,
+  // R40-R44 pruning. Each statement touches only the rows it removes (indexes on occurred_at,
+  // the sequence primary key and cursor updated_at), so a prune costs O(removed * log n).
+  // INDEXED BY / NOT INDEXED pin those plans: with some table statistics the planner would rather
+  // walk the whole identity index to skip a GROUP BY sort (seen in the EXPLAIN test).
+  eventCount: "SELECT value FROM session_state_meta WHERE name = 'event_count'",
+  setEventCount: "UPDATE session_state_meta SET value = ? WHERE name = 'event_count'",
+  countEvents: 'SELECT count(*) AS n FROM session_state_events',
+  anyAgedEvent: 'SELECT 1 AS hit FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? LIMIT 1',
+  agedMaxByIdentity:
+    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? GROUP BY agent_id, session_key',
+  deleteAged: 'DELETE FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ?',
+  // R41: the cut is the excess-th oldest sequence; walking the primary key stops after `excess` rows.
+  capCut: 'SELECT sequence FROM session_state_events NOT INDEXED ORDER BY sequence LIMIT 1 OFFSET ?',
+  cappedMaxByIdentity:
+    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events NOT INDEXED WHERE sequence <= ? GROUP BY agent_id, session_key',
+  deleteUpTo: 'DELETE FROM session_state_events NOT INDEXED WHERE sequence <= ?',
+  prunedWatermark: 'SELECT pruned_max_sequence FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
+  setPrunedWatermark: 'UPDATE session_state_heads SET pruned_max_sequence = ? WHERE session_key = ? AND agent_id = ?',
+  anyIdleCursor: 'SELECT 1 AS hit FROM session_watch_cursors INDEXED BY session_watch_cursors_updated WHERE updated_at < ? LIMIT 1',
+  idleCursors: 'SELECT watcher_session_key, target_session_key, target_agent_id FROM session_watch_cursors INDEXED BY session_watch_cursors_updated WHERE updated_at < ?',
+  deleteIdleCursors: 'DELETE FROM session_watch_cursors INDEXED BY session_watch_cursors_updated WHERE updated_at < ?',
+  // R50-R51 lifecycle
+  deleteCursorsOfWatcher: 'DELETE FROM session_watch_cursors WHERE watcher_session_key = ?',
+  deleteCursorsOnTarget: 'DELETE FROM session_watch_cursors INDEXED BY session_watch_cursors_target WHERE target_agent_id = ? AND target_session_key = ?',
+  deleteEventsOfIdentity: 'DELETE FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ?',
+  deleteHead: 'DELETE FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
+} as const;
+
+type Statements = { [K in keyof typeof SQL]: Database.Statement };
+
+interface EventRow {
+  sequence: unknown;
+  dedupe_key: string | null;
+  session_key: string;
+  agent_id: string;
+  session_id: string | null;
+  kind: string;
+  actor_type: string;
+  actor_id: string | null;
+  run_id: string | null;
+  occurred_at: unknown;
+  recorded_at: unknown;
+  summary: string;
+  payload_json: string | null;
+}
+
+interface CursorRow {
+  watcher_session_key: string;
+  target_session_key: string;
+  target_agent_id: string;
+  last_seen: unknown;
+  notified: unknown;
+  material: unknown;
+  provenance: string;
+  updated_at: unknown;
+}
+
+function toEvent(row: EventRow): StateEvent {
+  const event = {
+    sequence: toSafeNumber(row.sequence, 'session_state_events.sequence'),
+    sessionKey: row.session_key,
+    agentId: row.agent_id,
+    kind: row.kind,
+    actorType: row.actor_type,
+    occurredAt: toSafeNumber(row.occurred_at, 'session_state_events.occurred_at'),
+    recordedAt: toSafeNumber(row.recorded_at, 'session_state_events.recorded_at'),
+    summary: row.summary,
+  } as StateEvent;
+  // Absent optional fields stay absent (as the reference store returns them), never null.
+  if (row.session_id !== null) event.sessionId = row.session_id;
+  if (row.actor_id !== null) event.actorId = row.actor_id;
+  if (row.run_id !== null) event.runId = row.run_id;
+  if (row.payload_json !== null) event.payload = JSON.parse(row.payload_json) as StateEvent['payload'];
+  if (row.dedupe_key !== null) event.dedupeKey = row.dedupe_key;
+  return Object.freeze(event);
+}
+
+function toCursor(row: CursorRow): WatchCursor {
+  return {
+    watcherSessionKey: row.watcher_session_key,
+    targetSessionKey: row.target_session_key,
+    targetAgentId: row.target_agent_id,
+    lastSeenSequence: toSafeNumber(row.last_seen, 'session_watch_cursors.last_seen'),
+    notifiedSequence: toSafeNumber(row.notified, 'session_watch_cursors.notified'),
+    materialSequence: toSafeNumber(row.material, 'session_watch_cursors.material'),
+    provenance: row.provenance as WatchCursor['provenance'],
+    updatedAt: toSafeNumber(row.updated_at, 'session_watch_cursors.updated_at'),
+  };
+}
+
+function describeError(error: unknown): Record<string, unknown> {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return code === undefined ? { error: error.message, name: error.name } : { error: error.message, name: error.name, code };
+  }
+  return { error: String(error) };
+}
+
+interface PruneOutcome {
+  /** Queued notices to drop once the deletion is committed (R44). */
+  expired: { watcher: string; target: string; agentId: string }[];
+}
+
+export class SqliteStore implements SessionStateStore {
+  private readonly db: Database.Database;
+  private readonly stmt: Statements;
+  private readonly queue = new NoticeQueue();
+  private readonly config: PruneConfig;
+  private readonly logger: Logger;
+  private lastPruneAt: number;
+  private closed = false;
+  readonly path: string;
+
+  constructor(
+    private readonly options: SqliteStoreOptions,
+    internals: SqliteStoreInternals = {},
+  ) {
+    this.config = resolvePruneConfig(options);
+    this.logger = options.logger ?? consoleLogger;
+    this.path = options.path ?? ':memory:';
+    const synchronous = options.synchronous ?? 'NORMAL';
+    if (!SYNCHRONOUS_MODES.includes(synchronous)) throw new RangeError(`synchronous must be one of ${SYNCHRONOUS_MODES.join(', ')}`);
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new RangeError('busyTimeoutMs must be a non-negative safe integer');
+
+    this.db = new Database(this.path);
+    try {
+      // busy_timeout first: every later statement, including the WAL switch, may meet another process's lock.
+      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      // Integers come back as bigint and are range-checked on decode: no silent rounding past 2^53.
+      this.db.defaultSafeIntegers(true);
+      migrate(this.db, this.path, internals.migrations ?? MIGRATIONS);
+      // WAL lets readers in other processes work while one writes; NORMAL is crash-safe in WAL.
+      if (String(this.db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${synchronous}`);
+      const stmt = {} as Record<string, Database.Statement>;
+      for (const [name, sql] of Object.entries(SQL)) stmt[name] = this.db.prepare(sql);
+      this.stmt = stmt as Statements;
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
+    this.lastPruneAt = this.now();
+    // R29 on open: an existing file may hold pending cursors from a previous process.
+    this.recover();
+  }
+
+  private now(): number {
+    return this.options.now();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('store is closed');
+  }
+
+  /** R9, R35: storage failures are logged and answered with `fallback`; bad input was rejected before. */
+  private guard<T>(operation: string, fallback: T, fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (isValidationError(error)) throw error;
+      this.logger.error(`sqlite store: ${operation} failed`, { path: this.path, ...describeError(error) });
+      return fallback;
+    }
+  }
+
+  private cursorsOn(targetSessionKey: string, targetAgentId: string): WatchCursor[] {
+    return (this.stmt.cursorsOnTarget.all(targetAgentId, targetSessionKey) as CursorRow[]).map(toCursor);
+  }
+
+  private putCursor(c: WatchCursor): void {
+    this.stmt.upsertCursor.run(
+      c.watcherSessionKey,
+      c.targetSessionKey,
+      c.targetAgentId,
+      c.lastSeenSequence,
+      c.notifiedSequence,
+      c.materialSequence,
+      c.provenance,
+      c.updatedAt,
+    );
+  }
+
+  record(input: Parameters<SessionStateStore['record']>[0]): StateEvent | undefined {
+    this.assertOpen();
+    const now = this.now();
+    // R9: validation throws before anything touches the database.
+    const { event, watchers, onlyIfWatched } = prepareRecord(input, now);
+    const outcome = this.guard('record', undefined, () =>
+      // IMMEDIATE: take the write lock up front, so the dedupe probe, the cursor read and the writes
+      // see one state even when another process shares the file.
+      this.db
+        .transaction((): { stored: StateEvent; notices: Notice[] } | { existing: StateEvent | undefined } => {
+          // R8: a retained dedupe key returns the existing event and changes nothing.
+          if (event.dedupeKey !== undefined) {
+            const row = this.stmt.eventByDedupeKey.get(event.dedupeKey) as EventRow | undefined;
+            if (row) return { existing: toEvent(row) };
+          }
+          const cursorsOnTarget = this.cursorsOn(event.sessionKey, event.agentId);
+          if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return { existing: undefined }; // R9b
+          const info = this.stmt.insertEvent.run({
+            dedupe_key: event.dedupeKey ?? null,
+            session_key: event.sessionKey,
+            agent_id: event.agentId,
+            session_id: event.sessionId ?? null,
+            kind: event.kind,
+            actor_type: event.actorType,
+            actor_id: event.actorId ?? null,
+            run_id: event.runId ?? null,
+            occurred_at: event.occurredAt,
+            recorded_at: event.recordedAt,
+            summary: event.summary,
+            payload_json: event.payload === undefined ? null : JSON.stringify(event.payload),
+          });
+          // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
+          const sequence = toSafeNumber(info.lastInsertRowid, 'session_state_events.sequence');
+          const stored: StateEvent = Object.freeze({ sequence, ...event });
+          // R5: sequences are global and we hold the write lock, so this one is the identity's highest.
+          this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
+          this.stmt.addEventCount.run(1);
+          const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
+          for (const c of plan.cursorWrites) this.putCursor(c);
+          return { stored, notices: plan.notices };
+        })
+        .immediate(),
+    );
+    if (outcome === undefined) return undefined;
+    if ('existing' in outcome) return outcome.existing;
+    for (const n of outcome.notices) this.queue.enqueue(n); // R18: only after the commit
+    if (isPruneDue(now, this.lastPruneAt)) this.prune(); // R43
+    return outcome.stored;
+  }
+
+  watch(request: WatchRequest): WatchResult {
+    this.assertOpen();
+    const r = validateWatchRequest(request);
+    // R21: refusals write nothing.
+    if (!isAgentScopedKey(r.watcherSessionKey) || r.watcherSessionKey === r.targetSessionKey) return { watched: false };
+    const now = this.now();
+    return this.guard('watch', { watched: false }, () =>
+      this.db
+        .transaction(() => {
+          const existing = this.stmt.cursor.get(r.watcherSessionKey, r.targetSessionKey, r.agentId) as CursorRow | undefined;
+          const head = this.stmt.head.get(r.targetSessionKey, r.agentId) as { last_sequence: unknown } | undefined;
+          const headVersion = head ? toSafeNumber(head.last_sequence, 'session_state_heads.last_sequence') : 0;
+          const id = { watcherSessionKey: r.watcherSessionKey, targetSessionKey: r.targetSessionKey, targetAgentId: r.agentId };
+          this.putCursor(registerExplicit(existing ? toCursor(existing) : undefined, id, headVersion, now));
+          return { watched: true };
+        })
+        .immediate(),
+    );
+  }
+
+  stateVersion(sessionKey: string, agentId: string): number {
+    this.assertOpen();
+    validateIdentity(sessionKey, agentId);
+    return this.guard('stateVersion', 0, () => {
+      const head = this.stmt.head.get(sessionKey, agentId) as { last_sequence: unknown } | undefined;
+      return head ? toSafeNumber(head.last_sequence, 'session_state_heads.last_sequence') : 0;
+    });
+  }
+
+  changesSince(request: Parameters<SessionStateStore['changesSince']>[0]): ChangesSinceResponse {
+    this.assertOpen();
+    const r = normalizeChangesSince(request);
+    return this.guard('changesSince', emptyChangesSince(), () =>
+      // A read transaction: head, page and lowest sequence come from one snapshot (R30-R33).
+      this.db.transaction(() => {
+        const head = this.stmt.head.get(r.sessionKey, r.agentId) as { last_sequence: unknown; pruned_max_sequence: unknown } | undefined;
+        const page = (this.stmt.page.all(r.agentId, r.sessionKey, r.since, r.limit + 1) as EventRow[]).map(toEvent);
+        const lowest = this.stmt.lowestRetained.get(r.agentId, r.sessionKey) as { sequence: unknown } | undefined;
+        return buildChangesSince(r, {
+          stateVersion: head ? toSafeNumber(head.last_sequence, 'session_state_heads.last_sequence') : 0,
+          prunedMaxSequence: head ? toSafeNumber(head.pruned_max_sequence, 'session_state_heads.pruned_max_sequence') : 0,
+          page,
+          lowestRetained: lowest ? toSafeNumber(lowest.sequence, 'session_state_events.sequence') : undefined,
+        });
+      })(),
+    );
+  }
+
+  pendingNotices(watcherSessionKey: string): Notice[] {
+    this.assertOpen();
+    validateSessionKey(watcherSessionKey, 'watcherSessionKey');
+    return this.queue.pending(watcherSessionKey);
+  }
+
+  drainNotices(watcherSessionKey: string): Notice[] {
+    this.assertOpen();
+    validateSessionKey(watcherSessionKey, 'watcherSessionKey');
+    const pending = this.queue.pending(watcherSessionKey);
+    if (pending.length === 0) return [];
+    const now = this.now();
+    // R27-R28: ack every drained pair in one transaction. Only after it commits are the notices
+    // taken off the queue and handed out; if it fails, they stay queued (nothing lost, nothing twice).
+    const followUps = this.guard('drainNotices', undefined, () =>
+      this.db
+        .transaction(() => {
+          const out: Notice[] = [];
+          for (const n of pending) {
+            const row = this.stmt.cursor.get(watcherSessionKey, n.targetSessionKey, n.targetAgentId) as CursorRow | undefined;
+            if (!row) continue; // R27: the cursor is gone; nothing to ack
+            const { cursor, followUpLastSeen } = acknowledge(toCursor(row), now);
+            this.putCursor(cursor);
+            if (followUpLastSeen !== undefined) out.push(makeNotice(watcherSessionKey, n.targetSessionKey, n.targetAgentId, followUpLastSeen));
+          }
+          return out;
+        })
+        .immediate(),
+    );
+    if (followUps === undefined) return [];
+    const drained = this.queue.take(watcherSessionKey);
+    for (const n of followUps) this.queue.enqueue(n); // R28: visible to a later drain
+    return drained;
+  }
+
+  prune(): void {
+    this.assertOpen();
+    const now = this.now();
+    // Set first, as the reference does: a failing prune is retried an interval later, not on every write.
+    this.lastPruneAt = now;
+    const cutoff = retentionCutoff(now, this.config);
+    const outcome = this.guard('prune', undefined, () => (this.pruneNeeded(cutoff) ? this.pruneRows(cutoff) : { expired: [] }));
+    for (const e of outcome?.expired ?? []) this.queue.dropPair(e.watcher, e.target, e.agentId); // R44, after the commit
+  }
+
+  /** Read-only probes (all indexed), so an idle prune takes no write lock. */
+  private pruneNeeded(cutoff: number): boolean {
+    if (this.stmt.anyAgedEvent.get(cutoff) !== undefined) return true;
+    if (this.stmt.anyIdleCursor.get(cutoff) !== undefined) return true;
+    return this.readEventCount() > this.config.maxRows;
+  }
+
+  private pruneRows(cutoff: number): PruneOutcome {
+    return this.db
+      .transaction((): PruneOutcome => {
+        // R40: by age (occurredAt). R42: stamp the watermarks first, then delete.
+        this.stampWatermarks(this.stmt.agedMaxByIdentity.all(cutoff) as MaxRow[]);
+        const aged = this.stmt.deleteAged.run(cutoff).changes;
+        if (aged > 0) this.stmt.addEventCount.run(-aged);
+        // R41: then the global cap, keeping the newest by sequence.
+        let count = this.readEventCount();
+        if (count > this.config.maxRows) {
+          let cut = this.stmt.capCut.get(count - this.config.maxRows - 1) as { sequence: unknown } | undefined;
+          if (cut === undefined) {
+            // The counter overstates the rows (only possible if the file was edited by hand): recount once.
+            count = toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
+            this.stmt.setEventCount.run(count);
+            cut = count > this.config.maxRows ? (this.stmt.capCut.get(count - this.config.maxRows - 1) as { sequence: unknown } | undefined) : undefined;
+          }
+          if (cut !== undefined) {
+            const cutSequence = toSafeNumber(cut.sequence, 'session_state_events.sequence');
+            this.stampWatermarks(this.stmt.cappedMaxByIdentity.all(cutSequence) as MaxRow[]);
+            const capped = this.stmt.deleteUpTo.run(cutSequence).changes;
+            this.stmt.addEventCount.run(-capped);
+          }
+        }
+        // R44: idle cursors expire, with their queued notices (dropped by the caller after commit).
+        const expired = (this.stmt.idleCursors.all(cutoff) as CursorRow[]).map((c) => ({
+          watcher: c.watcher_session_key,
+          target: c.target_session_key,
+          agentId: c.target_agent_id,
+        }));
+        if (expired.length > 0) this.stmt.deleteIdleCursors.run(cutoff);
+        return { expired };
+      })
+      .immediate();
+  }
+
+  /** R42: each affected head's pruned watermark rises to its highest removed sequence; heads are never created or removed here. */
+  private stampWatermarks(groups: MaxRow[]): void {
+    for (const g of groups) {
+      const head = this.stmt.prunedWatermark.get(g.session_key, g.agent_id) as { pruned_max_sequence: unknown } | undefined;
+      if (!head) continue;
+      const current = toSafeNumber(head.pruned_max_sequence, 'session_state_heads.pruned_max_sequence');
+      const next = raiseWatermark(current, toSafeNumber(g.max_sequence, 'session_state_events.sequence'));
+      if (next !== current) this.stmt.setPrunedWatermark.run(next, g.session_key, g.agent_id);
+    }
+  }
+
+  private readEventCount(): number {
+    const row = this.stmt.eventCount.get() as { value: unknown } | undefined;
+    return row ? toSafeNumber(row.value, 'session_state_meta.event_count') : 0;
+  }
+
+  resetSession(sessionKey: string): void {
+    this.assertOpen();
+    validateSessionKey(sessionKey);
+    // R50: the watcher's cursors go; its own log, head and the cursors watching it stay.
+    const ok = this.guard('resetSession', false, () => {
+      this.stmt.deleteCursorsOfWatcher.run(sessionKey);
+      return true;
+    });
+    if (ok) this.queue.dropWatcher(sessionKey);
+  }
+
+  deleteSession(sessionKey: string, agentId: string): void {
+    this.assertOpen();
+    validateIdentity(sessionKey, agentId);
+    // R51: events (freeing their dedupe keys), head, and cursors in both directions, in one transaction.
+    const ok = this.guard('deleteSession', false, () =>
+      this.db
+        .transaction(() => {
+          const removed = this.stmt.deleteEventsOfIdentity.run(agentId, sessionKey).changes;
+          if (removed > 0) this.stmt.addEventCount.run(-removed);
+          this.stmt.deleteHead.run(sessionKey, agentId);
+          this.stmt.deleteCursorsOnTarget.run(agentId, sessionKey);
+          this.stmt.deleteCursorsOfWatcher.run(sessionKey);
+          return true;
+        })
+        .immediate(),
+    );
+    if (!ok) return;
+    this.queue.dropTarget(sessionKey, agentId);
+    this.queue.dropWatcher(sessionKey);
+  }
+
+  restart(): void {
+    this.assertOpen();
+    // R29: the queue is process memory; drop it as a real restart would, then rebuild it from cursors.
+    this.queue.clear();
+    this.recover();
+  }
+
+  /** R29 then R40-R44: the sweep re-enqueues every pending pair once (after its write commits), then prune. */
+  private recover(): void {
+    const now = this.now();
+    const notices = this.guard('restart sweep', [] as Notice[], () =>
+      this.db
+        .transaction(() => {
+          const out: Notice[] = [];
+          for (const row of this.stmt.pendingCursors.all() as CursorRow[]) {
+            const swept = sweep(toCursor(row), now);
+            if (!swept) continue;
+            this.putCursor(swept);
+            out.push(makeNotice(swept.watcherSessionKey, swept.targetSessionKey, swept.targetAgentId, swept.lastSeenSequence));
+          }
+          return out;
+        })
+        .immediate(),
+    );
+    for (const n of notices) this.queue.enqueue(n);
+    this.prune();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.clear();
+    try {
+      this.db.close();
+    } catch (error) {
+      this.logger.error('sqlite store: close failed', { path: this.path, ...describeError(error) });
+    }
+  }
+
+  /** Read-only views for diagnostics and tests (as on the reference store). */
+  cursor(watcherSessionKey: string, targetSessionKey: string, targetAgentId: string): WatchCursor | undefined {
+    this.assertOpen();
+    const row = this.stmt.cursor.get(watcherSessionKey, targetSessionKey, targetAgentId) as CursorRow | undefined;
+    return row ? toCursor(row) : undefined;
+  }
+
+  /** Retained events, from the maintained counter (no table scan). */
+  eventCount(): number {
+    this.assertOpen();
+    return this.readEventCount();
+  }
+}
+
+interface MaxRow {
+  agent_id: string;
+  session_key: string;
+  max_sequence: unknown;
+}
+
+/** Opens (creating or migrating) a store. Throws NotAStateDatabaseError / SchemaTooNewError for a wrong file. */
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(options);
+}
+
+/**
+ * A contract factory (spec/schemas/contract.ts StoreFactory) with fixed adapter settings; `path`
+ * may be a function so each created store gets its own file (as the conformance suite needs).
+ */
+export function sqliteStoreFactory(
+  settings: Omit<SqliteStoreOptions, keyof CreateOptions | 'path'> & { path?: string | (() => string) } = {},
+): StoreFactory {
+  return (options: CreateOptions) => {
+    const { path, ...rest } = settings;
+    const resolved = typeof path === 'function' ? path() : path;
+    return createSqliteStore({ ...rest, ...options, ...(resolved === undefined ? {} : { path: resolved }) });
+  };
+}
+
+/** Test and diagnostics hook: the store's connection (writing through it bypasses the protocol). */
+export function sqliteHandle(store: SqliteStore): Database.Database {
+  return (store as unknown as { db: Database.Database }).db;
+}

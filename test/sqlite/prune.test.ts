@@ -1,0 +1,163 @@
+/**
+ * R40-R44 on the tables: watermarks stamped before deleting (and only raised), age by occurredAt,
+ * the global cap via one cut sequence, cursor expiry, the schedule, and the proof that no prune
+ * or record statement scans a table (EXPLAIN QUERY PLAN), so a prune costs what it removes.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { SQL } from '../../src/sqlite/sqlite-store.js';
+import { MIGRATIONS } from '../../src/sqlite/schema.js';
+import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, human } from '../contract/harness.js';
+import { openStore, rows, scalar, tempDir } from './helpers.js';
+
+const dir = tempDir('prune');
+
+const heads = (db: Database.Database) =>
+  Object.fromEntries(rows(db, 'SELECT session_key, last_sequence, pruned_max_sequence FROM session_state_heads').map((r) => [r['session_key'], [r['last_sequence'], r['pruned_max_sequence']]]));
+
+describe('sqlite pruning', () => {
+  it('R41/R42 the cap keeps the newest maxRows globally and stamps each identity with its highest removed sequence', () => {
+    const { store, db } = openStore({ maxRows: 4 });
+    const seq: Record<string, number[]> = { [CHILD]: [], [PEER]: [], [PARENT]: [] };
+    for (const k of [CHILD, PEER, CHILD, PARENT, PEER, CHILD, PEER, PARENT, CHILD]) seq[k]!.push(store.record(human(k))!.sequence);
+    store.prune();
+    const kept = rows(db, 'SELECT sequence FROM session_state_events ORDER BY sequence').map((r) => r['sequence']);
+    expect(kept).toEqual([6, 7, 8, 9]);
+    // Highest removed per identity: CHILD lost 1 and 3, PEER 2 and 5, PARENT 4.
+    expect(heads(db)).toEqual({ [CHILD]: [9, 3], [PEER]: [7, 5], [PARENT]: [8, 4] });
+    expect(scalar(db, "SELECT value FROM session_state_meta WHERE name = 'event_count'")).toBe(4);
+    expect(store.changesSince({ sessionKey: PEER, agentId: A, since: 5 }).stateChanges.historyGap).toBe(false);
+    expect(store.changesSince({ sessionKey: PEER, agentId: A, since: 4 }).stateChanges.historyGap).toBe(true);
+  });
+
+  it('R42 a watermark is only ever raised, and pruning never removes or creates a head', () => {
+    const { store, db, clock } = openStore({ retentionMs: DAY });
+    store.record(human());
+    store.record(human(PEER));
+    db.prepare('UPDATE session_state_heads SET pruned_max_sequence = 1000 WHERE session_key = ?').run(CHILD);
+    clock.advance(2 * DAY);
+    store.prune();
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events')).toBe(0);
+    expect(heads(db)).toEqual({ [CHILD]: [1, 1000], [PEER]: [2, 2] });
+  });
+
+  it('R40 age is strict on occurredAt: exactly at the cutoff survives', () => {
+    const { store, db, clock } = openStore({ retentionMs: 2 * DAY });
+    const a = store.record(human(CHILD, { occurredAt: T0 - DAY }))!;
+    const b = store.record(human(CHILD, { occurredAt: T0 - DAY + 1 }))!;
+    clock.set(T0 + DAY); // cutoff = T0 - DAY
+    store.prune();
+    expect(rows(db, 'SELECT sequence FROM session_state_events').map((r) => r['sequence'])).toEqual([a.sequence, b.sequence]);
+    clock.advance(1);
+    store.prune();
+    expect(rows(db, 'SELECT sequence FROM session_state_events').map((r) => r['sequence'])).toEqual([b.sequence]);
+    expect(heads(db)[CHILD]).toEqual([b.sequence, a.sequence]);
+  });
+
+  it('R44 expires idle cursors with their queued notices; refreshed cursors and the boundary survive', () => {
+    const { store, db, clock } = openStore({ retentionMs: 10 * DAY });
+    store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
+    store.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A });
+    store.record(human(PEER)); // COORD/PEER pending, refreshed at T0
+    clock.advance(DAY);
+    store.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A }); // refreshed at T0 + 1 day
+    clock.set(T0 + 10 * DAY); // cutoff = T0: updated_at == cutoff survives
+    store.prune();
+    expect(store.pendingNotices(COORD)).toHaveLength(1);
+    clock.advance(1);
+    store.prune();
+    expect(store.pendingNotices(COORD)).toEqual([]);
+    expect(rows(db, 'SELECT target_session_key AS t FROM session_watch_cursors')).toEqual([{ t: CHILD }]);
+    store.restart();
+    expect(store.pendingNotices(COORD)).toEqual([]);
+  });
+
+  it('R43 restart() prunes, and an idle prune takes no write lock', () => {
+    const { store, db, clock, logger } = openStore({ retentionMs: DAY, path: join(dir, 'idle.db'), busyTimeoutMs: 20 });
+    store.record(human());
+    clock.advance(DAY / 2);
+    // Another connection holds the write lock: a prune with nothing to do must not even ask for it.
+    const other = new Database(store.path);
+    other.exec('BEGIN IMMEDIATE');
+    store.prune();
+    expect(logger.entries).toEqual([]);
+    other.exec('ROLLBACK');
+    other.close();
+    clock.advance(DAY);
+    store.restart();
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events')).toBe(0);
+    store.close();
+  });
+
+  it('R41 heals an event counter that overstates the rows (a hand-edited file)', () => {
+    const { store, db } = openStore({ maxRows: 3 });
+    for (let i = 0; i < 5; i++) store.record(human());
+    db.prepare("UPDATE session_state_meta SET value = 50 WHERE name = 'event_count'").run();
+    store.prune();
+    expect(scalar(db, "SELECT value FROM session_state_meta WHERE name = 'event_count'")).toBe(3);
+    expect(rows(db, 'SELECT sequence FROM session_state_events').map((r) => r['sequence'])).toEqual([3, 4, 5]);
+  });
+
+  it.each([
+    ['an empty', 0],
+    ['a filled', 3000],
+  ])('the record and prune paths never scan a table (EXPLAIN QUERY PLAN of every statement, %s analyzed file)', (_label, fill) => {
+    const db = new Database(':memory:');
+    for (const step of MIGRATIONS) step.up(db);
+    const insert = db.prepare(
+      "INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')",
+    );
+    const cursor = db.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 0, ?, ?, 'spawn', ?)");
+    for (let i = 0; i < fill; i++) {
+      insert.run(`agent:main:s${i % 3}`, T0 + i, T0 + i);
+      if (i % 10 === 0) cursor.run(`agent:main:w${i}`, `agent:main:s${i % 3}`, i % 20 === 0 ? i : 0, i, T0 + i);
+    }
+    db.exec('ANALYZE'); // planner statistics, as a long-lived file has them
+    const plan = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 1), ...(sql.includes('@') ? [{}] : [])) as { detail: string }[]).map(
+        (r) => r.detail,
+      );
+    // Allowed full walks, each bounded: capCut walks the primary key in order and stops after
+    // `excess` rows (OFFSET); countEvents only runs to heal a hand-edited counter; pendingCursors
+    // walks the partial index that holds only pending cursors (R29 restart sweep).
+    const allowed: Record<string, RegExp> = {
+      capCut: /^SCAN session_state_events$/,
+      countEvents: /^SCAN session_state_events USING COVERING INDEX/,
+      pendingCursors: /^SCAN session_watch_cursors USING INDEX session_watch_cursors_pending$/,
+    };
+    const seen: Record<string, string[]> = {};
+    for (const [name, sql] of Object.entries(SQL)) {
+      const details = sql.includes('@') ? [] : plan(sql);
+      seen[name] = details;
+      for (const d of details) {
+        if (name in allowed) expect(d, name).toMatch(allowed[name]!);
+        else expect(d, `${name}: ${d}`).not.toMatch(/^SCAN /);
+        expect(d, `${name}: ${d}`).not.toMatch(/TEMP B-TREE FOR ORDER BY/);
+      }
+    }
+    // The statements that matter most, spelled out.
+    expect(seen['deleteAged']!.join()).toMatch(/SEARCH session_state_events USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)/);
+    expect(seen['agedMaxByIdentity']!.join()).toMatch(/USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)/);
+    expect(seen['deleteUpTo']!.join()).toMatch(/SEARCH session_state_events USING INTEGER PRIMARY KEY \(rowid<\?\)/);
+    expect(seen['cappedMaxByIdentity']!.join()).toMatch(/USING INTEGER PRIMARY KEY \(rowid<\?\)/);
+    expect(seen['idleCursors']!.join()).toMatch(/USING (COVERING )?INDEX session_watch_cursors_updated \(updated_at<\?\)/);
+    expect(seen['cursorsOnTarget']!.join()).toMatch(/USING INDEX session_watch_cursors_target/);
+    expect(seen['eventByDedupeKey']!.join()).toMatch(/USING INDEX sqlite_autoindex_session_state_events_1 \(dedupe_key=\?\)/);
+    expect(seen['page']!.join()).toMatch(/USING INDEX session_state_events_identity \(agent_id=\? AND session_key=\? AND sequence>\?\)/);
+    expect(seen['capCut']).toEqual(['SCAN session_state_events']);
+    db.close();
+  });
+
+  it('R43 the write path prunes hourly by the store clock, not on every append', () => {
+    const { store, db, clock } = openStore({ maxRows: 2 });
+    for (let i = 0; i < 10; i++) {
+      clock.advance(HOUR / 10 - 1);
+      store.record(human());
+    }
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events')).toBe(10);
+    clock.advance(10);
+    store.record(human());
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events')).toBe(2);
+  });
+});

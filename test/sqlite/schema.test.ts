@@ -1,0 +1,170 @@
+/**
+ * The on-disk schema: STRICT tables with the documented columns, versioned migrations (an older
+ * file opens and is migrated, a newer one is refused), files that are not ours are refused, and
+ * the read-only helper the CLI uses.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import {
+  APPLICATION_ID,
+  MIGRATIONS,
+  NotAStateDatabaseError,
+  SCHEMA_VERSION,
+  SchemaTooNewError,
+  TABLES,
+  createSqliteStore,
+  openStateDatabaseReadOnly,
+  toSafeNumber,
+  type MigrationStep,
+} from '../../src/sqlite/index.js';
+import { SqliteStore } from '../../src/sqlite/sqlite-store.js';
+import { A, CHILD, COORD, T0, human, spawn, PARENT } from '../contract/harness.js';
+import { tempDir } from './helpers.js';
+import { silentLogger } from '../../src/shared/logger.js';
+
+const dir = tempDir('schema');
+let fileNo = 0;
+const freshPath = () => join(dir, `db${fileNo++}.sqlite`);
+const open = (path: string, migrations?: readonly MigrationStep[]) =>
+  new SqliteStore({ path, now: () => T0, logger: silentLogger }, migrations ? { migrations } : {});
+
+function header(path: string) {
+  const db = new Database(path, { readonly: true });
+  try {
+    return { applicationId: db.pragma('application_id', { simple: true }), userVersion: db.pragma('user_version', { simple: true }) };
+  } finally {
+    db.close();
+  }
+}
+
+function expectError<E extends Error>(fn: () => unknown, type: new (...args: never[]) => E): E {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(type);
+    return error as E;
+  }
+  throw new Error(`expected ${type.name}`);
+}
+
+describe('sqlite schema', () => {
+  it('creates STRICT tables with exactly the documented columns, marked with our application id and version', () => {
+    const path = freshPath();
+    open(path).close();
+    expect(header(path)).toEqual({ applicationId: APPLICATION_ID, userVersion: SCHEMA_VERSION });
+    const db = new Database(path, { readonly: true });
+    for (const table of Object.values(TABLES)) {
+      const info = db.prepare('SELECT strict FROM pragma_table_list WHERE name = ?').get(table.name) as { strict: number } | undefined;
+      expect(info?.strict, table.name).toBe(1);
+      const columns = (db.prepare(`PRAGMA table_info(${table.name})`).all() as { name: string }[]).map((c) => c.name);
+      expect(columns).toEqual([...table.columns]);
+    }
+    const indexes = (db.prepare("SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name").all() as { name: string }[]).map(
+      (r) => r.name,
+    );
+    expect(indexes).toEqual([
+      'session_state_events_identity',
+      'session_state_events_occurred',
+      'session_watch_cursors_pending',
+      'session_watch_cursors_target',
+      'session_watch_cursors_updated',
+    ]);
+    // STRICT really is on: a text in an integer column is refused.
+    expect(() => new Database(path).prepare("UPDATE session_state_meta SET value = 'x'").run()).toThrow(/cannot store TEXT value in INTEGER column/);
+    db.close();
+  });
+
+  it('opens a file made by an older release and migrates it forward once, keeping its data', () => {
+    const path = freshPath();
+    const v1 = open(path);
+    v1.record(spawn());
+    v1.record(human());
+    const pending = v1.pendingNotices(PARENT);
+    v1.close();
+    // A later release adds step 2 (a column). Running it twice would fail, so "once" is checked too.
+    const v2: MigrationStep = {
+      version: 2,
+      description: 'test: watcher store path',
+      up: (db) => db.exec('ALTER TABLE session_watch_cursors ADD COLUMN watcher_store_path TEXT'),
+    };
+    const upgraded = open(path, [...MIGRATIONS, v2]);
+    expect(header(path).userVersion).toBe(SCHEMA_VERSION + 1);
+    expect(upgraded.stateVersion(CHILD, A)).toBe(2);
+    expect(upgraded.pendingNotices(PARENT)).toEqual(pending); // R29 on open, through the new schema
+    upgraded.close();
+    const again = open(path, [...MIGRATIONS, v2]);
+    expect(again.stateVersion(CHILD, A)).toBe(2);
+    again.close();
+  });
+
+  it('refuses a file from a newer release with a typed error and leaves it untouched', () => {
+    const path = freshPath();
+    open(path).close();
+    const db = new Database(path);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 3}`);
+    db.close();
+    const before = readFileSync(path);
+    const error = expectError(() => createSqliteStore({ path, now: () => T0, logger: silentLogger }), SchemaTooNewError);
+    expect(error.code).toBe('schema-too-new');
+    expect(error.foundVersion).toBe(SCHEMA_VERSION + 3);
+    expect(error.supportedVersion).toBe(SCHEMA_VERSION);
+    expect(error.message).toMatch(/upgrade session-state-kit/);
+    expect(readFileSync(path).equals(before)).toBe(true);
+    expectError(() => openStateDatabaseReadOnly(path), SchemaTooNewError);
+    // An older release (knowing fewer steps) refuses today's file the same way.
+    const futureOnly = freshPath();
+    open(futureOnly, [...MIGRATIONS, { version: 2, description: 'test', up: () => {} }]).close();
+    expectError(() => open(futureOnly), SchemaTooNewError);
+  });
+
+  it('refuses files that are not session-state databases, and initializes empty ones', () => {
+    const garbage = freshPath();
+    writeFileSync(garbage, 'this is a text file, not a database, and it is long enough to have a header......'.repeat(20));
+    const e1 = expectError(() => createSqliteStore({ path: garbage, now: () => T0, logger: silentLogger }), NotAStateDatabaseError);
+    expect(e1.code).toBe('not-a-state-database');
+    expect(e1.message).toMatch(/not a SQLite database/);
+
+    const foreign = freshPath();
+    const other = new Database(foreign);
+    other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total INTEGER)');
+    other.close();
+    expect(expectError(() => createSqliteStore({ path: foreign, now: () => T0, logger: silentLogger }), NotAStateDatabaseError).message).toMatch(/another application/);
+    expect((new Database(foreign).prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'session%'").get() as { n: number }).n).toBe(0);
+
+    const otherApp = freshPath();
+    const o = new Database(otherApp);
+    o.pragma('application_id = 42');
+    o.close();
+    expect(expectError(() => createSqliteStore({ path: otherApp, now: () => T0, logger: silentLogger }), NotAStateDatabaseError).message).toMatch(/application_id is 42/);
+
+    const empty = freshPath();
+    writeFileSync(empty, '');
+    const store = createSqliteStore({ path: empty, now: () => T0, logger: silentLogger });
+    expect(store.record(human())?.sequence).toBe(1);
+    store.close();
+  });
+
+  it('opens read-only for other tools: reads work, writes are refused, integers are exact bigints', () => {
+    const path = freshPath();
+    const s = open(path);
+    s.record(human());
+    s.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A });
+    s.close();
+    const db = openStateDatabaseReadOnly(path);
+    const head = db.prepare(`SELECT last_sequence FROM ${TABLES.heads.name} WHERE session_key = ?`).get(CHILD) as { last_sequence: unknown };
+    expect(typeof head.last_sequence).toBe('bigint');
+    expect(toSafeNumber(head.last_sequence, 'last_sequence')).toBe(1);
+    expect(() => db.prepare(`DELETE FROM ${TABLES.cursors.name}`).run()).toThrow(/readonly/);
+    db.close();
+    expectError(() => openStateDatabaseReadOnly(join(dir, 'missing.db')), NotAStateDatabaseError);
+    const empty = freshPath();
+    new Database(empty).close();
+    expect(expectError(() => openStateDatabaseReadOnly(empty), NotAStateDatabaseError).message).toMatch(/never initialized/);
+  });
+
+  it('migration steps must be numbered 1, 2, 3, ...', () => {
+    expect(() => open(freshPath(), [{ version: 2, description: 'gap', up: () => {} }])).toThrow(/numbered/);
+  });
+});

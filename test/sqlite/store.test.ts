@@ -1,0 +1,353 @@
+/**
+ * SQLite-specific behaviour that the shared rule suite cannot see: what lands in the tables, the
+ * driver hazards (bind limits, bigint, lone surrogates), crash-free reopen and lifecycle deletes.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { isValidationError } from '../../src/core/index.js';
+import { createSqliteStore } from '../../src/sqlite/index.js';
+import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
+import { openStore, rows, scalar, tempDir } from './helpers.js';
+
+const dir = tempDir('store');
+let fileNo = 0;
+const freshPath = () => join(dir, `s${fileNo++}.db`);
+
+function expectValidation(fn: () => unknown, field: string): void {
+  try {
+    fn();
+  } catch (error) {
+    expect(isValidationError(error), String(error)).toBe(true);
+    expect((error as { field: string }).field).toBe(field);
+    return;
+  }
+  throw new Error(`expected a ValidationError on ${field}`);
+}
+
+describe('sqlite store: dedupe (R8)', () => {
+  it('a repeated dedupe key returns the stored event and writes nothing, even from another session', () => {
+    const { store, db, clock } = openStore();
+    store.record(spawn());
+    const first = store.record(human(CHILD, { dedupeKey: 'turn-1', payload: { channel: 'telegram', turns: 2 }, runId: 'r1', sessionId: 's1' }))!;
+    const before = {
+      events: rows(db, 'SELECT * FROM session_state_events ORDER BY sequence'),
+      heads: rows(db, 'SELECT * FROM session_state_heads ORDER BY session_key'),
+      cursors: rows(db, 'SELECT * FROM session_watch_cursors'),
+      count: scalar(db, "SELECT value FROM session_state_meta WHERE name = 'event_count'"),
+      pending: store.pendingNotices(PARENT),
+    };
+    clock.advance(HOUR / 2);
+    const again = store.record(human(CHILD, { dedupeKey: 'turn-1', summary: 'a different summary', watchers: [COORD] }));
+    const elsewhere = store.record(human(PEER, { dedupeKey: 'turn-1' }));
+    expect(again).toEqual(first);
+    expect(elsewhere).toEqual(first); // the key is global (R8)
+    expect(again!.payload).toEqual({ channel: 'telegram', turns: 2 });
+    expect(rows(db, 'SELECT * FROM session_state_events ORDER BY sequence')).toEqual(before.events);
+    expect(rows(db, 'SELECT * FROM session_state_heads ORDER BY session_key')).toEqual(before.heads);
+    expect(rows(db, 'SELECT * FROM session_watch_cursors')).toEqual(before.cursors);
+    expect(scalar(db, "SELECT value FROM session_state_meta WHERE name = 'event_count'")).toBe(before.count);
+    expect(store.pendingNotices(PARENT)).toEqual(before.pending);
+    expect(store.pendingNotices(COORD)).toEqual([]);
+  });
+});
+
+describe('sqlite store: clocks (R6)', () => {
+  it('stores the clamped occurredAt while recordedAt, head and cursor bookkeeping use the store clock', () => {
+    const { store, db } = openStore({ retentionMs: 2 * DAY });
+    store.record(spawn());
+    const old = store.record(human(CHILD, { occurredAt: T0 - 10 * DAY }))!;
+    const future = store.record(human(PEER, { occurredAt: T0 + 5 * HOUR, watchers: [COORD] }))!;
+    const ev = rows(db, 'SELECT sequence, occurred_at, recorded_at FROM session_state_events WHERE sequence IN (?, ?) ORDER BY sequence', old.sequence, future.sequence);
+    expect(ev).toEqual([
+      { sequence: old.sequence, occurred_at: T0 - DAY, recorded_at: T0 },
+      { sequence: future.sequence, occurred_at: T0, recorded_at: T0 },
+    ]);
+    expect(rows(db, 'SELECT DISTINCT updated_at FROM session_state_heads')).toEqual([{ updated_at: T0 }]);
+    expect(rows(db, 'SELECT DISTINCT updated_at FROM session_watch_cursors')).toEqual([{ updated_at: T0 }]);
+  });
+
+  it('age pruning follows occurredAt, while the prune schedule (R43) follows the store clock', () => {
+    const { store, clock, db } = openStore({ retentionMs: 2 * DAY });
+    const old = store.record(human(CHILD, { occurredAt: T0 - 10 * DAY }))!; // clamped to T0 - 1 day
+    const now = store.record(human(CHILD))!;
+    // An old occurredAt does not make the write path prune early: the schedule is local time.
+    clock.advance(HOUR - 1);
+    store.record(human(PEER));
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events')).toBe(3);
+    clock.set(T0 + DAY + 1); // old is now 2 days + 1 ms old by occurredAt; now is 1 day old
+    store.record(human(PEER)); // due: an hour has passed since opening
+    const kept = store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 }).stateChanges;
+    expect(kept.events.map((e) => e.sequence)).toEqual([now.sequence]);
+    expect(kept.historyGap).toBe(true);
+    expect(scalar(db, 'SELECT pruned_max_sequence FROM session_state_heads WHERE session_key = ?', CHILD)).toBe(old.sequence);
+  });
+});
+
+describe('sqlite store: bind limits', () => {
+  it('records with 40,000 producer-passed watchers (beyond SQLite\'s 32,766 bind limit), once each, durably', () => {
+    const { store, db } = openStore({ path: freshPath() });
+    const watchers = Array.from({ length: 40_000 }, (_, i) => `agent:main:w${i}`);
+    const first = store.record(human(CHILD, { watchers }))!;
+    expect(first).toBeDefined();
+    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE target_session_key = ?', CHILD)).toBe(40_000);
+    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE material = ? AND last_seen = 0', first.sequence)).toBe(40_000);
+    // The second event reads all 40,000 cursors back and keeps one frozen notice per pair (R24).
+    const pendingBefore = store.pendingNotices('agent:main:w39999');
+    const second = store.record(human(CHILD, { watchers: [...watchers, ...watchers.slice(0, 100)] }))!;
+    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE material = ?', second.sequence)).toBe(40_000);
+    expect(store.pendingNotices('agent:main:w39999')).toEqual(pendingBefore);
+    expect(pendingBefore.map((n) => n.lastSeenSequence)).toEqual([0]);
+    store.restart();
+    let total = 0;
+    for (const w of [watchers[0]!, watchers[20_000]!, watchers[39_999]!]) {
+      const drained = store.drainNotices(w);
+      expect(drained.map((n) => n.lastSeenSequence)).toEqual([0]);
+      total += drained.length;
+    }
+    expect(total).toBe(3);
+    // R29 rebuilt every pending pair: the 3 drained ones are acked, 39,997 remain pending.
+    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE material > last_seen')).toBe(39_997);
+  });
+});
+
+describe('sqlite store: integers', () => {
+  it('returns plain numbers everywhere (no bigint leaks out of the driver)', () => {
+    const { store } = openStore();
+    store.record(spawn());
+    const e = store.record(human(CHILD, { payload: { turns: 3 } }))!;
+    const r = store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 });
+    const [n] = store.drainNotices(PARENT);
+    const numbers = [
+      e.sequence, e.occurredAt, e.recordedAt, e.payload!.turns,
+      r.stateVersion, r.stateChanges.earliestAvailableSequence,
+      ...r.stateChanges.events.flatMap((x) => [x.sequence, x.occurredAt, x.recordedAt]),
+      store.stateVersion(CHILD, A), n!.lastSeenSequence,
+      ...Object.values(store.cursor(PARENT, CHILD, A)!).filter((v) => typeof v !== 'string'),
+    ];
+    for (const v of numbers) expect(typeof v).toBe('number');
+  });
+
+  it('hands out sequence 2^53 - 1 exactly, then refuses 2^53 with a logged unsafe-integer error and writes nothing', () => {
+    const { store, db, logger } = openStore();
+    store.record(human());
+    db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'session_state_events'").run(BigInt(Number.MAX_SAFE_INTEGER) - 1n);
+    store.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A });
+    const top = store.record(human())!;
+    expect(top.sequence).toBe(Number.MAX_SAFE_INTEGER);
+    store.drainNotices(COORD);
+    expect(store.record(human())).toBeUndefined();
+    expect(logger.entries).toHaveLength(1);
+    expect(logger.entries[0]!.message).toMatch(/record failed/);
+    expect(logger.entries[0]!.details).toMatchObject({ name: 'UnsafeIntegerError', code: 'unsafe-integer' });
+    expect(String(logger.entries[0]!.details!['error'])).toMatch(/9007199254740992 is outside the safe integer range/);
+    expect(store.stateVersion(CHILD, A)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events')).toBe(2);
+    expect(store.pendingNotices(COORD)).toEqual([]); // R18: a failed write enqueues nothing
+  });
+
+  it('degrades reads of an out-of-range integer to 0 / empty with a log line instead of rounding', () => {
+    const { store, db, logger } = openStore();
+    store.record(human());
+    db.prepare('UPDATE session_state_heads SET last_sequence = ?').run(2n ** 53n + 2n);
+    expect(store.stateVersion(CHILD, A)).toBe(0);
+    expect(store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 })).toEqual({
+      stateVersion: 0,
+      stateChanges: { events: [], historyGap: false, truncated: false, earliestAvailableSequence: 0 },
+    });
+    expect(logger.entries.map((e) => [e.message, e.details?.['code']])).toEqual([
+      ['sqlite store: stateVersion failed', 'unsafe-integer'],
+      ['sqlite store: changesSince failed', 'unsafe-integer'],
+    ]);
+  });
+});
+
+describe('sqlite store: lone surrogates (R1)', () => {
+  it('the driver really mangles lone surrogates: two distinct keys read back as one, so accepting them would alias', () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE t (k TEXT PRIMARY KEY) STRICT');
+    db.prepare('INSERT INTO t VALUES (?)').run('agent:main:x\uD800');
+    db.prepare('INSERT INTO t VALUES (?)').run('agent:main:x\uD801');
+    // Stored as invalid UTF-8 (ED A0 80 / ED A0 81), decoded back as U+FFFD per byte: identical strings.
+    const back = db.prepare('SELECT k FROM t ORDER BY k').pluck().all() as string[];
+    expect(back[0]).toBe(back[1]);
+    expect(back[0]).not.toBe('agent:main:x\uD800');
+    db.close();
+  });
+
+  it('rejects lone surrogates on every entry point, writing nothing, so distinct keys cannot collide', () => {
+    const { store, db } = openStore();
+    const lone = 'agent:main:x\uD800';
+    const twin = 'agent:main:x\uFFFD';
+    store.watch({ watcherSessionKey: COORD, targetSessionKey: twin, agentId: A });
+    const t = store.record(human(twin))!;
+    expectValidation(() => store.record(human(lone)), 'sessionKey');
+    expectValidation(() => store.record(human(CHILD, { actorId: 'x\uDC00' })), 'actorId');
+    expectValidation(() => store.record(human(CHILD, { watchers: [PARENT, 'agent:main:w\uD83D'] })), 'watchers.1');
+    expectValidation(() => store.record(human(CHILD, { dedupeKey: 'k\uDFFF' })), 'dedupeKey');
+    expectValidation(() => store.record(human(CHILD, { runId: '\uD800r' })), 'runId');
+    expectValidation(() => store.watch({ watcherSessionKey: 'agent:main:w\uD800', targetSessionKey: CHILD, agentId: A }), 'watcherSessionKey');
+    expectValidation(() => store.stateVersion(lone, A), 'sessionKey');
+    expectValidation(() => store.changesSince({ sessionKey: lone, agentId: A, since: 0 }), 'sessionKey');
+    expectValidation(() => store.pendingNotices('agent:main:w\uD800'), 'watcherSessionKey');
+    expectValidation(() => store.drainNotices('agent:main:w\uD800'), 'watcherSessionKey');
+    expectValidation(() => store.resetSession(lone), 'sessionKey');
+    expectValidation(() => store.deleteSession(lone, A), 'sessionKey');
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events')).toBe(1);
+    expect(store.stateVersion(twin, A)).toBe(t.sequence);
+    expect(store.pendingNotices(COORD).map((n) => n.targetSessionKey)).toEqual([twin]);
+    // Well-formed astral keys round-trip exactly and stay distinct from their U+FFFD look-alike.
+    const astral = 'agent:main:x\uD83D\uDE00';
+    const a = store.record(human(astral))!;
+    expect(store.changesSince({ sessionKey: astral, agentId: A, since: 0 }).stateChanges.events[0]!.sessionKey).toBe(astral);
+    expect(store.stateVersion(astral, A)).toBe(a.sequence);
+    expect(store.stateVersion('agent:main:x\uFFFD\uFFFD', A)).toBe(0);
+  });
+});
+
+describe('sqlite store: bare watcher keys (R13)', () => {
+  it('never writes a cursor row or a notice for a bare key, on any path', () => {
+    const { store, db } = openStore({ path: freshPath() });
+    const bare = ['main', 'global', 'Agent:main:x', 'agent::x', 'agent:main:', 'agentmain'];
+    for (const w of bare) expect(store.watch({ watcherSessionKey: w, targetSessionKey: CHILD, agentId: A })).toEqual({ watched: false });
+    store.record(spawn(CHILD, 'main', 'r1'));
+    store.record(human(CHILD, { watchers: bare }));
+    store.record({ ...human(CHILD, { watchers: bare }), kind: 'goal_changed', summary: 'goal updated' });
+    store.record({ sessionKey: CHILD, agentId: A, kind: 'run_completed', actorType: 'system', summary: 'child run completed', watchers: bare });
+    store.record({ ...human('global'), agentId: 'ops', watchers: bare });
+    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors')).toBe(0);
+    store.restart();
+    for (const w of bare) {
+      expect(store.pendingNotices(w)).toEqual([]);
+      expect(store.drainNotices(w)).toEqual([]);
+    }
+    // The bare session still has its log and changesSince.
+    expect(store.changesSince({ sessionKey: 'global', agentId: 'ops', since: 0 }).stateChanges.events).toHaveLength(1);
+  });
+});
+
+describe('sqlite store: lifecycle (R50, R51)', () => {
+  it('reset deletes exactly the watcher\'s cursor rows and queued notices', () => {
+    const { store, db } = openStore();
+    store.record(spawn());
+    store.watch({ watcherSessionKey: PARENT, targetSessionKey: PEER, agentId: A });
+    store.watch({ watcherSessionKey: COORD, targetSessionKey: PARENT, agentId: A });
+    store.record(human());
+    store.record(human(PEER));
+    store.record(human(PARENT));
+    store.resetSession(PARENT);
+    expect(rows(db, 'SELECT watcher_session_key AS w, target_session_key AS t FROM session_watch_cursors')).toEqual([{ w: COORD, t: PARENT }]);
+    expect(store.pendingNotices(PARENT)).toEqual([]);
+    expect(store.pendingNotices(COORD)).toHaveLength(1);
+    expect(store.changesSince({ sessionKey: PARENT, agentId: A, since: 0 }).stateChanges.events).toHaveLength(1);
+    store.restart();
+    expect(store.pendingNotices(PARENT)).toEqual([]);
+    expect(store.pendingNotices(COORD)).toHaveLength(1);
+  });
+
+  it('delete removes the identity\'s events, head and cursors both ways, frees dedupe keys, and keeps the count exact', () => {
+    const { store, db } = openStore();
+    store.record(spawn());
+    store.watch({ watcherSessionKey: CHILD, targetSessionKey: PEER, agentId: A });
+    store.record(human(CHILD, { dedupeKey: 'd1' }));
+    store.record(human(PEER));
+    store.record({ ...human('global'), agentId: 'ops' });
+    const other = store.record({ ...human('global'), agentId: 'main' })!;
+    store.deleteSession(CHILD, A);
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events WHERE session_key = ?', CHILD)).toBe(0);
+    expect(scalar(db, 'SELECT count(*) FROM session_state_heads WHERE session_key = ?', CHILD)).toBe(0);
+    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE target_session_key = ? OR watcher_session_key = ?', CHILD, CHILD)).toBe(0);
+    expect(scalar(db, "SELECT value FROM session_state_meta WHERE name = 'event_count'")).toBe(scalar(db, 'SELECT count(*) FROM session_state_events'));
+    expect(store.pendingNotices(PARENT)).toEqual([]);
+    expect(store.pendingNotices(CHILD)).toEqual([]);
+    const reused = store.record(human(CHILD, { dedupeKey: 'd1' }))!;
+    expect(reused.sequence).toBeGreaterThan(other.sequence); // a new event: the key was freed; R7 never reuses
+    store.deleteSession('global', 'ops');
+    expect(store.stateVersion('global', 'main')).toBe(other.sequence);
+  });
+});
+
+describe('sqlite store: acknowledgement (R27, R28)', () => {
+  it('acks to the frozen watermark in the table and queues the follow-up in memory right after the commit', () => {
+    const { store, db } = openStore();
+    const s = store.record(spawn())!;
+    const f = store.record(human())!;
+    const g = store.record(human())!;
+    expect(store.drainNotices(PARENT).map((n) => n.lastSeenSequence)).toEqual([s.sequence]);
+    expect(rows(db, 'SELECT last_seen, notified, material FROM session_watch_cursors')).toEqual([{ last_seen: f.sequence, notified: g.sequence, material: g.sequence }]);
+    expect(store.pendingNotices(PARENT).map((n) => n.lastSeenSequence)).toEqual([f.sequence]); // no restart needed
+    expect(store.drainNotices(PARENT).map((n) => n.lastSeenSequence)).toEqual([f.sequence]);
+    expect(store.drainNotices(PARENT)).toEqual([]);
+    expect(rows(db, 'SELECT last_seen, notified, material FROM session_watch_cursors')).toEqual([{ last_seen: g.sequence, notified: g.sequence, material: g.sequence }]);
+  });
+});
+
+describe('sqlite store: restart recovery (R29)', () => {
+  it('reopening the file rebuilds exactly the pending notices, acked ones stay acked, and then prunes', () => {
+    const path = freshPath();
+    const first = openStore({ path, retentionMs: 10 * DAY });
+    first.store.record(spawn());
+    first.store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
+    first.store.watch({ watcherSessionKey: COORD, targetSessionKey: 'agent:main:quiet', agentId: A });
+    first.store.record(human());
+    first.store.record(human(PEER));
+    first.store.drainNotices(COORD);
+    first.store.record(human(PEER)); // pending again, quoting the acked watermark
+    first.store.record(human()); // PARENT's notice stays frozen
+    const pendingParent = first.store.pendingNotices(PARENT);
+    const pendingCoord = first.store.pendingNotices(COORD);
+    first.store.close();
+
+    // The next process opens the file 10 days + 1 ms later: pending pairs come back once, the idle
+    // explicit cursor (not pending, not refreshed) expires in the prune that follows the sweep.
+    const second = openStore({ path, retentionMs: 10 * DAY }, T0 + 10 * DAY + 1);
+    expect(second.store.pendingNotices(PARENT)).toEqual(pendingParent);
+    expect(second.store.pendingNotices(COORD)).toEqual(pendingCoord);
+    expect(rows(second.db, 'SELECT target_session_key AS t, updated_at AS u FROM session_watch_cursors ORDER BY watcher_session_key, t')).toEqual([
+      { t: PEER, u: T0 + 10 * DAY + 1 },
+      { t: CHILD, u: T0 + 10 * DAY + 1 },
+    ]);
+    expect(second.store.drainNotices(PARENT)).toEqual(pendingParent);
+    second.store.close();
+    const third = openStore({ path, retentionMs: 10 * DAY }, T0 + 10 * DAY + 2);
+    expect(third.store.pendingNotices(PARENT)).toEqual([]);
+    expect(third.store.pendingNotices(COORD)).toEqual(pendingCoord);
+    third.store.close();
+  });
+
+  it('two connections share one file: each sees the other\'s writes, sequences stay global', () => {
+    const path = freshPath();
+    const a = openStore({ path });
+    const b = openStore({ path });
+    b.store.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A });
+    const seqs: number[] = [];
+    for (let i = 0; i < 20; i++) seqs.push((i % 2 ? a : b).store.record(human(i % 3 ? CHILD : PEER))!.sequence);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    expect(new Set(seqs).size).toBe(20);
+    expect(a.store.stateVersion(CHILD, A)).toBe(b.store.stateVersion(CHILD, A));
+    // The cursor B wrote is durable, so A's record told COORD through A's queue.
+    expect(a.store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([0]);
+    expect(a.store.eventCount()).toBe(20);
+    a.store.close();
+    b.store.close();
+  });
+});
+
+describe('sqlite store: options', () => {
+  it('uses WAL, synchronous NORMAL and a 5 s busy timeout by default; all are configurable', () => {
+    const def = openStore({ path: freshPath() });
+    expect(def.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(Number(def.db.pragma('synchronous', { simple: true }))).toBe(1);
+    expect(Number(def.db.pragma('busy_timeout', { simple: true }))).toBe(5000);
+    const full = openStore({ path: freshPath(), synchronous: 'FULL', busyTimeoutMs: 250 });
+    expect(Number(full.db.pragma('synchronous', { simple: true }))).toBe(2);
+    expect(Number(full.db.pragma('busy_timeout', { simple: true }))).toBe(250);
+    const mem = createSqliteStore({ now: () => T0 });
+    expect(mem.path).toBe(':memory:');
+    expect(() => createSqliteStore({ now: () => T0, synchronous: 'SOMETIMES' as never })).toThrow(RangeError);
+    expect(() => createSqliteStore({ now: () => T0, busyTimeoutMs: -1 })).toThrow(RangeError);
+    expect(() => createSqliteStore({ now: () => T0, maxRows: 0 })).toThrow(RangeError);
+    for (const s of [def.store, full.store, mem]) s.close();
+    expect(() => mem.stateVersion(CHILD, A)).toThrow(/closed/);
+  });
+});
