@@ -6,6 +6,9 @@ export const entries: Record<string, string> = {
   spec: 'spec/index.ts',
   core: 'src/core/index.ts',
   memory: 'src/memory/index.ts',
+  sqlite: 'src/sqlite/index.ts',
+  upstream: 'src/upstream/index.ts',
+  conformance: 'conformance/index.ts',
   cli: 'src/cli/main.ts',
 };
 

@@ -28,6 +28,10 @@ export function jsonSchemas(): Record<string, unknown> {
     'changes-since-request.json': spec.ChangesSinceRequest,
     'changes-since-response.json': spec.ChangesSinceResponse,
     'limits.json': { $comment: 'spec/schemas/limits.ts', const: spec.LIMITS },
+    'wire-request.json': spec.WireRequest,
+    'wire-response.json': spec.WireResponse,
+    'wire-hello.json': spec.WireHello,
+    'conformance-vector.json': spec.ConformanceVector,
   };
 }
 

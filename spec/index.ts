@@ -10,4 +10,6 @@ export * from './schemas/event.js';
 export * from './schemas/cursor.js';
 export * from './schemas/notice.js';
 export * from './schemas/changes-since.js';
+export * from './schemas/wire.js';
+export * from './schemas/vectors.js';
 export type * from './schemas/contract.js';

@@ -1,0 +1,22 @@
+/**
+ * BROKEN (R34): reading acks. changesSince marks the session as seen by every watcher (cursor to
+ * the head, queued notice dropped), as if the reader were all of them.
+ */
+import type { ChangesSinceRequest, CreateOptions } from '../../spec/index.js';
+import { VariantStore } from './variant.js';
+
+export const breaks = { rule: 'R34', what: 'changesSince advances the watchers\' cursors' };
+
+class ChangesSinceAcks extends VariantStore {
+  override changesSince(request: ChangesSinceRequest) {
+    const r = super.changesSince(request);
+    for (const c of this.cursorsOn(request.sessionKey, request.agentId)) {
+      const head = r.stateVersion;
+      this.put({ ...c, lastSeenSequence: head, notifiedSequence: head, materialSequence: Math.max(head, c.materialSequence), updatedAt: this.clock() });
+      this.notices.dropPair(c.watcherSessionKey, c.targetSessionKey, c.targetAgentId);
+    }
+    return r;
+  }
+}
+
+export const create = (options: CreateOptions) => new ChangesSinceAcks(options);

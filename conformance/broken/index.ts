@@ -1,0 +1,69 @@
+/**
+ * The deliberately broken implementations: each breaks one rule of spec/PROTOCOL.md. The suite
+ * must catch every one (conformance/broken.test.ts); they are also handy to see what a failure
+ * report looks like: `session-state-kit conformance --broken acks-to-head`.
+ */
+import type { StoreFactory } from '../../spec/index.js';
+import * as acksToHead from './acks-to-head.js';
+import * as changesSinceAcks from './changes-since-acks.js';
+import * as dedupeRenotifies from './dedupe-renotifies.js';
+import * as forgetsOnRestart from './forgets-on-restart.js';
+import * as gapByArithmetic from './gap-by-arithmetic.js';
+import * as headRegresses from './head-regresses.js';
+import * as historyNotifies from './history-notifies.js';
+import * as ignoresAgentInHeads from './ignores-agent-in-heads.js';
+import * as limitNotClamped from './limit-not-clamped.js';
+import * as logOnlyNotifies from './log-only-notifies.js';
+import * as noCoalescing from './no-coalescing.js';
+import * as noFollowUp from './no-follow-up.js';
+import * as notifiesActor from './notifies-actor.js';
+import * as notifiesBareKeys from './notifies-bare-keys.js';
+import * as pruneWithoutWatermark from './prune-without-watermark.js';
+import * as rewatchClobbers from './rewatch-clobbers.js';
+import * as spawnNotSeeded from './spawn-not-seeded.js';
+import * as storesMessageText from './stores-message-text.js';
+import * as terminalNotifiesParent from './terminal-notifies-parent.js';
+import * as vagueValidationField from './vague-validation-field.js';
+import * as wrongNoticeText from './wrong-notice-text.js';
+import { createVariantStore } from './variant.js';
+
+export interface BrokenImplementation {
+  name: string;
+  /** The rule it breaks. */
+  rule: string;
+  what: string;
+  create: StoreFactory;
+}
+
+const modules: Record<string, { breaks: { rule: string; what: string }; create: StoreFactory }> = {
+  'no-coalescing': noCoalescing,
+  'notifies-actor': notifiesActor,
+  'acks-to-head': acksToHead,
+  'no-follow-up': noFollowUp,
+  'gap-by-arithmetic': gapByArithmetic,
+  'head-regresses': headRegresses,
+  'changes-since-acks': changesSinceAcks,
+  'prune-without-watermark': pruneWithoutWatermark,
+  'ignores-agent-in-heads': ignoresAgentInHeads,
+  'forgets-on-restart': forgetsOnRestart,
+  'notifies-bare-keys': notifiesBareKeys,
+  'terminal-notifies-parent': terminalNotifiesParent,
+  'rewatch-clobbers': rewatchClobbers,
+  'limit-not-clamped': limitNotClamped,
+  'wrong-notice-text': wrongNoticeText,
+  'log-only-notifies': logOnlyNotifies,
+  'history-notifies': historyNotifies,
+  'spawn-not-seeded': spawnNotSeeded,
+  'dedupe-renotifies': dedupeRenotifies,
+  'stores-message-text': storesMessageText,
+  'vague-validation-field': vagueValidationField,
+};
+
+export const BROKEN: readonly BrokenImplementation[] = Object.entries(modules).map(([name, m]) => ({ name, rule: m.breaks.rule, what: m.breaks.what, create: m.create }));
+
+export function brokenByName(name: string): BrokenImplementation | undefined {
+  return BROKEN.find((b) => b.name === name);
+}
+
+/** The unmodified variant: the control that must pass everything. */
+export const CONTROL: StoreFactory = createVariantStore;

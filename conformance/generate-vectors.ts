@@ -1,0 +1,544 @@
+/**
+ * Generates conformance/vectors/*.json: hand-written scripts, one or more rules each, plus a few
+ * random scripts from fixed seeds, with the outputs of the reference store (`npm run
+ * conformance:vectors`). `--check` exits 1 when the committed files differ (a test does the same).
+ */
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { LIMITS, VECTOR_FORMAT, type ConformanceVector, type StoreFactory, type VectorStep } from '../spec/index.js';
+import { createMemoryStore } from '../src/memory/index.js';
+import { genericDrafts, optionsArb, scenario } from './arbitraries.js';
+import { Clock, DAY, HOUR, MINUTE, T0, callStore, closeQuietly, openStore, type Command, type ScenarioOptions } from './script.js';
+import { toExpectation } from './vectors.js';
+
+export interface VectorSpec {
+  name: string;
+  rules: string[];
+  description: string;
+  options?: ScenarioOptions;
+  script: Command[];
+}
+
+// ---- a tiny script DSL -------------------------------------------------------------------------
+
+const A = 'main';
+const PARENT = 'agent:main:main';
+const CHILD = 'agent:main:subagent:child';
+const PEER = 'agent:main:peer';
+const COORD = 'agent:main:coordinator';
+const LEAD = 'agent:main:subagent:lead';
+const OPS_MAIN = 'agent:ops:main';
+
+type In = Record<string, unknown>;
+const rec = (input: In): Command => ({ op: 'record', args: [input] });
+const agentOfKey = (key: string) => /^agent:([^:]+):/.exec(key)?.[1] ?? A;
+const human = (key = CHILD, extra: In = {}): Command =>
+  rec({ sessionKey: key, agentId: agentOfKey(key), kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram', ...extra });
+const ev = (key: string, kind: string, extra: In = {}): Command => {
+  const payload = kind === 'run_failed' ? { outcome: 'error' } : kind === 'upstream_missing' ? { channel: 'claude' } : kind === 'adopted' ? { catalogId: 'claude', hostId: 'gateway:local' } : undefined;
+  return rec({ sessionKey: key, agentId: agentOfKey(key), kind, actorType: 'system', summary: `${kind.replace(/_/g, ' ')}`, ...(payload ? { payload } : {}), ...extra });
+};
+const byAgent = (key: string, kind: string, actor: string, extra: In = {}) => ev(key, kind, { actorType: 'agent', actorId: actor, ...extra });
+const spawn = (child = CHILD, parent = PARENT, run = 'r1'): Command =>
+  rec({
+    sessionKey: child,
+    agentId: agentOfKey(child),
+    kind: 'child_spawned',
+    actorType: 'agent',
+    actorId: parent,
+    runId: run,
+    dedupeKey: `child-spawned:${run}`,
+    summary: 'child session spawned',
+    watchers: [parent],
+  });
+const watch = (w: string, t: string, a = agentOfKey(t)): Command => ({ op: 'watch', args: [{ watcherSessionKey: w, targetSessionKey: t, agentId: a }] });
+const pending = (w: string): Command => ({ op: 'pendingNotices', args: [w] });
+const drain = (w: string): Command => ({ op: 'drainNotices', args: [w] });
+const since = (key: string, s: number, limit?: number, agent = agentOfKey(key)): Command => ({
+  op: 'changesSince',
+  args: [{ sessionKey: key, agentId: agent, since: s, ...(limit !== undefined ? { limit } : {}) }],
+});
+const version = (key: string, agent = agentOfKey(key)): Command => ({ op: 'stateVersion', args: [key, agent] });
+const prune: Command = { op: 'prune', args: [] };
+const restart: Command = { op: 'restart', args: [] };
+const reset = (key: string): Command => ({ op: 'resetSession', args: [key] });
+const del = (key: string, agent = agentOfKey(key)): Command => ({ op: 'deleteSession', args: [key, agent] });
+const advance = (ms: number): Command => ({ op: 'advance', args: [ms] });
+const times = (n: number, c: Command): Command[] => Array.from({ length: n }, () => c);
+
+export const HAND_WRITTEN: VectorSpec[] = [
+  {
+    name: 'r01-r04-r09-bad-input',
+    rules: ['R1', 'R2', 'R3', 'R4', 'R9'],
+    description: 'Bad keys (empty, lone surrogate, quote, control character, too long, agent mismatch), actor types, summaries and payloads throw a ValidationError naming the field and write nothing; a bare key is valid.',
+    script: [
+      human(''),
+      human('agent:main:x\uD800'),
+      human('agent:main:"q"'),
+      human('agent:main:a\nb'),
+      human('x'.repeat(LIMITS.keyMaxLength + 1)),
+      human(CHILD, { agentId: 'other' }),
+      human(CHILD, { actorId: 'a\uDC00' }),
+      human(CHILD, { actorType: 'robot' }),
+      human(CHILD, { summary: 'line one\nline two' }),
+      human(CHILD, { summary: '   ' }),
+      human(CHILD, { summary: 'x'.repeat(LIMITS.summaryMaxLength + 1) }),
+      human(CHILD, { kind: 'chat_message' }),
+      human(CHILD, { message: 'the whole message text' }),
+      human(CHILD, { payload: { text: 'the whole message text' } }),
+      rec({ sessionKey: CHILD, agentId: A, kind: 'run_failed', actorType: 'system', summary: 'child run failed' }),
+      rec({ sessionKey: CHILD, agentId: A, kind: 'run_failed', actorType: 'system', summary: 'child run failed', payload: { outcome: 'boom' } }),
+      rec({ sessionKey: CHILD, agentId: A, kind: 'compacted', actorType: 'system', summary: 'session compacted', payload: {} }),
+      human(CHILD, { watchers: [PARENT, 42] }),
+      human(CHILD, { occurredAt: 1.5 }),
+      human(CHILD, { dedupeKey: '' }),
+      { op: 'record', args: [null] },
+      { op: 'watch', args: [{ watcherSessionKey: COORD, targetSessionKey: CHILD }] },
+      since(CHILD, -1),
+      since(CHILD, 0, 0),
+      { op: 'stateVersion', args: ['', A] },
+      { op: 'pendingNotices', args: [''] },
+      { op: 'deleteSession', args: ['global', ''] },
+      version(CHILD),
+      pending(PARENT),
+      human(CHILD, { summary: 'x'.repeat(LIMITS.summaryMaxLength) }),
+      rec({ sessionKey: 'global', agentId: 'ops', kind: 'goal_changed', actorType: 'human', summary: 'goal updated', payload: { action: 'updated' } }),
+      version('global', 'ops'),
+    ],
+  },
+  {
+    name: 'r06-occurred-at-clamp',
+    rules: ['R6'],
+    description: 'occurredAt is clamped into [now - 24 h, now]; recordedAt and absent occurredAt are now.',
+    script: [human(CHILD, { occurredAt: T0 + 5 * HOUR }), human(CHILD, { occurredAt: T0 - 10 * DAY }), human(CHILD, { occurredAt: T0 - HOUR }), advance(MINUTE), human()],
+  },
+  {
+    name: 'r07-r08-sequences-and-dedupe',
+    rules: ['R5', 'R7', 'R8'],
+    description: 'Sequences are global and never reused; a retained dedupe key returns the same event and changes nothing; once pruned or deleted the key is free.',
+    options: { retentionMs: DAY },
+    script: [
+      spawn(),
+      human(CHILD, { dedupeKey: 'turn-1' }),
+      pending(PARENT),
+      human(CHILD, { dedupeKey: 'turn-1' }),
+      ev(CHILD, 'run_completed', { dedupeKey: 'turn-1' }),
+      version(CHILD),
+      drain(PARENT),
+      human(CHILD, { dedupeKey: 'turn-1' }),
+      pending(PARENT),
+      human(PEER),
+      del(PEER),
+      human(PEER),
+      advance(2 * DAY),
+      prune,
+      human(CHILD, { dedupeKey: 'turn-1' }),
+      version(CHILD),
+    ],
+  },
+  {
+    name: 'r09b-only-if-watched',
+    rules: ['R9b'],
+    description: 'onlyIfWatched writes only when the target has a cursor or the producer passes an agent-scoped watcher other than the target.',
+    script: [
+      human(PEER, { onlyIfWatched: true }),
+      human(PEER, { onlyIfWatched: true, watchers: ['global', PEER] }),
+      version(PEER),
+      watch(COORD, PEER),
+      human(PEER, { onlyIfWatched: true }),
+      human(CHILD, { onlyIfWatched: true, watchers: [PARENT] }),
+      pending(PARENT),
+      pending(COORD),
+    ],
+  },
+  {
+    name: 'r10-kind-classes',
+    rules: ['R10', 'R16', 'R17'],
+    description: 'Every kind behaves as its class says for an explicit watcher: notify and terminal notify, seed and log-only do not.',
+    script: [
+      watch(COORD, CHILD),
+      ...['human_direct_message', 'goal_changed', 'agent_message', 'session_reset', 'upstream_missing', 'child_spawned', 'run_completed', 'run_failed', 'compacted', 'adopted', 'created'].flatMap((kind) => [
+        ev(CHILD, kind),
+        pending(COORD),
+        drain(COORD),
+      ]),
+    ],
+  },
+  {
+    name: 'r11-r12-r13-watcher-set',
+    rules: ['R11', 'R12', 'R13'],
+    description: 'Producer watchers and cursor holders are notified once each; the target itself, the actor and bare keys never are.',
+    script: [
+      watch(COORD, CHILD),
+      watch('global', CHILD),
+      human(CHILD, { watchers: [PARENT, PARENT, COORD, CHILD, 'global', 'main'] }),
+      pending(PARENT),
+      pending(COORD),
+      pending(CHILD),
+      pending('global'),
+      pending('main'),
+      drain(PARENT),
+      drain(COORD),
+      byAgent(CHILD, 'agent_message', PARENT, { watchers: [PARENT] }),
+      pending(PARENT),
+      pending(COORD),
+      byAgent(CHILD, 'goal_changed', COORD),
+      pending(COORD),
+      rec({ sessionKey: 'global', agentId: 'ops', kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' }),
+      since('global', 0, undefined, 'ops'),
+    ],
+  },
+  {
+    name: 'r14-spawn-seeding',
+    rules: ['R14'],
+    description: 'child_spawned seeds the parent at its sequence without a notice; a re-spawn onto a pending cursor keeps the pending notice; onto an idle one it re-seeds.',
+    script: [
+      human(),
+      spawn(),
+      pending(PARENT),
+      human(),
+      pending(PARENT),
+      spawn(CHILD, PARENT, 'r2'),
+      pending(PARENT),
+      drain(PARENT),
+      pending(PARENT),
+      spawn(CHILD, PARENT, 'r3'),
+      human(),
+      pending(PARENT),
+    ],
+  },
+  {
+    name: 'r15-r24-coalescing',
+    rules: ['R15', 'R24'],
+    description: 'Twenty fast changes give one byte-identical pending notice quoting the frozen watermark.',
+    script: [spawn(), human(), pending(PARENT), ...times(19, human()), pending(PARENT), drain(PARENT), pending(PARENT)],
+  },
+  {
+    name: 'r16-terminal-runs',
+    rules: ['R16'],
+    description: 'run_completed and run_failed notify explicit watchers only, never the spawning parent or producer-passed watchers.',
+    script: [
+      spawn(),
+      watch(COORD, CHILD),
+      ev(CHILD, 'run_completed', { watchers: [PARENT] }),
+      rec({ sessionKey: CHILD, agentId: A, kind: 'run_failed', actorType: 'system', summary: 'child run timed out', payload: { outcome: 'timeout' }, watchers: [PARENT, PEER] }),
+      pending(PARENT),
+      pending(PEER),
+      pending(COORD),
+      watch(PARENT, CHILD),
+      ev(CHILD, 'run_completed'),
+      pending(PARENT),
+    ],
+  },
+  {
+    name: 'r17-log-only',
+    rules: ['R17', 'R44'],
+    description: 'Log-only events change no cursor: no notice, no follow-up after a drain.',
+    script: [spawn(), human(), ev(CHILD, 'compacted', { watchers: [PARENT] }), ev(CHILD, 'created'), drain(PARENT), pending(PARENT), ev(CHILD, 'adopted', { watchers: [PARENT] }), pending(PARENT)],
+  },
+  {
+    name: 'r20-identity',
+    rules: ['R20', 'R5'],
+    description: "Cursors and heads are per (session key, agent id): two agents' global sessions are independent.",
+    script: [
+      watch(OPS_MAIN, 'global', 'ops'),
+      rec({ sessionKey: 'global', agentId: 'other', kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' }),
+      pending(OPS_MAIN),
+      rec({ sessionKey: 'global', agentId: 'ops', kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' }),
+      pending(OPS_MAIN),
+      version('global', 'ops'),
+      version('global', 'other'),
+      version('global', 'main'),
+    ],
+  },
+  {
+    name: 'r21-r22-explicit-watch',
+    rules: ['R21', 'R22'],
+    description: 'Watch is refused for bare and self watchers; it starts at the head, so history never notifies; re-watch keeps a pending notice.',
+    script: [
+      human(PEER),
+      human(PEER),
+      watch(PEER, PEER),
+      watch('main', PEER),
+      watch(COORD, PEER),
+      pending(COORD),
+      restart,
+      pending(COORD),
+      human(PEER),
+      pending(COORD),
+      human(PEER),
+      watch(COORD, PEER),
+      pending(COORD),
+      watch(COORD, 'agent:main:not-yet'),
+      human('agent:main:not-yet'),
+      pending(COORD),
+    ],
+  },
+  {
+    name: 'r23-r25-r26-notice-shape',
+    rules: ['R23', 'R24', 'R25', 'R26'],
+    description: 'Exact notice text and context key, wake by watcher kind, and (target, agent) order in code units.',
+    script: [
+      ...times(11, human(PEER)),
+      watch(PARENT, CHILD),
+      spawn(),
+      human(),
+      pending(PARENT),
+      watch(LEAD, PEER),
+      watch(COORD, 'agent:main:z'),
+      watch(COORD, 'agent:main:b'),
+      watch(COORD, 'agent:main:m'),
+      watch(COORD, 'global', 'ops'),
+      human('agent:main:z'),
+      human('agent:main:b'),
+      human('agent:main:m'),
+      rec({ sessionKey: 'global', agentId: 'ops', kind: 'goal_changed', actorType: 'human', summary: 'goal updated' }),
+      human(PEER),
+      pending(COORD),
+      pending(LEAD),
+      drain(COORD),
+    ],
+  },
+  {
+    name: 'r27-r28-ack-and-follow-up',
+    rules: ['R27', 'R28'],
+    description: 'Drain acks to the frozen watermark; work interleaved before the drain reopens exactly one follow-up quoting the old watermark; none otherwise.',
+    script: [spawn(), human(), human(), human(), pending(PARENT), drain(PARENT), pending(PARENT), restart, drain(PARENT), drain(PARENT), human(), drain(PARENT), drain(PARENT)],
+  },
+  {
+    name: 'r29-restart',
+    rules: ['R29'],
+    description: 'restart drops the in-memory queue and rebuilds exactly the pending notices from durable cursors.',
+    script: [spawn(), watch(COORD, PEER), human(), human(), human(PEER), drain(COORD), restart, pending(PARENT), pending(COORD), restart, pending(PARENT), drain(PARENT), drain(PARENT)],
+  },
+  {
+    name: 'r30-r32-changes-since',
+    rules: ['R30', 'R31', 'R32', 'R34'],
+    description: 'Ascending events after since, at most limit, clamped to 200, with truncated and earliestAvailableSequence; reads move no cursor.',
+    script: [
+      since(CHILD, 0),
+      spawn(),
+      ...Array.from({ length: 205 }, (_, i) => (i % 50 === 0 ? [human(), human(PEER)] : [human()])).flat(),
+      pending(PARENT),
+      since(CHILD, 0, 1000),
+      since(CHILD, 205),
+      since(CHILD, 3, 1),
+      since(CHILD, 3, 2),
+      since(CHILD, 5000),
+      version(CHILD),
+      pending(PARENT),
+    ],
+  },
+  {
+    name: 'r33-history-gap',
+    rules: ['R33', 'R32', 'R7'],
+    description: 'historyGap comes from the pruned watermark of that session, never from sparse sequences.',
+    options: { retentionMs: DAY },
+    script: [
+      human(),
+      human(PEER),
+      human(PEER),
+      human(PEER),
+      human(),
+      since(CHILD, 1),
+      advance(DAY / 2),
+      human(),
+      advance(DAY / 2 + 1),
+      prune,
+      since(CHILD, 0),
+      since(CHILD, 1),
+      since(CHILD, 5),
+      since(PEER, 5),
+      since(PEER, 4),
+      since(PEER, 0),
+    ],
+  },
+  {
+    name: 'r40-r42-pruning',
+    rules: ['R40', 'R41', 'R42'],
+    description: 'Pruning by age then by row cap keeps the newest, never removes or lowers a head, and stamps the pruned watermark.',
+    options: { retentionMs: 10 * DAY, maxRows: 5 },
+    script: [
+      human(CHILD, { occurredAt: T0 - DAY }),
+      ...times(4, human()),
+      ...times(4, human(PEER)),
+      prune,
+      since(CHILD, 0),
+      since(PEER, 0),
+      version(CHILD),
+      advance(9 * DAY + HOUR),
+      prune,
+      since(CHILD, 0),
+      advance(2 * DAY),
+      prune,
+      since(CHILD, 0),
+      since(PEER, 0),
+      version(PEER),
+      human(PEER),
+      since(PEER, 0),
+    ],
+  },
+  {
+    name: 'r43-prune-schedule',
+    rules: ['R43'],
+    description: 'The write path prunes at most once an hour (counted from creation or the last prune); prune() and restart() always prune.',
+    options: { maxRows: 2 },
+    script: [
+      ...times(5, human()),
+      since(CHILD, 0),
+      advance(HOUR - 1),
+      human(),
+      since(CHILD, 0),
+      advance(1),
+      human(),
+      since(CHILD, 0),
+      ...times(3, human()),
+      since(CHILD, 0),
+      restart,
+      since(CHILD, 0),
+    ],
+  },
+  {
+    name: 'r44-cursor-expiry',
+    rules: ['R44'],
+    description: 'Idle cursors expire after the retention period with their queued notices; material events, acks and watch refresh them, log-only events do not.',
+    options: { retentionMs: 10 * DAY },
+    script: [
+      watch(COORD, PEER),
+      watch(COORD, CHILD),
+      watch(LEAD, PEER),
+      human(PEER),
+      advance(6 * DAY),
+      human(CHILD),
+      drain(COORD),
+      ev(PEER, 'compacted'),
+      advance(6 * DAY),
+      prune,
+      pending(LEAD),
+      human(PEER),
+      human(CHILD),
+      pending(COORD),
+      pending(LEAD),
+    ],
+  },
+  {
+    name: 'r50-reset',
+    rules: ['R50'],
+    description: "resetSession removes the watcher's cursors and queued notices; its own log, head and watchers stay.",
+    script: [spawn(), watch(COORD, PARENT), human(), human(PARENT), reset(PARENT), pending(PARENT), human(), pending(PARENT), version(PARENT), pending(COORD), restart, pending(PARENT)],
+  },
+  {
+    name: 'r51-delete',
+    rules: ['R51', 'R8'],
+    description: "deleteSession removes the identity's events, head, cursors both ways and their notices, frees dedupe keys, and leaves other agents' sessions alone.",
+    script: [
+      spawn(),
+      watch(CHILD, PEER),
+      human(),
+      human(PEER),
+      rec({ sessionKey: 'global', agentId: 'ops', kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' }),
+      rec({ sessionKey: 'global', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' }),
+      del(CHILD),
+      version(CHILD),
+      since(CHILD, 0),
+      pending(PARENT),
+      pending(CHILD),
+      human(),
+      human(PEER),
+      restart,
+      pending(PARENT),
+      pending(CHILD),
+      spawn(),
+      del('global', 'ops'),
+      version('global', 'ops'),
+      version('global', 'main'),
+    ],
+  },
+];
+
+/** Random scripts from fixed seeds: the same mix the `model` property generates. */
+export const RANDOM_SEEDS = [101, 202, 303, 404, 505, 606];
+
+export function randomSpecs(): VectorSpec[] {
+  return RANDOM_SEEDS.map((seed, i) => {
+    const [sc] = fc.sample(scenario(optionsArb, genericDrafts({ maxLength: 60, invalid: true })), { seed, numRuns: 1 });
+    return {
+      name: `random-${String(i + 1).padStart(2, '0')}`,
+      rules: [],
+      description: `A random script (fast-check seed ${seed}) over the shared key pool, as the model property generates them.`,
+      options: sc!.options,
+      script: sc!.commands,
+    };
+  });
+}
+
+function jsonSafe(value: unknown, where: string): void {
+  if (JSON.stringify(JSON.parse(JSON.stringify(value))) !== JSON.stringify(value)) throw new Error(`${where}: arguments must survive JSON`);
+}
+
+/** Runs a spec against a factory (the reference, for generation) and records every output. */
+export async function buildVector(spec: VectorSpec, factory: StoreFactory = createMemoryStore): Promise<ConformanceVector> {
+  const clock = new Clock(T0);
+  const options = spec.options ?? {};
+  const store = await openStore(factory, clock, options);
+  const steps: VectorStep[] = [];
+  try {
+    for (const cmd of spec.script) {
+      if (cmd.op === 'advance') {
+        clock.t += cmd.args[0] as number;
+        continue;
+      }
+      if (cmd.op === 'recordMany') throw new Error('vectors are expanded scripts');
+      jsonSafe(cmd.args, `${spec.name} step ${steps.length + 1}`);
+      const o = await callStore(store, cmd.op, cmd.args);
+      steps.push({ now: clock.t, op: cmd.op, args: JSON.parse(JSON.stringify(cmd.args)) as unknown[], expect: toExpectation(o) });
+    }
+  } finally {
+    await closeQuietly(store);
+  }
+  return { format: VECTOR_FORMAT, name: spec.name, rules: spec.rules, description: spec.description, options, startAt: T0, steps };
+}
+
+/** Pretty at the top, one line per step: diffs stay readable. */
+export function renderVector(v: ConformanceVector): string {
+  const head = { format: v.format, name: v.name, rules: v.rules, description: v.description, options: v.options, startAt: v.startAt };
+  const top = JSON.stringify(head, null, 2).replace(/\n}$/, '');
+  const steps = v.steps.map((s) => `    ${JSON.stringify({ now: s.now, op: s.op, args: s.args, expect: s.expect })}`).join(',\n');
+  return `${top},\n  "steps": [\n${steps}\n  ]\n}\n`;
+}
+
+export async function generateAll(): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const spec of [...HAND_WRITTEN, ...randomSpecs()]) out.set(`${spec.name}.json`, renderVector(await buildVector(spec)));
+  return out;
+}
+
+const here = fileURLToPath(new URL('./vectors/', import.meta.url));
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const check = process.argv.includes('--check');
+  const files = await generateAll();
+  let drift = 0;
+  mkdirSync(here, { recursive: true });
+  const existing = existsSync(here) ? readdirSync(here).filter((f) => f.endsWith('.json')) : [];
+  for (const f of existing) {
+    if (files.has(f)) continue;
+    if (check) {
+      console.error(`drift: conformance/vectors/${f} is not generated any more`);
+      drift++;
+    } else rmSync(join(here, f));
+  }
+  for (const [name, text] of files) {
+    const path = join(here, name);
+    if (check) {
+      if (!existsSync(path) || readFileSync(path, 'utf8') !== text) {
+        console.error(`drift: conformance/vectors/${name} differs from the reference (run npm run conformance:vectors)`);
+        drift++;
+      }
+    } else writeFileSync(path, text);
+  }
+  if (check && drift > 0) process.exit(1);
+  console.log(check ? `conformance/vectors is up to date (${files.size} vectors)` : `wrote ${files.size} vectors to conformance/vectors`);
+}

@@ -1,0 +1,191 @@
+import fc from 'fast-check';
+import type { StoreFactory } from '../spec/index.js';
+import { createMemoryStore } from '../src/memory/index.js';
+import { PROPERTIES, type ConformanceProperty } from './properties.js';
+import { ConformanceFailure, formatScript, type Scenario } from './script.js';
+
+export interface ConformanceOptions {
+  /** Generated cases per property (fixed properties always run once). Default: each property's own. */
+  runs?: number;
+  /** fast-check seed; one seed drives every property, so one number replays a whole run. */
+  seed?: number;
+  /** fast-check counterexample path: with `seed` and one property, replays exactly that case. */
+  path?: string;
+  /** Property names, or rule numbers (`R24`) selecting every property tied to that rule. */
+  properties?: string[];
+  /** Ten times the cases and longer scripts. */
+  thorough?: boolean;
+  /** Shrink counterexamples (default true). Off makes failing runs faster and scripts longer. */
+  shrink?: boolean;
+  /** The oracle of the `model` property; default: the in-memory reference store. */
+  reference?: StoreFactory;
+  onProgress?: (event: ConformanceProgress) => void;
+}
+
+export type ConformanceProgress =
+  | { type: 'start'; property: string; index: number; total: number; runs: number }
+  | { type: 'progress'; property: string; done: number; runs: number }
+  | { type: 'end'; property: string; index: number; total: number; result: PropertyResult };
+
+export interface PropertyFailure {
+  message: string;
+  /** 1-based step of the script after which the property failed (0: setup or epilogue). */
+  step: number;
+  /** The shrunk counterexample as a numbered script, one command per line. */
+  script: string;
+  scenario: Scenario | undefined;
+  seed: number;
+  path: string | null;
+  shrinks: number;
+  /** How to replay exactly this case. */
+  replay: { property: string; seed: number; path: string | null; cli: string; api: string };
+}
+
+export interface PropertyResult {
+  name: string;
+  rules: string[];
+  title: string;
+  passed: boolean;
+  /** Cases run (up to and including the first failure). */
+  runs: number;
+  durationMs: number;
+  seed: number;
+  failure?: PropertyFailure;
+}
+
+export interface ConformanceResult {
+  passed: boolean;
+  seed: number;
+  durationMs: number;
+  properties: PropertyResult[];
+}
+
+export function listProperties(): { name: string; rules: string[]; title: string; runs: number; fixed: boolean }[] {
+  return PROPERTIES.map((p) => ({ name: p.name, rules: p.rules, title: p.title, runs: p.runs, fixed: p.fixed === true }));
+}
+
+/** Resolves names and rule numbers (`R24`, `r28`) to properties, in suite order. */
+export function selectProperties(selectors: readonly string[] | undefined): ConformanceProperty[] {
+  if (!selectors || selectors.length === 0) return [...PROPERTIES];
+  const wanted = new Set<ConformanceProperty>();
+  for (const raw of selectors) {
+    const s = raw.trim();
+    const exact = PROPERTIES.find((p) => p.name.toLowerCase() === s.toLowerCase());
+    const byRule = /^[ru]\d+b?$/i.test(s) ? PROPERTIES.filter((p) => p.rules.some((r) => r.toUpperCase() === s.toUpperCase()) || p.name.toUpperCase().split('-').includes(s.toUpperCase())) : [];
+    const found = exact ? [exact] : byRule;
+    if (found.length === 0) throw new Error(`unknown property ${JSON.stringify(s)}; known: ${PROPERTIES.map((p) => p.name).join(', ')}`);
+    for (const p of found) wanted.add(p);
+  }
+  return PROPERTIES.filter((p) => wanted.has(p));
+}
+
+export function randomSeed(): number {
+  return Math.floor(Math.random() * 0x7fffffff);
+}
+
+/**
+ * Runs the conformance suite against `factory` (a contract StoreFactory: spec/schemas/contract.ts).
+ * Never throws for a failing implementation: the result says which property failed, with a
+ * shrunk, numbered counterexample script and the seed and path that replay it.
+ */
+export async function runConformance(factory: StoreFactory, options: ConformanceOptions = {}): Promise<ConformanceResult> {
+  const started = Date.now();
+  const seed = options.seed ?? randomSeed();
+  const thorough = options.thorough === true;
+  const selected = selectProperties(options.properties);
+  const ctx = { factory, reference: options.reference ?? createMemoryStore, thorough };
+  const results: PropertyResult[] = [];
+  for (const [index, p] of selected.entries()) {
+    const runs = p.fixed ? 1 : Math.max(1, Math.floor(options.runs ?? (thorough ? p.runs * 10 : p.runs)));
+    options.onProgress?.({ type: 'start', property: p.name, index, total: selected.length, runs });
+    const t0 = Date.now();
+    let done = 0;
+    const every = Math.max(1, Math.floor(runs / 10));
+    const property = fc.asyncProperty(p.arbitrary({ thorough }), async (sc) => {
+      try {
+        await p.check(sc, ctx);
+      } finally {
+        done++;
+        if (done <= runs && done % every === 0) options.onProgress?.({ type: 'progress', property: p.name, done, runs });
+      }
+    });
+    const params: fc.Parameters<[Scenario]> = { numRuns: runs, seed, endOnFailure: options.shrink === false };
+    if (options.path !== undefined) params.path = options.path;
+    let details: fc.RunDetails<[Scenario]>;
+    try {
+      details = await fc.check(property, params);
+    } catch (error) {
+      details = { failed: true, interrupted: false, counterexample: null, counterexamplePath: null, errorInstance: error, numRuns: done, numSkips: 0, numShrinks: 0, seed, failures: [], executionSummary: [], verbose: 0, runConfiguration: params } as unknown as fc.RunDetails<[Scenario]>;
+    }
+    const result: PropertyResult = {
+      name: p.name,
+      rules: p.rules,
+      title: p.title,
+      passed: !details.failed,
+      runs: details.numRuns,
+      durationMs: Date.now() - t0,
+      seed,
+    };
+    if (details.failed) result.failure = describeFailure(p, details, seed);
+    results.push(result);
+    options.onProgress?.({ type: 'end', property: p.name, index, total: selected.length, result });
+  }
+  return { passed: results.every((r) => r.passed), seed, durationMs: Date.now() - started, properties: results };
+}
+
+function describeFailure(p: ConformanceProperty, details: fc.RunDetails<[Scenario]>, seed: number): PropertyFailure {
+  const error = details.errorInstance;
+  const attached = (error as { scenario?: Scenario } | null)?.scenario;
+  const scenario = attached ?? details.counterexample?.[0];
+  const step = error instanceof ConformanceFailure ? error.step : 0;
+  let message: string;
+  if (error instanceof ConformanceFailure) message = error.message;
+  else if (error instanceof Error) message = `${error.name}: ${error.message}`;
+  else if (details.interrupted) message = 'interrupted';
+  else message = String(error ?? 'failed');
+  const path = details.counterexamplePath;
+  const pathArg = path !== null ? ` --path ${path}` : '';
+  return {
+    message,
+    step,
+    script: scenario ? formatScript(scenario, step || undefined) : '(no script)',
+    scenario,
+    seed,
+    path,
+    shrinks: details.numShrinks,
+    replay: {
+      property: p.name,
+      seed,
+      path,
+      cli: `--property ${p.name} --seed ${seed}${pathArg}`,
+      api: `runConformance(factory, { properties: [${JSON.stringify(p.name)}], seed: ${seed}${path !== null ? `, path: ${JSON.stringify(path)}` : ''} })`,
+    },
+  };
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** A readable summary table, then each failure with its script and replay line. */
+export function formatReport(result: ConformanceResult, opts: { replayPrefix?: string } = {}): string {
+  const rows = result.properties.map((r) => [r.name, r.rules.join(' '), String(r.runs), seconds(r.durationMs), r.passed ? 'ok' : 'FAILED']);
+  const header = ['property', 'rules', 'cases', 'time', 'result'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 2 || i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+  const failed = result.properties.filter((r) => !r.passed);
+  out.push('');
+  out.push(
+    failed.length === 0
+      ? `PASS: ${result.properties.length} properties in ${seconds(result.durationMs)} (seed ${result.seed})`
+      : `FAIL: ${failed.length} of ${result.properties.length} properties failed in ${seconds(result.durationMs)} (seed ${result.seed})`,
+  );
+  for (const r of failed) {
+    const f = r.failure!;
+    out.push('', `=== ${r.name} (${r.rules.join(', ')}): ${r.title}`, f.message, '', 'counterexample' + (f.shrinks ? ` (shrunk ${f.shrinks} times)` : '') + ':', f.script, '');
+    out.push(`replay: ${opts.replayPrefix ? `${opts.replayPrefix} ` : ''}${f.replay.cli}`);
+    out.push(`        ${f.replay.api}`);
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,103 @@
+/**
+ * The wire protocol end to end: the suite drives a store in a child process over JSON lines
+ * (conformance/stdio-server.ts), exactly as it would drive an implementation in another language.
+ */
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Compile } from 'typebox/compile';
+import { WIRE_PROTOCOL_VERSION, WireResponse } from '../spec/index.js';
+import { createMemoryStore } from '../src/memory/index.js';
+import { execFactory, type ExecFactory } from './exec.js';
+import { PROPERTIES, formatReport, runConformance } from './index.js';
+import { serveWire } from './wire-server.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const server = (flags: string) => `"${process.execPath}" --import tsx conformance/stdio-server.ts ${flags}`;
+const started: ExecFactory[] = [];
+function spawnServer(flags: string): ExecFactory {
+  const f = execFactory(server(flags), { cwd: root, timeoutMs: 20_000 });
+  started.push(f);
+  return f;
+}
+afterAll(async () => {
+  for (const f of started) await f.dispose();
+});
+
+describe('conformance over the wire protocol (child process)', () => {
+  it('W4/W6: the memory store served over stdio passes the suite', async () => {
+    const f = spawnServer('--store memory');
+    expect(await f.hello()).toEqual({ protocol: WIRE_PROTOCOL_VERSION, implementation: 'session-state-kit memory' });
+    // Fewer cases than in-process (every call is a round trip); the 50,000-row property is left to the CLI.
+    const properties = PROPERTIES.map((p) => p.name).filter((n) => n !== 'R42-real-limits');
+    const r = await runConformance(f, { seed: 777, runs: 12, properties });
+    if (!r.passed) console.error(formatReport(r));
+    expect(r.passed).toBe(true);
+    expect(r.properties.length).toBe(properties.length);
+  }, 120_000);
+
+  it('a broken store served over stdio is caught, with its ValidationErrors and clock intact', async () => {
+    const f = spawnServer('--broken no-follow-up');
+    const r = await runConformance(f, { seed: 5, runs: 40, properties: ['R27-R28-ack-on-drain', 'R9-validation', 'R33-history-gap'], shrink: false });
+    expect(r.properties.map((p) => [p.name, p.passed])).toEqual([
+      ['R27-R28-ack-on-drain', false],
+      ['R33-history-gap', true], // the clock crosses the wire: pruning by age works remotely
+      ['R9-validation', true], // errors cross the wire with name and field
+    ]);
+  }, 60_000);
+
+  it('reports a dead or silent implementation instead of hanging', async () => {
+    const f = execFactory(`"${process.execPath}" -e "process.stdin.resume(); setTimeout(() => process.exit(3), 50)"`, { timeoutMs: 5_000 });
+    await expect(f.hello()).rejects.toThrow(/exited \(code 3\)/);
+    const g = execFactory(`"${process.execPath}" -e "console.log('not json')"`, { timeoutMs: 5_000 });
+    await expect(g.hello()).rejects.toThrow(/not JSON|exited/);
+  });
+});
+
+describe('serveWire (the implementation side)', () => {
+  const check = Compile(WireResponse);
+  async function converse(lines: unknown[]): Promise<unknown[]> {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const chunks: string[] = [];
+    output.on('data', (c: Buffer) => chunks.push(c.toString('utf8')));
+    const done = serveWire(createMemoryStore, { input, output }, 'test');
+    for (const l of lines) input.write(`${typeof l === 'string' ? l : JSON.stringify(l)}\n`);
+    input.end();
+    await done;
+    const out = chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    for (const o of out) expect(check.Check(o), JSON.stringify(o)).toBe(true);
+    return out;
+  }
+
+  it('W1-W5: answers in order, uses the driver clock, carries ValidationError fields, rejects malformed requests', async () => {
+    const T = Date.UTC(2026, 0, 1);
+    const input = { sessionKey: 'agent:main:peer', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' };
+    const out = await converse([
+      { id: 1, op: 'hello', args: [], now: T },
+      { id: 2, op: 'stateVersion', args: ['global', 'main'], now: T },
+      { id: 3, op: 'create', args: [{ retentionMs: 1000 }], now: T },
+      { id: 4, op: 'record', args: [input], now: T + 5 },
+      { id: 5, op: 'record', args: [{ ...input, summary: 'two\nlines' }], now: T + 5 },
+      { id: 6, op: 'changesSince', args: [{ sessionKey: 'agent:main:peer', agentId: 'main', since: 0 }], now: T + 5000 },
+      { id: 7, op: 'prune', args: [], now: T + 5000 },
+      { id: 8, op: 'changesSince', args: [{ sessionKey: 'agent:main:peer', agentId: 'main', since: 0 }], now: T + 5000 },
+      { id: 9, op: 'record', args: [input, 'extra'], now: T },
+      'not json',
+      { id: 10, op: 'explode', args: [], now: T },
+      { id: 11, op: 'shutdown', args: [], now: T },
+      { id: 12, op: 'hello', args: [], now: T },
+    ]);
+    expect(out.map((o) => (o as { id: number }).id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 10, 11]);
+    expect(out[0]).toEqual({ id: 1, ok: true, result: { protocol: WIRE_PROTOCOL_VERSION, implementation: 'test' } });
+    expect(out[1]).toMatchObject({ id: 2, ok: false, error: { name: 'ProtocolError' } });
+    expect(out[3]).toMatchObject({ id: 4, ok: true, result: { sequence: 1, recordedAt: T + 5, occurredAt: T + 5 } });
+    expect(out[4]).toMatchObject({ id: 5, ok: false, error: { name: 'ValidationError', field: 'summary' } });
+    expect(out[5]).toMatchObject({ ok: true, result: { stateVersion: 1, stateChanges: { historyGap: false } } });
+    expect(out[7]).toMatchObject({ ok: true, result: { stateVersion: 1, stateChanges: { events: [], historyGap: true, earliestAvailableSequence: 2 } } });
+    expect(out[8]).toMatchObject({ id: 9, ok: false, error: { name: 'ProtocolError' } });
+    expect(out[9]).toMatchObject({ id: 0, ok: false, error: { name: 'ProtocolError' } });
+    expect(out[10]).toMatchObject({ id: 10, ok: false, error: { name: 'ProtocolError' } });
+    expect(out[11]).toEqual({ id: 11, ok: true, result: null });
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * The implementation side of the conformance wire protocol, for any contract factory. It is what an
+ * implementation in another language writes for itself (PROTOCOL.md "Conformance wire protocol"); here it proves the
+ * protocol, serving our own stores (conformance/stdio-server.ts).
+ */
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { Compile } from 'typebox/compile';
+import {
+  STORE_OPS,
+  WIRE_PROTOCOL_VERSION,
+  WireRequest,
+  type SessionStateStore,
+  type StoreFactory,
+  type StoreOp,
+  type WireError,
+  type WireResponse,
+} from '../spec/index.js';
+
+const requestCheck = Compile(WireRequest);
+
+function toWireError(error: unknown): WireError {
+  if (error !== null && typeof error === 'object') {
+    const e = error as { name?: unknown; message?: unknown; field?: unknown };
+    const out: WireError = { name: typeof e.name === 'string' && e.name ? e.name : 'Error', message: typeof e.message === 'string' ? e.message : String(error) };
+    if (typeof e.field === 'string') out.field = e.field;
+    return out;
+  }
+  return { name: 'Error', message: String(error) };
+}
+
+/** Serves `factory` on `input`/`output` until the input ends or a `shutdown` request arrives. */
+export function serveWire(factory: StoreFactory, io: { input: Readable; output: Writable }, implementation = 'session-state-kit'): Promise<void> {
+  let now = 0;
+  const clock = () => now;
+  let store: SessionStateStore | undefined;
+  let chain = Promise.resolve();
+  const write = (r: WireResponse) => io.output.write(`${JSON.stringify(r)}\n`);
+
+  return new Promise((resolve) => {
+    const lines = createInterface({ input: io.input });
+    let finished = false;
+    const finish = async () => {
+      if (finished) return;
+      finished = true;
+      lines.close();
+      try {
+        await store?.close();
+      } catch {
+        // shutting down anyway
+      }
+      resolve();
+    };
+
+    const handle = async (line: string): Promise<void> => {
+      if (line.trim() === '' || finished) return;
+      let req: unknown;
+      try {
+        req = JSON.parse(line);
+      } catch {
+        write({ id: 0, ok: false, error: { name: 'ProtocolError', message: 'request is not JSON' } });
+        return;
+      }
+      const id = typeof (req as { id?: unknown })?.id === 'number' ? (req as { id: number }).id : 0;
+      if (!requestCheck.Check(req)) {
+        const [first] = requestCheck.Errors(req);
+        write({ id, ok: false, error: { name: 'ProtocolError', message: `not a WireRequest${first ? `: ${first.instancePath} ${first.message}` : ''}` } });
+        return;
+      }
+      now = req.now; // the driver's clock, until the next request
+      try {
+        let result: unknown = null;
+        switch (req.op) {
+          case 'hello':
+            result = { protocol: WIRE_PROTOCOL_VERSION, implementation };
+            break;
+          case 'create': {
+            const previous = store;
+            store = undefined;
+            await previous?.close();
+            store = await factory({ now: clock, ...req.args[0] });
+            break;
+          }
+          case 'shutdown':
+            write({ id, ok: true, result: null });
+            await finish();
+            return;
+          default: {
+            if (!store) throw Object.assign(new Error('no store is open: send create first'), { name: 'ProtocolError' });
+            const op: StoreOp = req.op;
+            if (!STORE_OPS.includes(op)) throw new Error(`unknown op ${op}`);
+            const fn = (store as unknown as Record<string, (...a: unknown[]) => unknown>)[op]!;
+            result = (await fn.apply(store, req.args)) ?? null;
+            if (op === 'close') store = undefined;
+          }
+        }
+        write({ id, ok: true, result });
+      } catch (error) {
+        write({ id, ok: false, error: toWireError(error) });
+      }
+    };
+
+    lines.on('line', (line) => {
+      chain = chain.then(() => handle(line));
+    });
+    lines.on('close', () => {
+      chain = chain.then(finish);
+    });
+  });
+}

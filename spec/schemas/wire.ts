@@ -1,0 +1,118 @@
+import Type, { type Static, type TSchema } from 'typebox';
+
+/**
+ * PROTOCOL.md "Conformance wire protocol" (W1-W7). The conformance driver runs an
+ * implementation written in any language as a child process and talks JSON lines over its
+ * stdin/stdout: one request per line in, one response per line out, in order. Arguments are the
+ * contract methods' positional arguments (spec/schemas/contract.ts), passed through unvalidated on
+ * purpose: the suite sends bad input too and expects the implementation's ValidationError back.
+ */
+export const WIRE_PROTOCOL_VERSION = 'session-state-kit-conformance/1' as const;
+
+/** The store operations: exactly the contract methods (close included). */
+export const STORE_OPS = [
+  'record',
+  'watch',
+  'stateVersion',
+  'changesSince',
+  'pendingNotices',
+  'drainNotices',
+  'prune',
+  'resetSession',
+  'deleteSession',
+  'restart',
+  'close',
+] as const;
+export type StoreOp = (typeof STORE_OPS)[number];
+
+/** Positional arity of each store op, so a server can reject a malformed request early. */
+export const STORE_OP_ARITY: Record<StoreOp, number> = {
+  record: 1,
+  watch: 1,
+  stateVersion: 2,
+  changesSince: 1,
+  pendingNotices: 1,
+  drainNotices: 1,
+  prune: 0,
+  resetSession: 1,
+  deleteSession: 2,
+  restart: 0,
+  close: 0,
+};
+
+/** Options of `create`: the contract's CreateOptions without the clock, which travels as `now`. */
+export const WireCreateOptions = Type.Object(
+  {
+    retentionMs: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    maxRows: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  },
+  { additionalProperties: false },
+);
+export type WireCreateOptions = Static<typeof WireCreateOptions>;
+
+const RequestId = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Echoed in the response.' });
+const Now = Type.Integer({
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: "The driver's clock (epoch ms). The store's now() MUST return the latest now received, until the next request.",
+});
+
+function request<Op extends string, Args extends TSchema>(op: Op, args: Args, description: string) {
+  return Type.Object({ id: RequestId, op: Type.Literal(op), args, now: Now }, { additionalProperties: false, description });
+}
+
+const Any = Type.Unknown();
+
+/** One request line. */
+export const WireRequest = Type.Union(
+  [
+    request('hello', Type.Tuple([]), 'Handshake; the first request. Result: WireHello.'),
+    request('create', Type.Tuple([WireCreateOptions]), 'Close the current store (if any) and open a fresh, empty one with these options; its lastPruneAt is `now` (R43). Result: null.'),
+    request('record', Type.Tuple([Any]), 'store.record(input). Result: StateEvent or null (undefined).'),
+    request('watch', Type.Tuple([Any]), 'store.watch(request). Result: WatchResult.'),
+    request('stateVersion', Type.Tuple([Any, Any]), 'store.stateVersion(sessionKey, agentId). Result: integer.'),
+    request('changesSince', Type.Tuple([Any]), 'store.changesSince(request). Result: ChangesSinceResponse.'),
+    request('pendingNotices', Type.Tuple([Any]), 'store.pendingNotices(watcherSessionKey). Result: Notice[].'),
+    request('drainNotices', Type.Tuple([Any]), 'store.drainNotices(watcherSessionKey). Result: Notice[].'),
+    request('prune', Type.Tuple([]), 'store.prune(). Result: null.'),
+    request('resetSession', Type.Tuple([Any]), 'store.resetSession(sessionKey). Result: null.'),
+    request('deleteSession', Type.Tuple([Any, Any]), 'store.deleteSession(sessionKey, agentId). Result: null.'),
+    request('restart', Type.Tuple([]), 'store.restart(): drop in-memory state as a process restart would, rebuild (R29). Result: null.'),
+    request('close', Type.Tuple([]), 'store.close(). Result: null.'),
+    request('shutdown', Type.Tuple([]), 'Close everything and exit after answering. Result: null.'),
+  ],
+  { description: 'One line from the conformance driver to the implementation.' },
+);
+export type WireRequest = Static<typeof WireRequest>;
+export type WireOp = WireRequest['op'];
+
+/** Result of `hello`. */
+export const WireHello = Type.Object(
+  {
+    protocol: Type.Literal(WIRE_PROTOCOL_VERSION),
+    implementation: Type.Optional(Type.String({ maxLength: 200, description: 'Free-form name and version of the implementation.' })),
+  },
+  { additionalProperties: false },
+);
+export type WireHello = Static<typeof WireHello>;
+
+/** How a thrown error travels. `field` is required when name is ValidationError (R9). */
+export const WireError = Type.Object(
+  {
+    name: Type.String({ minLength: 1, description: 'ValidationError for bad input (R9); anything else is a failure of the implementation.' }),
+    field: Type.Optional(Type.String({ description: 'ValidationError.field: the dotted path of the offending field.' })),
+    message: Type.String(),
+  },
+  { additionalProperties: false },
+);
+export type WireError = Static<typeof WireError>;
+
+/** One response line, in request order. JSON null stands for undefined / void. */
+export const WireResponse = Type.Union(
+  [
+    Type.Object({ id: RequestId, ok: Type.Literal(true), result: Type.Unknown() }, { additionalProperties: false }),
+    Type.Object({ id: RequestId, ok: Type.Literal(false), error: WireError }, { additionalProperties: false }),
+  ],
+  { description: 'One line from the implementation to the conformance driver.' },
+);
+export type WireResponse = Static<typeof WireResponse>;

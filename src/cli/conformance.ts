@@ -1,0 +1,207 @@
+/**
+ * `session-state-kit conformance`: runs the conformance suite (conformance/) against an
+ * implementation given as a module (--impl), a child process speaking the wire protocol (--exec,
+ * any language), or one of ours (--builtin, --broken). Exit 0 when every property holds, 1 when one
+ * fails, 2 on a usage error. Progress goes to stderr, the report to stdout.
+ */
+import type { StoreFactory } from '../../spec/index.js';
+import { formatReport, listProperties, runConformance, type ConformanceOptions, type ConformanceResult } from '../../conformance/index.js';
+import { execFactory, type ExecFactory } from '../../conformance/exec.js';
+import { loadFactory } from '../../conformance/load.js';
+
+export const CONFORMANCE_USAGE = `session-state-kit conformance <target> [options]
+
+Targets (exactly one):
+  --impl PATH        a JS module exporting \`create(options)\` or a default factory (the contract in spec/schemas/contract.ts)
+  --exec "COMMAND"   a child process speaking the JSON-lines wire protocol (spec/PROTOCOL.md, W1-W7), any language
+  --builtin NAME     one of ours: memory | sqlite
+  --broken NAME      one of the deliberately broken implementations (conformance/broken), to see a failure report
+
+Options:
+  --property NAME    run only this property; a rule number (R24) selects its properties; repeatable, or comma-separated
+  --runs N           generated cases per property (default: each property's own)
+  --seed N           fast-check seed (printed with every run; replays it)
+  --path P           counterexample path from a failure report (with --seed and one --property)
+  --thorough         ten times the cases and longer scripts
+  --no-shrink        report the first failing case as found (faster)
+  --json             print the result as JSON instead of the table
+  --list             list the properties and exit
+  --help             this text
+`;
+
+export interface ConformanceIo {
+  out: (line: string) => void;
+  err: (text: string) => void;
+  isTTY?: boolean;
+}
+
+const defaultIo: ConformanceIo = {
+  out: (line) => console.log(line),
+  err: (text) => void process.stderr.write(text),
+  isTTY: process.stderr.isTTY === true,
+};
+
+interface Parsed {
+  target?: { kind: 'impl' | 'exec' | 'builtin' | 'broken'; value: string };
+  options: ConformanceOptions;
+  json: boolean;
+  list: boolean;
+  help: boolean;
+  replayPrefix: string;
+}
+
+class UsageError extends Error {}
+
+function parse(argv: string[]): Parsed {
+  const p: Parsed = { options: {}, json: false, list: false, help: false, replayPrefix: 'session-state-kit conformance' };
+  const props: string[] = [];
+  const value = (i: number, flag: string): string => {
+    const v = argv[i + 1];
+    if (v === undefined || (v.startsWith('--') && flag !== '--exec')) throw new UsageError(`${flag} needs a value`);
+    return v;
+  };
+  const int = (v: string, flag: string): number => {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n)) throw new UsageError(`${flag} needs an integer, got ${v}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const take = (): string => (inline !== undefined ? inline : value(i++, flag));
+    switch (flag) {
+      case '--impl':
+      case '--exec':
+      case '--builtin':
+      case '--broken': {
+        if (p.target) throw new UsageError('give exactly one of --impl, --exec, --builtin, --broken');
+        const v = take();
+        p.target = { kind: flag.slice(2) as 'impl', value: v };
+        p.replayPrefix += ` ${flag} ${JSON.stringify(v)}`;
+        break;
+      }
+      case '--property':
+        props.push(...take().split(',').filter(Boolean));
+        break;
+      case '--runs': {
+        const n = int(take(), flag);
+        if (n < 1) throw new UsageError('--runs must be at least 1');
+        p.options.runs = n;
+        break;
+      }
+      case '--seed':
+        p.options.seed = int(take(), flag);
+        break;
+      case '--path':
+        p.options.path = take();
+        break;
+      case '--thorough':
+        p.options.thorough = true;
+        break;
+      case '--no-shrink':
+        p.options.shrink = false;
+        break;
+      case '--json':
+        p.json = true;
+        break;
+      case '--list':
+        p.list = true;
+        break;
+      case '--help':
+      case '-h':
+        p.help = true;
+        break;
+      default:
+        throw new UsageError(`unknown option ${a}`);
+    }
+  }
+  if (props.length) p.options.properties = props;
+  if (p.options.path !== undefined && (p.options.seed === undefined || props.length !== 1)) throw new UsageError('--path needs --seed and exactly one --property');
+  return p;
+}
+
+async function resolveTarget(t: NonNullable<Parsed['target']>, io: ConformanceIo): Promise<{ factory: StoreFactory; dispose?: () => Promise<void> }> {
+  switch (t.kind) {
+    case 'impl':
+      return { factory: await loadFactory(t.value) };
+    case 'exec': {
+      const f: ExecFactory = execFactory(t.value, { onStderr: (text) => io.err(text.replace(/^/gm, '[impl] ')) });
+      const hello = await f.hello();
+      io.err(`conformance: talking to ${hello.implementation ?? 'an implementation'} (${hello.protocol})\n`);
+      return { factory: f, dispose: () => f.dispose() };
+    }
+    case 'builtin': {
+      if (t.value === 'memory') return { factory: (await import('../memory/index.js')).createMemoryStore };
+      if (t.value === 'sqlite') {
+        const { sqliteStoreFactory } = await import('../sqlite/index.js');
+        const { silentLogger } = await import('../shared/logger.js');
+        return { factory: sqliteStoreFactory({ logger: silentLogger }) };
+      }
+      throw new UsageError(`unknown --builtin ${t.value} (memory or sqlite)`);
+    }
+    case 'broken': {
+      const { BROKEN, brokenByName } = await import('../../conformance/broken/index.js');
+      const b = brokenByName(t.value);
+      if (!b) throw new UsageError(`unknown --broken ${t.value}; one of: ${BROKEN.map((x) => x.name).join(', ')}`);
+      io.err(`conformance: ${b.name} breaks ${b.rule}: ${b.what}\n`);
+      return { factory: b.create };
+    }
+  }
+}
+
+function progress(io: ConformanceIo): NonNullable<ConformanceOptions['onProgress']> {
+  return (e) => {
+    const tag = (i: number, total: number) => `[${String(i + 1).padStart(String(total).length)}/${total}]`;
+    if (e.type === 'start') {
+      if (io.isTTY) io.err(`${tag(e.index, e.total)} ${e.property} ...`);
+    } else if (e.type === 'progress') {
+      if (io.isTTY) io.err(`\r\x1b[K[..] ${e.property} ${e.done}/${e.runs}`);
+    } else {
+      const r = e.result;
+      const line = `${tag(e.index, e.total)} ${r.passed ? 'ok    ' : 'FAILED'} ${r.name} (${r.runs} case${r.runs === 1 ? '' : 's'}, ${(r.durationMs / 1000).toFixed(1)}s)`;
+      io.err(`${io.isTTY ? '\r\x1b[K' : ''}${line}\n`);
+    }
+  };
+}
+
+/** The `conformance` subcommand; returns the exit code. */
+export async function conformanceCommand(argv: string[], io: ConformanceIo = defaultIo): Promise<number> {
+  let parsed: Parsed;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    io.err(`${error instanceof Error ? error.message : String(error)}\n\n${CONFORMANCE_USAGE}`);
+    return 2;
+  }
+  if (parsed.help) {
+    io.out(CONFORMANCE_USAGE);
+    return 0;
+  }
+  if (parsed.list) {
+    for (const p of listProperties()) io.out(`${p.name.padEnd(26)} ${p.rules.join(' ').padEnd(12)} ${(p.fixed ? 'fixed' : `${p.runs} cases`).padEnd(9)}  ${p.title}`);
+    return 0;
+  }
+  if (!parsed.target) {
+    io.err(`give an implementation: --impl, --exec, --builtin or --broken\n\n${CONFORMANCE_USAGE}`);
+    return 2;
+  }
+  let target: Awaited<ReturnType<typeof resolveTarget>>;
+  try {
+    target = await resolveTarget(parsed.target, io);
+  } catch (error) {
+    io.err(`conformance: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  let result: ConformanceResult;
+  try {
+    io.err(`conformance: seed ${(parsed.options.seed ??= Math.floor(Math.random() * 0x7fffffff))}${parsed.options.thorough ? ', thorough' : ''}\n`);
+    result = await runConformance(target.factory, { ...parsed.options, onProgress: progress(io) });
+  } catch (error) {
+    io.err(`conformance: ${error instanceof Error ? error.message : String(error)}\n`);
+    await target.dispose?.();
+    return 2;
+  }
+  await target.dispose?.();
+  io.out(parsed.json ? JSON.stringify(result, null, 2) : formatReport(result, { replayPrefix: parsed.replayPrefix }));
+  return result.passed ? 0 : 1;
+}
