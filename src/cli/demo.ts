@@ -2,7 +2,7 @@ import type { SessionStateStore, StateEvent } from '../../spec/index.js';
 
 /**
  * The README's main job: a scripted multi-agent scenario that shows, step by step, what each
- * session sees. It runs against any contract store (in-memory by default).
+ * session sees. It runs against any contract store; the CLI runs it on the SQLite adapter.
  */
 export interface DemoClock {
   now: () => number;
@@ -14,11 +14,47 @@ export function demoClock(start = Date.UTC(2026, 0, 1, 9, 0, 0)): DemoClock {
   return { now: () => t, advance: (ms) => void (t += ms) };
 }
 
-const MANAGER = 'agent:main:main';
-const CHILD = 'agent:main:subagent:research';
-const AGENT = 'main';
+export interface DemoOptions {
+  /**
+   * How step 8 restarts the process. The default is the contract's restart() (R29); the CLI
+   * passes a real close-and-reopen when the store lives in a file. Returns the store to go on with.
+   */
+  restart?: (store: SessionStateStore) => Promise<{ store: SessionStateStore; how: string }>;
+}
 
-export async function runDemo(store: SessionStateStore, clock: DemoClock, print: (line: string) => void): Promise<void> {
+export const DEMO_MANAGER = 'agent:main:main';
+export const DEMO_CHILD = 'agent:main:subagent:research';
+export const DEMO_AGENT = 'main';
+const MANAGER = DEMO_MANAGER;
+const CHILD = DEMO_CHILD;
+const AGENT = DEMO_AGENT;
+
+/** JSON, pretty at the top and one line per event, so a delta fits on a screen. */
+function deltaLines(value: { stateVersion: number; stateChanges: { events: object[]; historyGap: boolean; truncated: boolean; earliestAvailableSequence: number } }): string[] {
+  const inline = (o: object) => `{ ${Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')} }`;
+  const c = value.stateChanges;
+  return [
+    '{',
+    `  "stateVersion": ${value.stateVersion},`,
+    '  "stateChanges": {',
+    '    "events": [',
+    ...c.events.map((e, i) => `      ${inline(e)}${i < c.events.length - 1 ? ',' : ''}`),
+    '    ],',
+    `    "historyGap": ${c.historyGap},`,
+    `    "truncated": ${c.truncated},`,
+    `    "earliestAvailableSequence": ${c.earliestAvailableSequence}`,
+    '  }',
+    '}',
+  ];
+}
+
+/** Runs the scenario; returns the store in use at the end (step 8 may have replaced it), for the caller to close. */
+export async function runDemo(
+  store: SessionStateStore,
+  clock: DemoClock,
+  print: (line: string) => void,
+  options: DemoOptions = {},
+): Promise<SessionStateStore> {
   const step = (n: number, title: string) => print(`\n${n}. ${title}`);
   const show = (e: StateEvent | undefined) =>
     print(e ? `   recorded #${e.sequence} ${e.kind} (${e.actorType}): ${e.summary}` : '   (nothing recorded)');
@@ -57,7 +93,7 @@ export async function runDemo(store: SessionStateStore, clock: DemoClock, print:
       earliestAvailableSequence: delta.stateChanges.earliestAvailableSequence,
     },
   };
-  for (const line of JSON.stringify(compact, null, 2).split('\n')) print(`   ${line}`);
+  for (const line of deltaLines(compact)) print(`   ${line}`);
 
   step(5, 'Events #3 and #4 came after the notice froze at #2, so exactly one follow-up is queued (R28).');
   for (const n of await store.pendingNotices(MANAGER)) print(`   > ${n.text}`);
@@ -73,4 +109,27 @@ export async function runDemo(store: SessionStateStore, clock: DemoClock, print:
   await store.prune();
   const old = await store.changesSince({ sessionKey: CHILD, agentId: AGENT, since });
   print(`   stateVersion ${old.stateVersion}, events ${old.stateChanges.events.length}, historyGap ${old.stateChanges.historyGap} -> refresh the whole session instead of trusting a delta`);
+  // cursor() is a diagnostic view both of our stores offer (not part of the contract).
+  const view = store as Partial<{ cursor: (watcher: string, target: string, agentId: string) => unknown }>;
+  if (typeof view.cursor === 'function') {
+    const gone = (await view.cursor(MANAGER, CHILD, AGENT)) === undefined;
+    print(`   the manager's idle cursor ${gone ? 'expired with the old history (R44)' : 'is still there'}`);
+  }
+
+  step(8, 'The manager watches again, a person writes, and the process restarts before the manager\'s turn.');
+  const watched = await store.watch({ watcherSessionKey: MANAGER, targetSessionKey: CHILD, agentId: AGENT });
+  print(`   watch -> watched ${watched.watched}: an explicit cursor at the child's version ${await store.stateVersion(CHILD, AGENT)} (R21)`);
+  clock.advance(60_000);
+  show(await store.record({ sessionKey: CHILD, agentId: AGENT, kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram', payload: { channel: 'telegram' } }));
+  const before = await store.pendingNotices(MANAGER);
+  print(`   pending before the restart: ${before.length}`);
+  const restart = options.restart ?? (async (s: SessionStateStore) => (await s.restart(), { store: s, how: 'restart()' }));
+  const restarted = await restart(store);
+  store = restarted.store;
+  const after = await store.pendingNotices(MANAGER);
+  print(`   ${restarted.how}: the queue was process memory; the durable cursor rebuilds it (R29)`);
+  for (const n of after) print(`   > ${n.text}`);
+  const same = after.length === before.length && after.every((n, i) => n.text === before[i]?.text);
+  print(`   pending after the restart: ${after.length}, ${same ? 'byte-identical to the one before' : 'DIFFERENT from before'}`);
+  return store;
 }

@@ -1,41 +1,96 @@
 #!/usr/bin/env node
-import { createMemoryStore } from '../memory/memory-store.js';
-import { demoClock, runDemo } from './demo.js';
+import { CliError, EXIT, EXIT_CODES_HELP, formatCliError, processIo, UsageError, type Io } from './io.js';
+import { wantsHelp } from './args.js';
+import { DEMO_USAGE, inspectHelpFor } from './help.js';
+import { needsSqlite } from './load-sqlite.js';
 
-const USAGE = `session-state-kit <command>
+/**
+ * The `session-state-kit` command. Each command parses its own arguments (node:util parseArgs) and
+ * throws a CliError carrying its exit code; this file only dispatches and reports.
+ */
+
+const USAGE = `session-state-kit <command> [options]
 
 Commands:
-  demo        run a scripted manager/child/person scenario on an in-memory store
-  help        show this help
-`;
+  demo          run a scripted manager/child/person scenario (SQLite adapter, in-memory database)
+  inspect       read-only views of a SQLite state database: heads, changes, cursors, notices, stats
+  conformance   run the conformance suite against an implementation
+  bench         run the benchmarks (from a checkout of the repository)
+  help [cmd]    show this help, or a command's
 
-export async function main(argv: string[], out: (line: string) => void = console.log): Promise<number> {
-  const [command] = argv;
+Run "session-state-kit <command> --help" for a command's options.
+
+${EXIT_CODES_HELP}`;
+
+const COMMANDS = ['demo', 'inspect', 'conformance', 'bench', 'help'] as const;
+
+async function commandHelp(command: string, io: Io): Promise<number> {
   switch (command) {
-    case 'demo': {
-      const clock = demoClock();
-      const store = createMemoryStore({ now: clock.now });
-      out('session-state-kit demo: one manager, one child, one person (in-memory store)');
-      await runDemo(store, clock, out);
-      await store.close();
-      return 0;
-    }
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      out(USAGE);
-      return 0;
+    case 'demo':
+    case 'inspect':
+    case 'conformance':
+    case 'bench':
+      // Each command prints its own help, so the text lives in one place.
+      return main([command, '--help'], io);
     default:
-      console.error(`unknown command: ${command}\n\n${USAGE}`);
-      return 2;
+      throw new UsageError(`no help for unknown command: ${command}`, [`commands: ${COMMANDS.join(', ')}`]);
   }
 }
+
+export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'demo':
+        if (wantsHelp(rest)) return (io.out(DEMO_USAGE), EXIT.ok);
+        // Commands load on demand: --help and usage errors stay fast, and only the commands that
+        // need better-sqlite3 (an optional peer dependency) load it.
+        return await (await import('./demo-command.js')).demoCommand(rest, io);
+      case 'inspect': {
+        if (wantsHelp(rest)) return (io.out(inspectHelpFor(rest)), EXIT.ok);
+        const { inspectCommand } = await needsSqlite(() => import('./inspect.js'));
+        return await inspectCommand(rest, io);
+      }
+      case 'conformance':
+        return await (await import('./conformance.js')).conformanceCommand(rest, { out: io.out, err: io.err, isTTY: process.stderr.isTTY === true });
+      case 'bench':
+        return await (await import('./bench.js')).benchCommand(rest, io);
+      case 'help':
+        if (rest[0] !== undefined) return await commandHelp(rest[0], io);
+        io.out(USAGE);
+        return EXIT.ok;
+      case undefined:
+      case '--help':
+      case '-h':
+        io.out(USAGE);
+        return EXIT.ok;
+      default:
+        throw new UsageError(
+          command.startsWith('-') ? `unknown option ${command}; options go after the command` : `unknown command: ${command}`,
+          [`commands: ${COMMANDS.join(', ')}`, 'see: session-state-kit --help'],
+        );
+    }
+  } catch (error) {
+    if (error instanceof CliError) {
+      io.err(formatCliError(error));
+      return error.exitCode;
+    }
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    io.err(`session-state-kit: unexpected error: ${message}\n`);
+    return EXIT.failure;
+  }
+}
+
+// `node dist/cli.js ... | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(EXIT.ok);
+  throw error;
+});
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
+    process.stderr.write(`session-state-kit: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(EXIT.failure);
   },
 );

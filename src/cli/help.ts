@@ -1,0 +1,107 @@
+import { LIMITS } from '../../spec/schemas/limits.js';
+import { EXIT_CODES_HELP } from './io.js';
+
+/**
+ * Help texts, in a module with no heavy imports: "--help" and usage errors answer without loading
+ * the schemas, the core or better-sqlite3.
+ */
+
+export const DEMO_USAGE = `session-state-kit demo [--store sqlite|memory] [--db <new-file>]
+
+A scripted scenario (one manager, one child, one person) printed step by step: events recorded,
+one coalesced notice, the drained follow-up, the changesSince delta, a historyGap after pruning,
+and a restart that rebuilds a pending notice from the durable cursors.
+
+  --store sqlite   the SQLite adapter (default), on an in-memory database (':memory:')
+  --store memory   the pure in-memory reference store
+  --db <new-file>  run on a new SQLite file instead (it must not exist); step 8 then closes and
+                   reopens the file as a real restart would, and the file is kept for
+                   "session-state-kit inspect <new-file> ..."
+
+${EXIT_CODES_HELP}`;
+
+export const SUBCOMMANDS = ['heads', 'changes', 'cursors', 'notices', 'stats'] as const;
+export type Subcommand = (typeof SUBCOMMANDS)[number];
+
+const FOOTER = `
+The database is opened read-only and never written; it may be in use by a live process (WAL).
+--json prints the result as JSON for scripts.
+
+${EXIT_CODES_HELP}`;
+
+export const INSPECT_USAGE = `session-state-kit inspect <db-file> <subcommand> [options]
+
+Read-only views of a SQLite state database (a file written by createSqliteStore({ path })).
+
+Subcommands:
+  heads                                  sessions with their stateVersion and pruned watermark
+  changes <sessionKey> [--agent <id>] [--since <n>] [--limit <n>]
+                                         the changesSince response the store would return
+  cursors [--watcher <key>] [--target <key>]
+                                         watch cursors: last seen, notified, material, provenance, pending
+  notices <watcher>                      the exact notice lines a restart sweep would enqueue
+  stats                                  rows, sessions, cursors, pending pairs, age, cap, schema, size
+
+Run "session-state-kit inspect <subcommand> --help" for one subcommand.
+${FOOTER}`;
+
+export const INSPECT_HELP: Record<Subcommand, string> = {
+  heads: `session-state-kit inspect <db-file> heads [--json]
+
+One row per session identity (session key, agent id): its head stateVersion (R5), its pruned
+watermark prunedMaxSequence (R33, R42: a changesSince with since below it reports historyGap), the
+events still retained, the earliest available sequence (R32) and when the head last moved.
+${FOOTER}`,
+  changes: `session-state-kit inspect <db-file> changes <sessionKey> [--agent <id>] [--since <n>] [--limit <n>] [--json]
+
+The changesSince response (R30-R33) exactly as the store would return it: events with a sequence
+above --since (default 0), at most --limit of them (default and maximum ${LIMITS.maxChangesPerRead}),
+historyGap, truncated and earliestAvailableSequence. Reading never moves a cursor (R34).
+
+  --agent <id>    the session's agent id; may be left out for an agent-scoped key
+                  (agent:<id>:...) or a key only one agent uses
+  --since <n>     a stateVersion the caller has seen (a notice quotes it)
+  --limit <n>     page size
+
+Exit 4 when the database has no such session (see "inspect <db-file> heads").
+${FOOTER}`,
+  cursors: `session-state-kit inspect <db-file> cursors [--watcher <key>] [--target <key>] [--json]
+
+Watch cursors (R20): per watcher and target identity, L = last seen, N = notified (the frozen
+watermark a pending notice quotes), M = material (the newest event that should notify), the
+provenance (spawn or explicit, R14/R16/R21), updatedAt (R44 expiry), and whether a notice is
+pending (N > L).
+
+  --watcher <key>  only cursors of this watcher session
+  --target <key>   only cursors watching this target session key
+
+Exit 4 when a filter names a session the database does not mention at all.
+${FOOTER}`,
+  notices: `session-state-kit inspect <db-file> notices <watcher> [--json]
+
+The notices a restart sweep (R29) would put in this watcher's queue: one per target with M > L,
+quoting L, in the order pendingNotices returns them (R26). The lines are the exact notice text
+(R23), computed by the core's makeNotice. Queued notices live in the owning process's memory;
+this is what any process rebuilds from the durable cursors when it opens the file.
+
+Exit 4 when the database does not mention the watcher at all.
+${FOOTER}`,
+  stats: `session-state-kit inspect <db-file> stats [--now <time>] [--max-rows <n>] [--retention-days <n>] [--json]
+
+Retained rows, sessions, cursors, pending pairs, the oldest event's age, rows left until the
+R41 cap, events and cursors a prune would remove now (R40, R44), the schema version and the
+file size.
+
+  --now <time>            ISO-8601 instant or epoch ms to measure ages from (default: now)
+  --max-rows <n>          the store's maxRows, if configured (default ${LIMITS.maxRows.toLocaleString('en-US')})
+  --retention-days <n>    the store's retention, if configured (default ${LIMITS.retentionMs / 86_400_000})
+${FOOTER}`,
+};
+
+
+/** The inspect help for the subcommand named among the arguments (`inspect heads --help`, `inspect x.db heads --help`). */
+export function inspectHelpFor(argv: readonly string[]): string {
+  const positionals = argv.filter((a) => !a.startsWith('-'));
+  const sub = [positionals[1], positionals[0]].find((s): s is Subcommand => s !== undefined && (SUBCOMMANDS as readonly string[]).includes(s));
+  return sub ? INSPECT_HELP[sub] : INSPECT_USAGE;
+}

@@ -1,0 +1,341 @@
+import { existsSync, statSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import type { ChangesSinceResponse, Notice, StateEvent, WatchCursor } from '../../spec/index.js';
+import { buildChangesSince, compareNotices, isPending, makeNotice, normalizeChangesSince, sweep } from '../core/index.js';
+import { NotAStateDatabaseError, SchemaTooNewError, StateDatabaseError, toSafeNumber } from '../sqlite/errors.js';
+import { SCHEMA_VERSION, TABLES, openStateDatabaseReadOnly } from '../sqlite/schema.js';
+import { SQL } from '../sqlite/sqlite-store.js';
+import { DatabaseProblem } from './io.js';
+
+/**
+ * Read-only views of a SQLite state database for `inspect`. The connection is opened with
+ * `readonly: true, fileMustExist: true` (openStateDatabaseReadOnly), so nothing here can write the
+ * file; WAL lets these reads run while a live store writes. Protocol meaning (changesSince pages,
+ * pending, notice text, restart sweep) comes from src/core, exactly as the store computes it; the
+ * changesSince reads reuse the store's own statements (SQL.head/page/lowestRetained).
+ *
+ * Row decoding is repeated here because the store keeps its row mappers private; the shapes follow
+ * TABLES in src/sqlite/schema.ts.
+ */
+
+const E = TABLES.events.name;
+const H = TABLES.heads.name;
+const C = TABLES.cursors.name;
+const M = TABLES.meta.name;
+const CURSOR_COLUMNS = TABLES.cursors.columns.join(', ');
+
+interface EventRow {
+  sequence: unknown;
+  dedupe_key: string | null;
+  session_key: string;
+  agent_id: string;
+  session_id: string | null;
+  kind: string;
+  actor_type: string;
+  actor_id: string | null;
+  run_id: string | null;
+  occurred_at: unknown;
+  recorded_at: unknown;
+  summary: string;
+  payload_json: string | null;
+}
+
+interface CursorRow {
+  watcher_session_key: string;
+  target_session_key: string;
+  target_agent_id: string;
+  last_seen: unknown;
+  notified: unknown;
+  material: unknown;
+  provenance: string;
+  updated_at: unknown;
+}
+
+function n(value: unknown, field: string): number {
+  return toSafeNumber(value, field);
+}
+
+function toEvent(row: EventRow): StateEvent {
+  const event = {
+    sequence: n(row.sequence, `${E}.sequence`),
+    sessionKey: row.session_key,
+    agentId: row.agent_id,
+    kind: row.kind,
+    actorType: row.actor_type,
+    occurredAt: n(row.occurred_at, `${E}.occurred_at`),
+    recordedAt: n(row.recorded_at, `${E}.recorded_at`),
+    summary: row.summary,
+  } as StateEvent;
+  // Absent optional fields stay absent, as the stores return them.
+  if (row.session_id !== null) event.sessionId = row.session_id;
+  if (row.actor_id !== null) event.actorId = row.actor_id;
+  if (row.run_id !== null) event.runId = row.run_id;
+  if (row.payload_json !== null) event.payload = JSON.parse(row.payload_json) as StateEvent['payload'];
+  if (row.dedupe_key !== null) event.dedupeKey = row.dedupe_key;
+  return event;
+}
+
+function toCursor(row: CursorRow): WatchCursor {
+  return {
+    watcherSessionKey: row.watcher_session_key,
+    targetSessionKey: row.target_session_key,
+    targetAgentId: row.target_agent_id,
+    lastSeenSequence: n(row.last_seen, `${C}.last_seen`),
+    notifiedSequence: n(row.notified, `${C}.notified`),
+    materialSequence: n(row.material, `${C}.material`),
+    provenance: row.provenance as WatchCursor['provenance'],
+    updatedAt: n(row.updated_at, `${C}.updated_at`),
+  };
+}
+
+/** UTF-16 code-unit order, as R26 orders notices (SQLite's BINARY collation compares UTF-8 bytes, which differs). */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export interface HeadView {
+  sessionKey: string;
+  agentId: string;
+  /** R5 */
+  stateVersion: number;
+  /** R33, R42 */
+  prunedMaxSequence: number;
+  updatedAt: number;
+  /** Events of this identity still in the log. */
+  retainedEvents: number;
+  /** R32, as changesSince would report it. */
+  earliestAvailableSequence: number;
+}
+
+export interface CursorView extends WatchCursor {
+  /** R20: a notice is pending iff N > L. */
+  pending: boolean;
+}
+
+export interface StatsView {
+  path: string;
+  schemaVersion: number;
+  supportedSchemaVersion: number;
+  journalMode: string;
+  fileBytes: number;
+  walBytes: number;
+  /** Retained events, counted (COUNT(*)). */
+  rows: number;
+  /** The store's maintained counter (session_state_meta.event_count); equals rows unless the file was edited by hand. */
+  eventCounter: number;
+  /** Highest sequence ever assigned (R7), 0 for a fresh file. */
+  highestSequence: number;
+  sessions: number;
+  sessionsWithPrunedHistory: number;
+  cursors: number;
+  watchers: number;
+  /** Cursors with M > L: the pairs a restart sweep would re-enqueue (R29). */
+  pendingPairs: number;
+  now: number;
+  oldestEvent: { sequence: number; occurredAt: number; ageMs: number } | null;
+  newestOccurredAt: number | null;
+  maxRows: number;
+  rowsUntilCap: number;
+  retentionMs: number;
+  /** Events a prune at `now` would remove by age (R40). */
+  eventsPastRetention: number;
+  /** Cursors a prune at `now` would expire (R44). */
+  cursorsPastRetention: number;
+}
+
+/** Opens the file read-only, turning every way that can fail into a DatabaseProblem (exit 3) with a hint. */
+export function openReadOnly(path: string): Database.Database {
+  if (!existsSync(path)) throw new DatabaseProblem(`${path}: no such file`, ['pass the path of a state database file written by the SQLite adapter']);
+  if (!statSync(path).isFile()) throw new DatabaseProblem(`${path}: not a regular file`);
+  try {
+    return openStateDatabaseReadOnly(path);
+  } catch (error) {
+    throw toDatabaseProblem(error, path);
+  }
+}
+
+/** Maps adapter and SQLite errors to exit 3; anything else is rethrown as is. */
+export function toDatabaseProblem(error: unknown, path: string): unknown {
+  if (error instanceof SchemaTooNewError) {
+    // The adapter's message already says which versions and what to do.
+    return new DatabaseProblem(error.message);
+  }
+  if (error instanceof NotAStateDatabaseError) {
+    return new DatabaseProblem(error.message, ['inspect reads files written by the SQLite adapter (createSqliteStore({ path }))']);
+  }
+  if (error instanceof StateDatabaseError) return new DatabaseProblem(`${path}: ${error.message}`);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && typeof code === 'string' && code.startsWith('SQLITE_')) {
+    const busy = code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+    return new DatabaseProblem(`${path}: ${error.message} (${code})`, busy ? ['another process holds a lock; retry in a moment'] : []);
+  }
+  return error;
+}
+
+export class StateDbReader {
+  constructor(
+    readonly db: Database.Database,
+    readonly path: string,
+  ) {}
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** One read transaction: every query inside sees the same snapshot, even while a writer commits. */
+  snapshot<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  heads(): HeadView[] {
+    return this.snapshot(() => {
+      const counts = new Map<string, { n: number; min: number }>();
+      const grouped = this.db
+        .prepare(`SELECT agent_id, session_key, count(*) AS n, min(sequence) AS min_sequence FROM ${E} GROUP BY agent_id, session_key`)
+        .all() as { agent_id: string; session_key: string; n: unknown; min_sequence: unknown }[];
+      for (const g of grouped) counts.set(JSON.stringify([g.session_key, g.agent_id]), { n: n(g.n, 'count'), min: n(g.min_sequence, `${E}.sequence`) });
+      const rows = this.db.prepare(`SELECT session_key, agent_id, last_sequence, pruned_max_sequence, updated_at FROM ${H}`).all() as {
+        session_key: string;
+        agent_id: string;
+        last_sequence: unknown;
+        pruned_max_sequence: unknown;
+        updated_at: unknown;
+      }[];
+      return rows
+        .map((r): HeadView => {
+          const stateVersion = n(r.last_sequence, `${H}.last_sequence`);
+          const retained = counts.get(JSON.stringify([r.session_key, r.agent_id]));
+          return {
+            sessionKey: r.session_key,
+            agentId: r.agent_id,
+            stateVersion,
+            prunedMaxSequence: n(r.pruned_max_sequence, `${H}.pruned_max_sequence`),
+            updatedAt: n(r.updated_at, `${H}.updated_at`),
+            retainedEvents: retained?.n ?? 0,
+            // R32, the same rule buildChangesSince applies.
+            earliestAvailableSequence: retained ? retained.min : stateVersion > 0 ? stateVersion + 1 : 0,
+          };
+        })
+        .sort((a, b) => byCodeUnits(a.sessionKey, b.sessionKey) || byCodeUnits(a.agentId, b.agentId));
+    });
+  }
+
+  /** Agents that have a head under this session key. */
+  agentsOf(sessionKey: string): string[] {
+    const rows = this.db.prepare(`SELECT agent_id FROM ${H} WHERE session_key = ?`).all(sessionKey) as { agent_id: string }[];
+    return rows.map((r) => r.agent_id).sort(byCodeUnits);
+  }
+
+  hasHead(sessionKey: string, agentId: string): boolean {
+    return this.db.prepare(SQL.head).get(sessionKey, agentId) !== undefined;
+  }
+
+  /** A key the file mentions anywhere: as a session with a head, a watcher, or a watched target. */
+  knowsSession(sessionKey: string): boolean {
+    const hit = this.db
+      .prepare(
+        `SELECT 1 FROM ${H} WHERE session_key = ? UNION ALL SELECT 1 FROM ${C} WHERE watcher_session_key = ? UNION ALL SELECT 1 FROM ${C} WHERE target_session_key = ? LIMIT 1`,
+      )
+      .get(sessionKey, sessionKey, sessionKey);
+    return hit !== undefined;
+  }
+
+  /** R30-R33: what the store's changesSince answers, from the same statements and the core's builder. */
+  changesSince(request: { sessionKey: string; agentId: string; since: number; limit?: number }): ChangesSinceResponse {
+    const r = normalizeChangesSince(request);
+    return this.snapshot(() => {
+      const head = this.db.prepare(SQL.head).get(r.sessionKey, r.agentId) as { last_sequence: unknown; pruned_max_sequence: unknown } | undefined;
+      const page = (this.db.prepare(SQL.page).all(r.agentId, r.sessionKey, r.since, r.limit + 1) as EventRow[]).map(toEvent);
+      const lowest = this.db.prepare(SQL.lowestRetained).get(r.agentId, r.sessionKey) as { sequence: unknown } | undefined;
+      return buildChangesSince(r, {
+        stateVersion: head ? n(head.last_sequence, `${H}.last_sequence`) : 0,
+        prunedMaxSequence: head ? n(head.pruned_max_sequence, `${H}.pruned_max_sequence`) : 0,
+        page,
+        lowestRetained: lowest ? n(lowest.sequence, `${E}.sequence`) : undefined,
+      });
+    });
+  }
+
+  cursors(filter: { watcher?: string; target?: string } = {}): CursorView[] {
+    const where: string[] = [];
+    const params: string[] = [];
+    if (filter.watcher !== undefined) {
+      where.push('watcher_session_key = ?');
+      params.push(filter.watcher);
+    }
+    if (filter.target !== undefined) {
+      where.push('target_session_key = ?');
+      params.push(filter.target);
+    }
+    const sql = `SELECT ${CURSOR_COLUMNS} FROM ${C}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    return (this.db.prepare(sql).all(...params) as CursorRow[])
+      .map((row) => {
+        const c = toCursor(row);
+        return { ...c, pending: isPending(c) };
+      })
+      .sort(
+        (a, b) =>
+          byCodeUnits(a.watcherSessionKey, b.watcherSessionKey) ||
+          byCodeUnits(a.targetSessionKey, b.targetSessionKey) ||
+          byCodeUnits(a.targetAgentId, b.targetAgentId),
+      );
+  }
+
+  /**
+   * R29: the notices a restart sweep would enqueue for this watcher: one per cursor with M > L,
+   * quoting L, with the core's text and context key, in R26 order.
+   */
+  restartNotices(watcherSessionKey: string, now: number): Notice[] {
+    const rows = this.db.prepare(`SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = ? AND material > last_seen`).all(watcherSessionKey) as CursorRow[];
+    const out: Notice[] = [];
+    for (const row of rows) {
+      const swept = sweep(toCursor(row), now);
+      if (swept) out.push(makeNotice(swept.watcherSessionKey, swept.targetSessionKey, swept.targetAgentId, swept.lastSeenSequence));
+    }
+    return out.sort(compareNotices);
+  }
+
+  stats(options: { now: number; maxRows: number; retentionMs: number }): StatsView {
+    const one = (sql: string, field: string, ...params: unknown[]): number => {
+      const row = this.db.prepare(sql).raw().get(...params) as unknown[] | undefined;
+      return row && row[0] !== null ? n(row[0], field) : 0;
+    };
+    const cutoff = options.now - options.retentionMs;
+    const facts = this.snapshot(() => {
+      const oldest = this.db.prepare(`SELECT sequence, occurred_at FROM ${E} INDEXED BY session_state_events_occurred ORDER BY occurred_at LIMIT 1`).get() as
+        | { sequence: unknown; occurred_at: unknown }
+        | undefined;
+      const newest = this.db.prepare(`SELECT max(occurred_at) AS t FROM ${E}`).get() as { t: unknown };
+      const hasSequenceTable = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'").get() !== undefined;
+      return {
+        schemaVersion: n(this.db.pragma('user_version', { simple: true }), 'user_version'),
+        journalMode: String(this.db.pragma('journal_mode', { simple: true })),
+        rows: one(`SELECT count(*) FROM ${E}`, 'count'),
+        eventCounter: one(`SELECT value FROM ${M} WHERE name = 'event_count'`, `${M}.event_count`),
+        highestSequence: hasSequenceTable ? one('SELECT seq FROM sqlite_sequence WHERE name = ?', 'sqlite_sequence.seq', E) : 0,
+        sessions: one(`SELECT count(*) FROM ${H}`, 'count'),
+        sessionsWithPrunedHistory: one(`SELECT count(*) FROM ${H} WHERE pruned_max_sequence > 0`, 'count'),
+        cursors: one(`SELECT count(*) FROM ${C}`, 'count'),
+        watchers: one(`SELECT count(DISTINCT watcher_session_key) FROM ${C}`, 'count'),
+        pendingPairs: one(`SELECT count(*) FROM ${C} WHERE material > last_seen`, 'count'),
+        eventsPastRetention: one(`SELECT count(*) FROM ${E} WHERE occurred_at < ?`, 'count', cutoff),
+        cursorsPastRetention: one(`SELECT count(*) FROM ${C} WHERE updated_at < ?`, 'count', cutoff),
+        oldest: oldest ? { sequence: n(oldest.sequence, `${E}.sequence`), occurredAt: n(oldest.occurred_at, `${E}.occurred_at`) } : undefined,
+        newestOccurredAt: newest.t === null ? null : n(newest.t, `${E}.occurred_at`),
+      };
+    });
+    const { oldest, ...rest } = facts;
+    return {
+      path: this.path,
+      supportedSchemaVersion: SCHEMA_VERSION,
+      fileBytes: statSync(this.path).size,
+      walBytes: existsSync(`${this.path}-wal`) ? statSync(`${this.path}-wal`).size : 0,
+      ...rest,
+      now: options.now,
+      oldestEvent: oldest ? { ...oldest, ageMs: options.now - oldest.occurredAt } : null,
+      maxRows: options.maxRows,
+      rowsUntilCap: Math.max(0, options.maxRows - facts.rows),
+      retentionMs: options.retentionMs,
+    };
+  }
+}

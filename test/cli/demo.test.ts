@@ -1,0 +1,76 @@
+/**
+ * `session-state-kit demo` from the built CLI: the SQLite adapter by default (':memory:'), the
+ * reference store with --store memory (same story, line for line), and --db <file> with a real
+ * close-and-reopen restart, leaving a file that inspect reads back.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ChangesSinceResponse, Notice } from '../../spec/index.js';
+import { DEMO_CHILD, DEMO_MANAGER } from '../../src/cli/demo.js';
+import { runCli, tempDir, useBuiltCli } from './helpers.js';
+
+const cli = useBuiltCli();
+const dir = tempDir('demo');
+const NOTICE = (since: number) =>
+  `> Session "${DEMO_CHILD}" changed (other actor). Reconcile before acting: session_status sessionKey "${DEMO_CHILD}" changesSince ${since}.`;
+
+/** The story without the header line that names the store. */
+const story = (stdout: string) => stdout.split('\n').slice(1).join('\n');
+
+describe.concurrent('demo', () => {
+  it('runs on the SQLite adapter by default and tells the whole story in eight steps', async () => {
+    const r = await runCli(cli.path(), ['demo']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]).toContain("SQLite adapter, database ':memory:'");
+    for (let step = 1; step <= 8; step++) expect(r.stdout).toMatch(new RegExp(`^${step}\\. `, 'm'));
+    const text = r.stdout;
+    expect(text).toContain('pending notices: 1'); // one coalesced notice (R24)
+    expect(text).toContain(`   ${NOTICE(1)}`);
+    expect(text).toContain(`   ${NOTICE(2)}`); // the follow-up (R28)
+    expect(text).toContain('"historyGap": false');
+    expect(text).toContain('historyGap true'); // after pruning (R33)
+    expect(text).toContain('restart(): the queue was process memory');
+    expect(text).toContain(`   ${NOTICE(5)}`); // rebuilt by the restart sweep (R29)
+    expect(text).toContain('pending after the restart: 1, byte-identical to the one before');
+    // One to two screens.
+    expect(text.split('\n').length).toBeLessThanOrEqual(60);
+  });
+
+  it('tells the same story, line for line, on the in-memory reference store', async () => {
+    const [sqlite, memory] = await Promise.all([runCli(cli.path(), ['demo']), runCli(cli.path(), ['demo', '--store', 'memory'])]);
+    expect(memory.code).toBe(0);
+    expect(memory.stdout.split('\n')[0]).toContain('in-memory reference store');
+    expect(story(memory.stdout)).toBe(story(sqlite.stdout));
+  });
+
+  it('--db runs on a new file with a real reopen, and inspect reads the result back', async () => {
+    const file = join(dir, 'demo.db');
+    const r = await runCli(cli.path(), ['demo', '--db', file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('store closed and the file reopened: the queue was process memory');
+    expect(r.stdout).toContain(`   ${NOTICE(5)}`);
+    expect(r.stdout).toContain(`session-state-kit inspect ${file} notices ${DEMO_MANAGER}`);
+    expect(existsSync(file)).toBe(true);
+
+    const notices = await runCli(cli.path(), ['inspect', file, 'notices', DEMO_MANAGER, '--json']);
+    expect(notices.code).toBe(0);
+    expect((JSON.parse(notices.stdout) as Notice[]).map((n) => `> ${n.text}`)).toEqual([NOTICE(5)]);
+    const changes = JSON.parse((await runCli(cli.path(), ['inspect', file, 'changes', DEMO_CHILD, '--since', '0', '--json'])).stdout) as ChangesSinceResponse;
+    expect(changes.stateVersion).toBe(6);
+    expect(changes.stateChanges.historyGap).toBe(true);
+    expect(changes.stateChanges.events.map((e) => e.sequence)).toEqual([6]);
+  });
+
+  it('refuses to write over an existing file (exit 2) and rejects --db with --store memory', async () => {
+    const taken = join(dir, 'taken.db');
+    writeFileSync(taken, 'mine');
+    const r = await runCli(cli.path(), ['demo', '--db', taken]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('already exists; the demo writes a fresh database');
+    const both = await runCli(cli.path(), ['demo', '--store', 'memory', '--db', join(dir, 'x.db')]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--db needs the SQLite store');
+  });
+});
