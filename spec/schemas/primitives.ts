@@ -1,9 +1,11 @@
 import Type from 'typebox';
 import { LIMITS } from './limits.js';
 
-// R1: no C0/C1 control characters anywhere in a key or a summary (keeps notices
-// and summaries one line) and no double quote in keys (the notice quotes them).
-const NO_CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
+// R1/R3: no C0/C1 control characters, no line or paragraph separator (U+2028, U+2029) and no
+// bidirectional controls anywhere in a key, id or summary: they keep notices and summaries one
+// line and stop text that renders differently from what it is. Keys also exclude the double
+// quote (the notice quotes them).
+const NO_CONTROL = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
 
 /** R1: a session key. Lone surrogates are rejected by the validator (JSON Schema cannot say it). */
 export const SessionKey = Type.String({

@@ -86,8 +86,12 @@ export function acknowledge(cursor: WatchCursor, now: number): { cursor: WatchCu
   return cursor.materialSequence > frozen ? { cursor: next, followUpLastSeen: frozen } : { cursor: next };
 }
 
-/** R29: restart sweep. A cursor with M > L gets N := M and one re-enqueued notice quoting L. */
-export function sweep(cursor: WatchCursor, now: number): WatchCursor | undefined {
+/**
+ * R29: restart sweep. A cursor with M > L gets N := M and one re-enqueued notice quoting L.
+ * updatedAt is deliberately left alone (R44): a restart is not a sign of life from the watcher, and
+ * refreshing it would keep the cursors of vanished watchers pending forever across restarts.
+ */
+export function sweep(cursor: WatchCursor, _now?: number): WatchCursor | undefined {
   if (cursor.materialSequence <= cursor.lastSeenSequence) return undefined;
-  return { ...cursor, notifiedSequence: cursor.materialSequence, updatedAt: now };
+  return { ...cursor, notifiedSequence: cursor.materialSequence };
 }

@@ -3,6 +3,7 @@
  * every function takes what it needs (including `now`) and returns what to write.
  */
 export * from './errors.js';
+export * from './clock.js';
 export * from './keys.js';
 export * from './notice.js';
 export * from './validate.js';

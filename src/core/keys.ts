@@ -10,14 +10,17 @@ export interface AgentScopedKey {
   rest: string;
 }
 
-/** Parses `agent:<agentId>:<rest>`; `agent` is literal lowercase, agentId and rest non-empty. */
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Parses `agent:<agentId>:<rest>`; `agent` is literal lowercase, agentId a valid agent id (R1), rest non-empty. */
 export function parseAgentScopedKey(key: string): AgentScopedKey | undefined {
   if (!key.startsWith('agent:')) return undefined;
   const second = key.indexOf(':', 6);
   if (second <= 6) return undefined;
+  const agentId = key.slice(6, second);
   const rest = key.slice(second + 1);
-  if (rest.length === 0) return undefined;
-  return { agentId: key.slice(6, second), rest };
+  if (rest.length === 0 || !AGENT_ID.test(agentId)) return undefined;
+  return { agentId, rest };
 }
 
 export function isAgentScopedKey(key: string): boolean {

@@ -23,7 +23,8 @@ export class NoticeQueue {
   pending(watcherSessionKey: string): Notice[] {
     const slots = this.byWatcher.get(watcherSessionKey);
     if (!slots) return [];
-    return [...slots.values()].sort(compareNotices);
+    // Copies: a caller editing what it was handed must not change what a later drain returns.
+    return [...slots.values()].map((n) => ({ ...n })).sort(compareNotices);
   }
 
   take(watcherSessionKey: string): Notice[] {

@@ -19,9 +19,9 @@ export function retentionCutoff(now: number, config: PruneConfig): number {
   return now - config.retentionMs;
 }
 
-/** R43: the write path prunes at most once per interval. */
+/** R43: the write path prunes at most once per interval; a clock that stepped back also makes it due. */
 export function isPruneDue(now: number, lastPruneAt: number): boolean {
-  return now - lastPruneAt >= LIMITS.pruneIntervalMs;
+  return now - lastPruneAt >= LIMITS.pruneIntervalMs || now < lastPruneAt;
 }
 
 /** R42: the watermark only rises. */

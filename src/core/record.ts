@@ -29,7 +29,8 @@ export function prepareRecord(input: unknown, now: number): { event: PreparedEve
   if (valid.sessionId !== undefined) event.sessionId = valid.sessionId;
   if (valid.actorId !== undefined) event.actorId = valid.actorId;
   if (valid.runId !== undefined) event.runId = valid.runId;
-  if (valid.payload !== undefined) event.payload = { ...valid.payload };
+  // Frozen copy: the stored record must not change when the caller later edits its input or output.
+  if (valid.payload !== undefined) event.payload = Object.freeze({ ...valid.payload });
   if (valid.dedupeKey !== undefined) event.dedupeKey = valid.dedupeKey;
   return { event, watchers: valid.watchers ?? [], onlyIfWatched: valid.onlyIfWatched === true };
 }

@@ -134,14 +134,16 @@ export function validateWatchRequest(input: unknown): WatchRequest {
 export function validateChangesSinceRequest(input: unknown): ChangesSinceRequest {
   assertSchema<ChangesSinceRequest>(ChangesSinceRequest, input);
   assertWellFormedStrings(input, '');
+  assertKeyAgent(input.sessionKey, input.agentId, 'agentId');
   return input;
 }
 
-/** Validates a (sessionKey, agentId) pair given as positional arguments. */
-export function validateIdentity(sessionKey: unknown, agentId: unknown): void {
+/** Validates a (sessionKey, agentId) pair given as positional arguments (R1: the agent must match an agent-scoped key). */
+export function validateIdentity(sessionKey: unknown, agentId: unknown): asserts sessionKey is string {
   assertSchema(SessionKey, sessionKey, 'sessionKey');
   assertWellFormedStrings(sessionKey, 'sessionKey');
   assertSchema(AgentId, agentId, 'agentId');
+  assertKeyAgent(sessionKey as string, agentId as string, 'agentId');
 }
 
 export function validateSessionKey(sessionKey: unknown, field = 'sessionKey'): asserts sessionKey is string {

@@ -12,6 +12,7 @@ import type {
 import {
   NoticeQueue,
   acknowledge,
+  checkedNow,
   buildChangesSince,
   identityKey,
   isAgentScopedKey,
@@ -76,11 +77,11 @@ export class MemoryStore implements SessionStateStore {
     readonly state: MemoryState = emptyMemoryState(),
   ) {
     this.config = resolvePruneConfig(options);
-    this.lastPruneAt = options.now();
+    this.lastPruneAt = checkedNow(options.now());
   }
 
   private now(): number {
-    return this.options.now();
+    return checkedNow(this.options.now()); // R6
   }
 
   private assertOpen(): void {
@@ -275,6 +276,16 @@ export class MemoryStore implements SessionStateStore {
 
   close(): void {
     this.closed = true;
+  }
+
+  /**
+   * Whether anyone could be told about a change of this session (a cursor targets it). Not part of
+   * the contract: producers such as the upstream monitor use it to skip work nobody watches.
+   */
+  isWatched(sessionKey: string, agentId: string): boolean {
+    this.assertOpen();
+    validateIdentity(sessionKey, agentId);
+    return (this.state.cursors.get(identityKey(sessionKey, agentId))?.size ?? 0) > 0;
   }
 
   /** Read-only views for diagnostics and tests. */

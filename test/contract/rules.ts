@@ -37,6 +37,19 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       expect((await store.record({ ...human('global'), agentId: 'ops' }))?.sequence).toBe(1);
     });
 
+    it('R1 the agent of an agent-scoped key must match on reads and deletes too', async () => {
+      const { store } = await harness(factory);
+      await store.record(spawn());
+      await store.record(human());
+      await rejects(() => store.stateVersion(CHILD, 'ops'), 'agentId');
+      await rejects(() => store.changesSince({ sessionKey: CHILD, agentId: 'ops', since: 0 }), 'agentId');
+      await rejects(() => store.deleteSession(PARENT, 'ops'), 'agentId');
+      expect((await store.pendingNotices(PARENT)).length).toBe(1); // the wrong-agent delete removed nothing
+      await rejects(() => store.record(human('agent:main:x\u2028y')), 'sessionKey');
+      await rejects(() => store.record(human(CHILD, { summary: 'a\u2029b' })), 'summary');
+      await rejects(() => store.record(human('agent:main:\u202eevil')), 'sessionKey');
+    });
+
     it('R2 rejects an unknown actor type', async () => {
       const { store } = await harness(factory);
       await rejects(() => store.record({ ...human(), actorType: 'robot' } as never), 'actorType');
@@ -93,6 +106,26 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       await rejects(() => store.record(human(CHILD, { occurredAt: Number.POSITIVE_INFINITY })), 'occurredAt');
       await rejects(() => store.record(human(CHILD, { occurredAt: 1.5 })), 'occurredAt');
       await rejects(() => store.record(human(CHILD, { occurredAt: '2026-01-01' })), 'occurredAt');
+    });
+
+    it('R6 a fractional clock is floored; a clock that is not a number is a ClockError, nothing written', async () => {
+      let t = T0 + 0.75;
+      const store = await factory({ now: () => t });
+      const e = await store.record(human());
+      expect([e?.occurredAt, e?.recordedAt]).toEqual([T0, T0]);
+      t = Number.NaN;
+      await expect(async () => store.record(human())).rejects.toThrow(/now\(\)/);
+      t = T0 + 1;
+      expect(await store.stateVersion(CHILD, A)).toBe(e!.sequence);
+    });
+
+    it('R43 a clock that steps back does not stop write-path pruning', async () => {
+      const { store, clock } = await harness(factory, { maxRows: 2 });
+      for (let i = 0; i < 4; i++) await store.record(human());
+      expect((await store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 })).stateChanges.events.length).toBe(4);
+      clock.advance(-DAY); // the next write must not wait a day and an hour for its prune
+      await store.record(human());
+      expect((await store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 })).stateChanges.events.length).toBe(2);
     });
 
     it('R7 sequences are global, increasing and never reused after pruning or deletion', async () => {
@@ -154,6 +187,7 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       expect(await store.record(human(PEER, { onlyIfWatched: true }))).toBeUndefined();
       expect(await store.stateVersion(PEER, A)).toBe(0);
       expect(await store.record(human(PEER, { onlyIfWatched: true, watchers: ['global'] }))).toBeUndefined();
+      expect(await store.record(human(PEER, { onlyIfWatched: true, watchers: [PEER] }))).toBeUndefined();
       expect(await store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A })).toEqual({ watched: true });
       const e = await store.record(human(PEER, { onlyIfWatched: true }));
       expect(e?.sequence).toBeGreaterThan(0);
@@ -190,8 +224,12 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       await store.record({ sessionKey: CHILD, agentId: A, kind: 'agent_message', actorType: 'agent', actorId: PARENT, summary: 'message from parent' });
       await store.record({ sessionKey: CHILD, agentId: A, kind: 'goal_changed', actorType: 'agent', actorId: PARENT, summary: 'goal updated' });
       expect(await store.pendingNotices(PARENT)).toEqual([]);
-      await store.record({ sessionKey: CHILD, agentId: A, kind: 'agent_message', actorType: 'agent', actorId: PEER, summary: 'message from peer' });
-      expect((await store.pendingNotices(PARENT)).length).toBe(1);
+      await store.restart(); // no silent cursor write either: the sweep finds nothing pending
+      expect(await store.pendingNotices(PARENT)).toEqual([]);
+      const peer = await store.record({ sessionKey: CHILD, agentId: A, kind: 'agent_message', actorType: 'agent', actorId: PEER, summary: 'message from peer' });
+      expect((await store.drainNotices(PARENT)).map((n) => n.lastSeenSequence)).toEqual([1]);
+      expect(await store.drainNotices(PARENT)).toEqual([]); // nothing interleaved: the self events never moved M
+      expect(peer!.sequence).toBe(4);
     });
 
     it('R13 bare watcher keys get no cursor and no notice, but keep log and changesSince', async () => {
@@ -381,7 +419,9 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       await store.record(human());
       const [first] = await store.drainNotices(PARENT);
       expect(first?.lastSeenSequence).toBe(s!.sequence);
-      // the follow-up is durable: a restart between the drains must not lose the interleaved events
+      // queued right at the ack, not only rebuilt by a restart
+      expect((await store.pendingNotices(PARENT)).map((n) => n.lastSeenSequence)).toEqual([f!.sequence]);
+      // and durable: a restart between the drains must not lose the interleaved events
       await store.restart();
       const followUps = await store.drainNotices(PARENT);
       expect(followUps.map((n) => n.lastSeenSequence)).toEqual([f!.sequence]);
@@ -433,6 +473,14 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       for (const e of all.stateChanges.events) assertSchema(StateEvent, e);
     });
 
+    it('R30b changesSince returns the whole stored records, as record returned them', async () => {
+      const { store } = await harness(factory);
+      const a = await store.record(spawn());
+      const b = await store.record({ sessionKey: CHILD, agentId: A, sessionId: 's-1', kind: 'run_failed', actorType: 'system', runId: 'r1', summary: 'child run cancelled', payload: { outcome: 'cancelled' }, dedupeKey: 'run-terminal:r1', occurredAt: T0 - HOUR });
+      const r = await store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 });
+      expect(r.stateChanges.events).toEqual([a, b]);
+    });
+
     it('R31 truncated is true exactly when more events exist', async () => {
       const { store } = await harness(factory);
       for (let i = 0; i < 3; i++) await store.record(human());
@@ -482,7 +530,7 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       expect(await store.pendingNotices(PARENT)).toEqual(pending);
     });
 
-    it('R35 the response has stateVersion always, and the seed\'s shape', async () => {
+    it('R30 an unknown session answers version 0 and an empty page in the seed\'s shape', async () => {
       const { store } = await harness(factory);
       const r = await store.changesSince({ sessionKey: 'agent:main:nobody', agentId: A, since: 5 });
       expect(r).toEqual({ stateVersion: 0, stateChanges: { events: [], historyGap: false, truncated: false, earliestAvailableSequence: 0 } });
@@ -539,6 +587,31 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       expect((await store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 })).stateChanges.events.length).toBe(5);
     });
 
+    it('R44 re-watching and acking refresh a cursor; a restart does not', async () => {
+      const { store, clock } = await harness(factory, { retentionMs: 10 * DAY });
+      const T1 = 'agent:main:t1';
+      const T2 = 'agent:main:t2';
+      const T3 = 'agent:main:t3';
+      for (const t of [T1, T2, T3]) await store.watch({ watcherSessionKey: COORD, targetSessionKey: t, agentId: A });
+      await store.record(human(T2));
+      await store.record(human(T3));
+      clock.advance(6 * DAY);
+      await store.watch({ watcherSessionKey: COORD, targetSessionKey: T1, agentId: A }); // R21 refresh
+      await store.drainNotices(COORD); // acks T2 and T3 (R27 refresh)
+      await store.record(human(T3)); // T3 pending again
+      clock.advance(DAY);
+      await store.restart(); // T3 swept: N := M, but no refresh
+      clock.advance(5 * DAY); // T1, T2 last touched 6 days ago; T3 by its material event 6 days ago
+      await store.prune();
+      for (const t of [T1, T2, T3]) await store.record(human(t));
+      expect((await store.pendingNotices(COORD)).map((n) => n.targetSessionKey)).toEqual([T1, T2, T3]);
+      clock.advance(11 * DAY);
+      await store.restart(); // pending but idle for 11 days: the sweep keeps nothing alive
+      await store.prune();
+      await store.record(human(T1));
+      expect(await store.pendingNotices(COORD)).toEqual([]);
+    });
+
     it('R44 idle cursors expire; material events keep them alive', async () => {
       const { store, clock } = await harness(factory, { retentionMs: 10 * DAY });
       await store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
@@ -583,6 +656,12 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       await store.record({ ...human('global'), agentId: 'main' });
       await store.deleteSession(CHILD, A);
       expect(await store.stateVersion(CHILD, A)).toBe(0);
+      expect(await store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 })).toEqual({
+        stateVersion: 0, stateChanges: { events: [], historyGap: false, truncated: false, earliestAvailableSequence: 0 },
+      });
+      const respawn = await store.record(spawn()); // its dedupe key was freed with the event
+      expect(respawn!.sequence).toBeGreaterThan(5);
+      await store.deleteSession(CHILD, A);
       expect(await store.pendingNotices(PARENT)).toEqual([]);
       expect(await store.pendingNotices(CHILD)).toEqual([]);
       await store.record(human());
