@@ -54,6 +54,50 @@ export function modelMissStreak(steps: readonly MissStep[], limit = 3): { upstre
   return { upstreamMissing: events, linked, checks, missCount: count };
 }
 
+export type WatchStep = 'turn' | 'tick' | 'watch' | 'unwatch';
+
+export interface WatchGapResult {
+  /** Human turns per recorded human_direct_message, in order. */
+  events: number[];
+  /** Per watcher, in the order the `watch` steps created them: the L of its pending notice, or null. */
+  notices: (number | null)[];
+}
+
+/**
+ * U5 Decision, R22: one adopted session. `turn` = a person types upstream; `watch` = a new
+ * watcher registers; `unwatch` = every current watcher's watches end (R50 reset); `tick` = one
+ * check. A check reads every turn since the marker and moves the marker past them; it records one
+ * event (all of them) iff someone watches when it reads, and otherwise records nothing. A watcher
+ * is seeded at the target's version when it registers, so its one pending notice (R24) quotes that
+ * seed and exists iff an event was recorded after it registered and it still watches.
+ */
+export function modelWatchGaps(steps: readonly WatchStep[]): WatchGapResult {
+  let appended = 0;
+  let marker = 0;
+  let version = 0;
+  const events: number[] = [];
+  const watchers: { seed: number; active: boolean; notice: number | null }[] = [];
+  for (const s of steps) {
+    if (s === 'turn') appended++;
+    else if (s === 'watch') watchers.push({ seed: version, active: true, notice: null });
+    else if (s === 'unwatch') {
+      for (const w of watchers) {
+        w.active = false;
+        w.notice = null; // R50: the watcher's cursors and queued notices go with its lifecycle
+      }
+    } else {
+      const pending = appended - marker;
+      marker = appended;
+      const active = watchers.filter((w) => w.active);
+      if (pending === 0 || active.length === 0) continue;
+      events.push(pending);
+      version++;
+      for (const w of active) w.notice ??= w.seed;
+    }
+  }
+  return { events, notices: watchers.map((w) => w.notice) };
+}
+
 /** A transcript line the generators produce, tagged with what it is. */
 export interface TaggedLine {
   line: string;

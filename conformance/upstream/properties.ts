@@ -10,7 +10,7 @@ import type { JsonValue, Observation } from '../../src/core/upstream/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createClaudeJsonlSource, createUpstreamMonitor, type UpstreamSource } from '../../src/upstream/index.js';
-import { chunked, humanText, modelCursor, modelEcho, modelMissStreak, perturb, taggedLine, userLine, type MissStep } from './model.js';
+import { chunked, humanText, modelCursor, modelEcho, modelMissStreak, modelWatchGaps, perturb, taggedLine, userLine, type MissStep, type WatchStep } from './model.js';
 
 export const AGENT = 'main';
 export const TARGET = 'agent:main:adopted:prop';
@@ -102,6 +102,88 @@ export const missRuleProperty = fc.asyncProperty(
     if (got.pendingNotices !== (want.upstreamMissing > 0 ? 1 : 0)) throw new Error(`pending notices ${got.pendingNotices}`);
   },
 );
+
+/** The store as one without the optional isWatched (R9b): the contract only. */
+function withoutIsWatched<S extends object>(store: S): S {
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'isWatched') return undefined;
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+    has: (target, prop) => prop !== 'isWatched' && Reflect.has(target, prop),
+  });
+}
+
+/** How the monitor learns that nobody watches (U5 Decision): the store's isWatched, or the runtime's demand. */
+export type WatchVia = 'isWatched' | 'demand';
+
+/**
+ * Replays one U5/R22 watch script (see modelWatchGaps) against the monitor and the memory store.
+ * `demand`: the store's isWatched is hidden and the runtime's demand answers from the live watchers.
+ */
+export async function runWatchScript(steps: readonly WatchStep[], via: WatchVia) {
+  let appended = 0;
+  const source: UpstreamSource = {
+    kind: 'counter',
+    baseline: async () => ({ n: 0 }),
+    async check({ marker }) {
+      const from = (marker as { n: number }).n;
+      const turns = Array.from({ length: appended - from }, (_, i) => ({ text: `human turn ${from + i + 1}` }));
+      return { status: 'found', turns, nextMarker: { n: appended }, position: `n${appended}` };
+    },
+  };
+  let t = T0;
+  const now = () => t;
+  const store = createMemoryStore({ now });
+  const watchers: string[] = [];
+  const live = new Set<string>();
+  const monitor = createUpstreamMonitor({
+    store: via === 'isWatched' ? store : withoutIsWatched(store),
+    now,
+    logger: silentLogger,
+    sources: [source],
+    ...(via === 'demand' && { demand: () => live.size > 0 }),
+  });
+  await monitor.continueSession(continueInput('counter'));
+  for (const s of steps) {
+    if (s === 'turn') appended++;
+    else if (s === 'watch') {
+      const w = `agent:main:watcher-${watchers.length + 1}`;
+      watchers.push(w);
+      live.add(w);
+      store.watch({ watcherSessionKey: w, targetSessionKey: TARGET, agentId: AGENT });
+    } else if (s === 'unwatch') {
+      for (const w of live) store.resetSession(w);
+      live.clear();
+    } else {
+      t += 60_000;
+      await monitor.tick();
+    }
+  }
+  const events = store.changesSince({ sessionKey: TARGET, agentId: AGENT, since: 0 }).stateChanges.events;
+  if (events.some((e) => e.kind !== 'human_direct_message')) throw new Error('unexpected event kind');
+  return {
+    events: events.map((e) => e.payload?.turns ?? 1),
+    notices: watchers.map((w) => {
+      const pending = store.pendingNotices(w);
+      if (pending.length > 1) throw new Error(`${w} holds ${pending.length} notices for one pair`);
+      return pending[0]?.lastSeenSequence ?? null;
+    }),
+  };
+}
+
+/**
+ * U5 Decision, R22: activity read while nobody watches is passed over (never reaches a later
+ * watcher); activity read while someone watches is recorded once; whichever way the monitor
+ * learns the watch state.
+ */
+export const watchGapProperty = (via: WatchVia) =>
+  fc.asyncProperty(fc.array(fc.constantFrom<WatchStep>('turn', 'turn', 'tick', 'tick', 'watch', 'unwatch'), { maxLength: 30 }), async (steps) => {
+    const got = await runWatchScript(steps, via);
+    const want = modelWatchGaps(steps);
+    if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`got ${JSON.stringify(got)}, model ${JSON.stringify(want)} for ${steps.join(',')}`);
+  });
 
 /** Replays one U4 case: own messages, then one check that finds `upstream`; returns recorded turns. */
 export async function runEchoCase(own: readonly string[], upstream: readonly string[]) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classifyClaudeLine, normalizeUserText } from '../../src/core/upstream/index.js';
 import { createRemoteHistorySource } from '../../src/upstream/index.js';
-import { runCursorScript, runEchoCase, runMissScript } from './properties.js';
+import { runCursorScript, runEchoCase, runMissScript, runWatchScript } from './properties.js';
 import { buildUpstreamVectors, serializeVectors, type UpstreamVectorFiles } from './vectors.js';
 
 const dir = join(import.meta.dirname, 'vectors');
@@ -42,6 +42,12 @@ describe('upstream vectors: replay against the implementation', () => {
     for (const c of read('miss-streak.json').cases) {
       const got = await runMissScript(c.steps);
       expect({ upstreamMissing: got.upstreamMissing, linked: got.linked, checks: got.checks, missCount: got.missCount }, c.steps.join(',')).toEqual(c.expect);
+    }
+  });
+
+  it('U5 R22 watch-gap.json (store isWatched and runtime demand)', async () => {
+    for (const c of read('watch-gap.json').cases) {
+      for (const via of ['isWatched', 'demand'] as const) expect(await runWatchScript(c.steps, via), `${c.name} (${via})`).toEqual(c.expect);
     }
   });
 

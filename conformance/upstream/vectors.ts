@@ -4,7 +4,7 @@
  * (classification, remote history), never from the implementation. `generate-vectors.ts` writes
  * them to vectors/*.json; vectors.test.ts checks the files have not drifted and replays them.
  */
-import { chunked, modelCursor, modelEcho, modelMissStreak, modelNormalize, userLine, type MissStep } from './model.js';
+import { chunked, modelCursor, modelEcho, modelMissStreak, modelNormalize, modelWatchGaps, userLine, type MissStep, type WatchGapResult, type WatchStep } from './model.js';
 
 export const UPSTREAM_VECTOR_FORMAT = 'session-state-kit-upstream-vectors/1';
 
@@ -20,6 +20,7 @@ export interface UpstreamVectorFiles {
     description: string;
     cases: { steps: MissStep[]; expect: { upstreamMissing: number; linked: boolean; checks: number; missCount: number } }[];
   };
+  'watch-gap.json': { format: string; rule: 'U5'; description: string; cases: { name: string; steps: WatchStep[]; expect: WatchGapResult }[] };
   'jsonl-cursor.json': {
     format: string;
     rule: 'U6';
@@ -101,6 +102,16 @@ export function buildUpstreamVectors(): UpstreamVectorFiles {
     ['inconclusive', 'error', 'inconclusive'],
     ['found', 'missing', 'found', 'missing', 'found'],
   ];
+  const watchCases: [string, WatchStep[]][] = [
+    ['activity before the watch, read before it: never notifies (the reviewer repro)', ['turn', 'tick', 'watch', 'tick']],
+    ['activity after the watch notifies once', ['turn', 'tick', 'watch', 'turn', 'tick', 'tick']],
+    ['limit: written before the watch but first read after it is reported', ['turn', 'watch', 'tick']],
+    ['watched turns coalesce into one pending notice quoting the seed', ['watch', 'turn', 'tick', 'turn', 'turn', 'tick']],
+    ['a watch that ended before the read: passed over, not replayed to the next watcher', ['watch', 'turn', 'unwatch', 'tick', 'watch', 'tick']],
+    ['a later watcher is seeded after earlier events', ['watch', 'turn', 'tick', 'unwatch', 'turn', 'tick', 'watch', 'turn', 'tick']],
+    ['two watchers with different seeds', ['watch', 'turn', 'tick', 'watch', 'turn', 'tick']],
+    ['nobody ever watches: nothing recorded', ['turn', 'turn', 'tick', 'turn', 'tick', 'tick']],
+  ];
   const mixed = [
     userLine('привет 👋 мир'),
     assistant('ok'),
@@ -151,6 +162,13 @@ export function buildUpstreamVectors(): UpstreamVectorFiles {
       rule: 'U2',
       description: 'A linked session; each step is one check outcome (error = the source threw) or a same-source Continue. Expect upstream_missing events, whether a link remains, checks made, final miss count.',
       cases: missCases.map((steps) => ({ steps, expect: modelMissStreak(steps) })),
+    },
+    'watch-gap.json': {
+      format,
+      rule: 'U5',
+      description:
+        'One adopted session; turn = a person types upstream, watch = a new watcher registers, unwatch = every current watcher is reset (R50), tick = one check. Expect human turns per recorded event and, per watcher in creation order, the changesSince L of its pending notice (null = none).',
+      cases: watchCases.map(([name, steps]) => ({ name, steps, expect: modelWatchGaps(steps) })),
     },
     'jsonl-cursor.json': {
       format,

@@ -4,7 +4,6 @@ import {
   compareLinks,
   createLink,
   planCheck,
-  planUnwatched,
   refreshLink,
   resolveMonitorConfig,
   sameSource,
@@ -33,7 +32,12 @@ export interface UpstreamMonitorOptions extends Partial<MonitorConfig> {
   links?: UpstreamLinkStore;
   /** U4: the session's user messages sent from our side, oldest first. Default: what was passed to noteOwnUserMessage. */
   ownTexts?: (sessionKey: string, agentId: string) => MaybePromise<readonly string[]>;
-  /** U8: whether anyone watches the session; unwatched links are not checked. Default: check every link. */
+  /**
+   * U5, U8: whether anyone watches the session. Unwatched links are still checked (U2 keeps
+   * working), but activity found then is passed over: the marker moves past it and nothing is
+   * recorded. When it says true, a store `isWatched` (if any) is asked too. Default: the store's
+   * optional `isWatched(sessionKey, agentId)`; with neither, every check records (R9b decides).
+   */
   demand?: (sessionKey: string, agentId: string) => MaybePromise<boolean>;
   /** U8: whether our own run is active in the session; such links are deferred. Default: never. */
   isBusy?: (sessionKey: string, agentId: string) => MaybePromise<boolean>;
@@ -72,9 +76,11 @@ export interface TickReport {
   /** Links deleted after upstream_missing (U2). */
   removed: { sessionKey: string; agentId: string }[];
   /** Links left alone: busy, changed own texts, ambiguous owner, or raced by a Continue (U1, U8). */
-  skipped: { sessionKey: string; agentId: string; reason: 'busy' | 'own-texts-changed' | 'ambiguous' | 'raced' | 'unwatched' | 'stopped' }[];
+  skipped: { sessionKey: string; agentId: string; reason: 'busy' | 'own-texts-changed' | 'ambiguous' | 'raced' | 'stopped' }[];
   /** Self-echo turns suppressed (U4). */
   echoes: number;
+  /** Human turns found while nobody watched: passed over, not recorded (U5 Decision). */
+  passedOver: number;
 }
 
 export interface UpstreamMonitor {
@@ -95,6 +101,9 @@ export interface UpstreamMonitor {
 }
 
 const tokenOf = (link: UpstreamLink): LinkToken => ({ serial: link.serial, revision: link.revision });
+
+/** R9b: stores MAY offer `isWatched` outside the contract; it is feature-detected, never required. */
+type MaybeWatchAware = SessionStateStore & { isWatched?: (sessionKey: string, agentId: string) => MaybePromise<unknown> };
 
 function view(link: UpstreamLink, ambiguous: boolean): LinkStatusView {
   const v: LinkStatusView = {
@@ -192,6 +201,7 @@ export function createUpstreamMonitor(options: UpstreamMonitorOptions): Upstream
     }
     report.echoes += plan.echoTurns;
     if (plan.action === 'write') {
+      report.passedOver += plan.passedOver ?? 0;
       await links.compareAndSet(link.sessionKey, link.agentId, tokenOf(link), plan.next);
       return;
     }
@@ -209,18 +219,30 @@ export function createUpstreamMonitor(options: UpstreamMonitorOptions): Upstream
     if (event && next === null && wrote) report.removed.push({ sessionKey: link.sessionKey, agentId: link.agentId });
   }
 
+  /**
+   * U5 Decision: does anyone watch the session now? Asked after the source was read, so "no" means
+   * every turn just read predates every watch that exists from now on. `undefined`:
+   * the monitor cannot tell (no demand, no store isWatched), so it records and R9b decides.
+   * Throws when the answer is unavailable.
+   */
+  async function watchedNow(link: UpstreamLink): Promise<boolean | undefined> {
+    if (options.demand && !(await options.demand(link.sessionKey, link.agentId))) return false;
+    const store = options.store as MaybeWatchAware;
+    if (typeof store.isWatched === 'function') {
+      const answer = await store.isWatched(link.sessionKey, link.agentId);
+      // Passing over activity loses it for good, so only a real boolean may say "nobody watches".
+      if (typeof answer !== 'boolean') throw new Error(`store.isWatched returned ${typeof answer}, not a boolean`);
+      return answer;
+    }
+    return options.demand ? true : undefined;
+  }
+
   async function checkLink(link: UpstreamLink, report: TickReport): Promise<void> {
     const id = { sessionKey: link.sessionKey, agentId: link.agentId };
     const source = sources.get(link.upstreamKind);
     if (!source) {
       const plan = planCheck(link, { status: 'inconclusive', detail: `no source adapter for upstream kind ${link.upstreamKind}` }, { now: options.now(), ownTexts: [] });
       await execute(link, plan, report);
-      return;
-    }
-    if (options.demand && !(await options.demand(link.sessionKey, link.agentId))) {
-      const next = planUnwatched(link, options.now());
-      if (next) await links.compareAndSet(link.sessionKey, link.agentId, tokenOf(link), next);
-      report.skipped.push({ ...id, reason: 'unwatched' });
       return;
     }
     // U8: our own run writes to the same upstream; its turns are ours, so wait until it is idle.
@@ -250,11 +272,23 @@ export function createUpstreamMonitor(options: UpstreamMonitorOptions): Upstream
       report.skipped.push({ ...id, reason: 'own-texts-changed' });
       return;
     }
-    await execute(link, planCheck(link, observation, { now: options.now(), ownTexts: own }), report);
+    // Only a found source needs the watch state (U5); misses and inconclusive checks do not (U2).
+    let watched: boolean | undefined;
+    let judged = observation;
+    if (observation.status === 'found') {
+      try {
+        watched = await watchedNow(link);
+      } catch (error) {
+        // Recording or passing over could both be wrong: inconclusive, marker and streak stay.
+        logger.warn('upstream monitor: watch state unavailable', { sessionKey: link.sessionKey, agentId: link.agentId, error: errorText(error) });
+        judged = { status: 'inconclusive', detail: `watch state unavailable: ${errorText(error)}` };
+      }
+    }
+    await execute(link, planCheck(link, judged, { now: options.now(), ownTexts: own, ...(watched !== undefined && { watched }) }), report);
   }
 
   async function runTick(): Promise<TickReport> {
-    const report: TickReport = { checked: 0, recorded: [], removed: [], skipped: [], echoes: 0 };
+    const report: TickReport = { checked: 0, recorded: [], removed: [], skipped: [], echoes: 0, passedOver: 0 };
     let all: UpstreamLink[];
     try {
       all = await links.list();

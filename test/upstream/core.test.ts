@@ -12,7 +12,6 @@ import {
   normalizeUserText,
   ownEchoSet,
   planCheck,
-  planUnwatched,
   refreshLink,
   resolveMonitorConfig,
   sameSource,
@@ -194,11 +193,34 @@ describe('planCheck (U2, U4, U5)', () => {
     }
   });
 
-  it('U8 unwatched links drop their miss streak once, then are left alone', () => {
+  it('U5 Decision: with nobody watching, found activity is passed over: marker advances, nothing recorded, status unwatched', () => {
     const l = link({ missCount: 2, status: 'missing' });
-    const u = planUnwatched(l, T0 + 1)!;
-    expect(u).toMatchObject({ missCount: 0, status: 'unwatched' });
-    expect(planUnwatched(u, T0 + 2)).toBeUndefined();
+    const p = planCheck(l, found(['typed while nobody watched', 'and again', 'an echo']), { now: T0 + 3, ownTexts: ['an echo'], watched: false });
+    expect(p.action).toBe('write');
+    if (p.action !== 'write') return;
+    expect(p).toMatchObject({ humanTurns: 0, echoTurns: 1, passedOver: 2 });
+    expect(p.next).toMatchObject({ marker: { offset: 100, epoch: 0 }, missCount: 0, status: 'unwatched', statusDetail: 'nobody watches: 2 human turn(s) passed over, not recorded', lastCheckedAt: T0 + 3 });
+    // Nothing new: still unwatched, no detail.
+    const idle = planCheck(l, found([]), { now: T0 + 4, ownTexts: [], watched: false });
+    expect(idle.action === 'write' && idle.next).toMatchObject({ status: 'unwatched', marker: { offset: 100, epoch: 0 } });
+    expect(idle.action === 'write' && 'statusDetail' in idle.next).toBe(false);
+    // watched true or omitted (cannot tell): the record path, marker waits for it.
+    for (const watched of [true, undefined]) {
+      const r = planCheck(l, found(['x']), { now: T0, ownTexts: [], ...(watched !== undefined && { watched }) });
+      expect(r.action).toBe('record');
+      expect(r.action === 'record' && r.onFailed.marker).toEqual(l.marker);
+    }
+  });
+
+  it('U2 U5 watch state does not change missing or inconclusive checks; a blocked cursor stays blocked', () => {
+    const l = link({ missCount: 2, status: 'missing' });
+    const third = planCheck(l, { status: 'missing' }, { now: T0, ownTexts: [], watched: false });
+    expect(third.action === 'record' && third.record.kind).toBe('upstream_missing');
+    expect(third.action === 'record' && third.onRecorded).toBeNull();
+    const inc = planCheck(l, { status: 'inconclusive', detail: 'x' }, { now: T0, ownTexts: [], watched: false });
+    expect(inc.action === 'write' && inc.next).toMatchObject({ missCount: 2, status: 'inconclusive', marker: l.marker });
+    const blocked = planCheck(l, found([], { blocked: 'blocked: line exceeds 1 MiB at offset 5' }), { now: T0, ownTexts: [], watched: false });
+    expect(blocked.action === 'write' && blocked.next).toMatchObject({ status: 'blocked', statusDetail: 'blocked: line exceeds 1 MiB at offset 5', missCount: 0 });
   });
 
   it('a blocked source is found (resets misses) and says why', () => {

@@ -101,20 +101,6 @@ describe('upstream monitor: human activity (U5)', () => {
     expect(t.events()).toHaveLength(1);
   });
 
-  it('R9b: an unwatched session is not recorded and its marker waits; once watched, the turn is recorded once', async () => {
-    const s = setup();
-    await s.monitor.continueSession(s.link());
-    s.fake.script.push(s.fake.human('nobody is watching'), (m) => Promise.resolve({ status: 'found', turns: [{ text: 'nobody is watching' }], nextMarker: { pos: 1 }, position: 'p1' }));
-    await s.tick();
-    expect(s.events()).toEqual([]);
-    expect((await s.monitor.status())[0]).toMatchObject({ state: 'record-pending', marker: { pos: 0 } });
-    s.store.watch({ watcherSessionKey: COORD, targetSessionKey: TARGET, agentId: A });
-    await s.tick();
-    expect(s.fake.markers).toEqual([{ pos: 0 }, { pos: 0 }]);
-    expect(s.events()).toHaveLength(1);
-    expect((await s.monitor.status())[0]).toMatchObject({ state: 'ok', marker: { pos: 1 } });
-  });
-
   it('U5 a failed marker write after a successful record replays into a dedupe hit: one event, one notice', async () => {
     const s = setup();
     let failNextWrite = false;
@@ -342,23 +328,6 @@ describe('upstream monitor: scope, isolation and status (U1, U8, U9)', () => {
     });
     expect((await s.tick()).skipped).toEqual([{ sessionKey: TARGET, agentId: A, reason: 'own-texts-changed' }]);
     expect((await s.monitor.status())[0]).toEqual(before);
-    expect(s.events()).toEqual([]);
-  });
-
-  it('U8 demand: unwatched links are not checked and lose their miss streak', async () => {
-    let watched = true;
-    const s = setup({ demand: () => watched });
-    await s.monitor.continueSession(s.link());
-    s.fake.script.push({ status: 'missing' }, { status: 'missing' });
-    await s.tick();
-    await s.tick();
-    watched = false;
-    await s.tick();
-    expect(s.fake.markers).toHaveLength(2);
-    expect((await s.monitor.status())[0]).toMatchObject({ state: 'unwatched', missCount: 0 });
-    watched = true;
-    s.fake.script.push({ status: 'missing' });
-    await s.tick();
     expect(s.events()).toEqual([]);
   });
 

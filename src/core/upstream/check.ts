@@ -38,18 +38,25 @@ export interface CheckContext {
   now: number;
   /** The session's user messages sent from our side, oldest first (U4). */
   ownTexts: readonly string[];
+  /**
+   * U5: whether anyone watches the session, judged after the source was read. `false`: found
+   * activity is passed over (the marker advances, nothing is recorded). Omitted (or `true`): record
+   * as usual; the monitor omits it only when it cannot tell (no `demand`, no store `isWatched`).
+   */
+  watched?: boolean;
 }
 
 /**
  * The next step for one link after one check. The driver executes it and writes links only by
  * compare-and-set on the link it checked (U8).
- *  write   no event: store `next` (marker, miss count, status).
+ *  write   no event: store `next` (marker, miss count, status). `passedOver` counts human turns
+ *          found while nobody watched: not recorded, the marker moved past them (U5).
  *  record  record `record` through the store contract (the same path as every other producer);
  *          if it returns an event (new or deduped, R8) store `onRecorded` (null = delete the link,
  *          U2), otherwise store `onFailed`, which keeps the marker (U5).
  */
 export type CheckPlan =
-  | { action: 'write'; next: UpstreamLink; humanTurns: 0; echoTurns: number }
+  | { action: 'write'; next: UpstreamLink; humanTurns: 0; echoTurns: number; passedOver?: number }
   | { action: 'record'; record: RecordInput; onRecorded: UpstreamLink | null; onFailed: UpstreamLink; humanTurns: number; echoTurns: number };
 
 /** A usable record time: RecordInput.occurredAt must be a non-negative safe integer (R6 clamps the rest). */
@@ -149,6 +156,15 @@ export function planCheck(link: UpstreamLink, observation: Observation, ctx: Che
   if (detail !== undefined) found.statusDetail = detail;
   const advanced: UpstreamLink = { ...found, marker: observation.nextMarker };
 
+  if (ctx.watched === false) {
+    // U5 Decision: activity found while nobody watches is not news to a later watcher (a watch
+    // starts at the target's current version, R22). Re-baseline: move the marker past it, record
+    // nothing. A blocked cursor stays reported as blocked; otherwise the link says why it is quiet.
+    const quiet: UpstreamLink = observation.blocked ? advanced : { ...advanced, status: 'unwatched' };
+    if (!observation.blocked && human > 0) quiet.statusDetail = `nobody watches: ${human} human turn(s) passed over, not recorded`;
+    return { action: 'write', next: quiet, humanTurns: 0, echoTurns: echo, passedOver: human };
+  }
+
   if (human === 0) return { action: 'write', next: advanced, humanTurns: 0, echoTurns: echo }; // scan-only advance
 
   const occurredAt = newest ?? epochOrUndefined(observation.sourceTime);
@@ -156,17 +172,10 @@ export function planCheck(link: UpstreamLink, observation: Observation, ctx: Che
     action: 'record',
     record: humanActivityRecord(link, human, observation.position, occurredAt),
     onRecorded: advanced,
-    // U5: the marker waits; the next check re-reads the same turns and the dedupe key makes the retry safe.
-    onFailed: { ...found, status: 'record-pending', statusDetail: `${human} human turn(s) found; record did not succeed (unwatched or log unavailable)` },
+    // U5: the marker waits; the next check re-reads the same turns and the dedupe key makes the retry
+    // safe. If the watcher went away meanwhile, the next check sees that and re-baselines instead.
+    onFailed: { ...found, status: 'record-pending', statusDetail: `${human} human turn(s) found; record did not succeed (log unavailable, or nobody watches)` },
     humanTurns: human,
     echoTurns: echo,
   };
-}
-
-/** U8: a link nobody watches is not checked; its miss streak does not survive the gap. */
-export function planUnwatched(link: UpstreamLink, now: number): UpstreamLink | undefined {
-  if (link.status === 'unwatched' && link.missCount === 0) return undefined;
-  const next: UpstreamLink = { ...link, revision: link.revision + 1, updatedAt: now, missCount: 0, status: 'unwatched' };
-  delete next.statusDetail;
-  return next;
 }

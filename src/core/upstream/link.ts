@@ -17,7 +17,8 @@ export type JsonObject = { [key: string]: JsonValue };
  *  inconclusive   the check could not tell (error, ambiguous answer); neither a miss nor a find (U2)
  *  missing        a miss streak is running (statusDetail says n/3)
  *  record-pending human activity was found but the record did not succeed; the marker waits (U5)
- *  unwatched      nobody watches the session, so it is not checked (U8)
+ *  unwatched      the source was found, but nobody watches the session: activity is passed over,
+ *                 not recorded (U5 Decision); missing-source detection still runs (U2)
  */
 export type LinkState = 'new' | 'ok' | 'blocked' | 'inconclusive' | 'missing' | 'record-pending' | 'unwatched';
 
