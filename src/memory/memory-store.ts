@@ -168,8 +168,8 @@ export class MemoryStore implements SessionStateStore {
   drainNotices(watcherSessionKey: string): Notice[] {
     this.assertOpen();
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
+    const now = this.now(); // R6: a refused clock must not cost the queued notices
     const drained = this.queue.take(watcherSessionKey);
-    const now = this.now();
     for (const n of drained) {
       const cursor = this.state.cursors.get(identityKey(n.targetSessionKey, n.targetAgentId))?.get(watcherSessionKey);
       if (!cursor) continue;
@@ -261,8 +261,8 @@ export class MemoryStore implements SessionStateStore {
   restart(): void {
     this.assertOpen();
     // R29: the queue is process memory; rebuild it from durable cursors, then prune.
+    const now = this.now(); // R6: before the queue is dropped
     this.queue.clear();
-    const now = this.now();
     for (const byWatcher of this.state.cursors.values()) {
       for (const c of byWatcher.values()) {
         const swept = sweep(c, now);
@@ -280,7 +280,8 @@ export class MemoryStore implements SessionStateStore {
 
   /**
    * Whether anyone could be told about a change of this session (a cursor targets it). Not part of
-   * the contract: producers such as the upstream monitor use it to skip work nobody watches.
+   * the contract: the upstream monitor asks it after reading a source, so activity nobody watched
+   * is passed over instead of reaching a later watcher (U5). Never answers false on a failure.
    */
   isWatched(sessionKey: string, agentId: string): boolean {
     this.assertOpen();

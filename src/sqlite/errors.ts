@@ -3,7 +3,7 @@
  * version, throws (the caller configured the wrong path); failures while the store runs are logged
  * and degrade instead (R9, R35).
  */
-export type StateDatabaseErrorCode = 'not-a-state-database' | 'schema-too-new' | 'unsafe-integer';
+export type StateDatabaseErrorCode = 'not-a-state-database' | 'schema-too-new' | 'unsafe-integer' | 'driver-unavailable';
 
 export class StateDatabaseError extends Error {
   override readonly name: string = 'StateDatabaseError';
@@ -51,6 +51,26 @@ export class UnsafeIntegerError extends StateDatabaseError {
     readonly value: string,
   ) {
     super('unsafe-integer', `${field} = ${value} is outside the safe integer range of JavaScript numbers (|n| <= 2^53 - 1)`);
+  }
+}
+
+/**
+ * The SQLite driver asked for (or, with 'auto', every candidate) cannot be loaded in this runtime.
+ * `reasons` has one line per driver tried.
+ */
+export class SqliteDriverUnavailableError extends StateDatabaseError {
+  override readonly name = 'SqliteDriverUnavailableError';
+  constructor(
+    readonly driver: string,
+    readonly reasons: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'driver-unavailable',
+      `${driver === 'auto' ? 'no SQLite driver is available' : `the SQLite driver ${driver} is not available`} (${reasons.join('; ')}); ` +
+        'install better-sqlite3 (npm install better-sqlite3), or run on Node 22.13+ (node:sqlite) or Bun (bun:sqlite)',
+      options,
+    );
   }
 }
 

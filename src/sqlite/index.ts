@@ -1,17 +1,58 @@
 /**
- * session-state-kit/sqlite: the SQLite storage adapter (better-sqlite3, an optional peer
- * dependency) and the schema helpers other tools use to read its files.
+ * session-state-kit/sqlite: the SQLite storage adapter and the schema helpers other tools use to
+ * read its files. It runs on better-sqlite3 (Node 20+, an optional peer dependency), node:sqlite
+ * (Node 22.13+, built in) and bun:sqlite (Bun, built in); no driver is loaded until a store or a
+ * connection is opened, so importing this module needs none of them.
  */
-export { SqliteStore, createSqliteStore, sqliteStoreFactory, type SqliteStoreOptions, type SynchronousMode } from './sqlite-store.js';
+export {
+  SqliteStore,
+  createSqliteStore,
+  sqliteConnection,
+  sqliteStoreFactory,
+  type SqliteStoreOptions,
+  type SynchronousMode,
+} from './sqlite-store.js';
 export {
   APPLICATION_ID,
   MIGRATIONS,
   SCHEMA_VERSION,
   TABLES,
   migrate,
+  openStateConnectionReadOnly,
   openStateDatabaseReadOnly,
   readSchemaVersion,
   type MigrationStep,
+  type ReadOnlyConnectionOptions,
   type ReadOnlyOpenOptions,
+  type SchemaTarget,
 } from './schema.js';
-export { NotAStateDatabaseError, SchemaTooNewError, StateDatabaseError, UnsafeIntegerError, toSafeNumber, type StateDatabaseErrorCode } from './errors.js';
+export {
+  NotAStateDatabaseError,
+  SchemaTooNewError,
+  SqliteDriverUnavailableError,
+  StateDatabaseError,
+  UnsafeIntegerError,
+  toSafeNumber,
+  type StateDatabaseErrorCode,
+} from './errors.js';
+export {
+  availableSqliteDrivers,
+  betterSqlite3Driver,
+  bunSqliteDriver,
+  immediateTransaction,
+  nodeSqliteDriver,
+  readTransaction,
+  resolveSqliteDriver,
+  sqliteErrorCode,
+  type BunSqliteModule,
+  type NodeSqliteModule,
+  type SqlValue,
+  type SqliteConnection,
+  type SqliteDriver,
+  type SqliteDriverChoice,
+  type SqliteDriverName,
+  type SqliteOpenOptions,
+  type SqliteRow,
+  type SqliteRunResult,
+  type SqliteStatement,
+} from './driver/index.js';

@@ -1,4 +1,9 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { betterSqlite3Driver, isBetterSqlite3Database, wrapBetterSqlite3 } from './driver/better-sqlite3.js';
+import { sqliteErrorCode } from './driver/error-codes.js';
+import { resolveSqliteDriver } from './driver/resolve.js';
+import { immediateTransaction } from './driver/transaction.js';
+import type { SqliteConnection, SqliteDriverChoice } from './driver/types.js';
 import { NotAStateDatabaseError, SchemaTooNewError, toSafeNumber } from './errors.js';
 
 /**
@@ -50,7 +55,14 @@ export interface MigrationStep {
   /** 1, 2, 3, ...: the user_version the file has after this step. */
   version: number;
   description: string;
-  up: (db: Database.Database) => void;
+  up: (db: SqliteConnection) => void;
+}
+
+/** What the schema functions accept: a driver connection, or a raw better-sqlite3 handle (other tools keep those). */
+export type SchemaTarget = SqliteConnection | BetterSqlite3.Database;
+
+function connectionOf(db: SchemaTarget): SqliteConnection {
+  return isBetterSqlite3Database(db) ? wrapBetterSqlite3(db) : db;
 }
 
 const V1 = `
@@ -121,21 +133,22 @@ function latestVersion(steps: readonly MigrationStep[]): number {
 }
 
 function isNotADatabase(error: unknown): boolean {
-  return error instanceof Error && (error as { code?: unknown }).code === 'SQLITE_NOTADB';
+  return sqliteErrorCode(error) === 'SQLITE_NOTADB';
 }
 
 /**
  * Reads the file's schema version without writing. 0 means an empty file we may initialize.
  * Throws NotAStateDatabaseError or SchemaTooNewError.
  */
-export function readSchemaVersion(db: Database.Database, path: string, supported: number = SCHEMA_VERSION): number {
+export function readSchemaVersion(target: SchemaTarget, path: string, supported: number = SCHEMA_VERSION): number {
+  const db = connectionOf(target);
   let applicationId: number;
   let userVersion: number;
   let objects: number;
   try {
-    applicationId = toSafeNumber(db.pragma('application_id', { simple: true }), 'application_id');
-    userVersion = toSafeNumber(db.pragma('user_version', { simple: true }), 'user_version');
-    objects = toSafeNumber((db.prepare('SELECT count(*) AS n FROM sqlite_master').get() as { n: unknown }).n, 'sqlite_master count');
+    applicationId = toSafeNumber(db.pragma('application_id'), 'application_id');
+    userVersion = toSafeNumber(db.pragma('user_version'), 'user_version');
+    objects = toSafeNumber(db.prepare('SELECT count(*) AS n FROM sqlite_master').get()?.['n'], 'sqlite_master count');
   } catch (error) {
     if (isNotADatabase(error)) throw new NotAStateDatabaseError(path, 'the file is not a SQLite database', { cause: error });
     throw error;
@@ -157,16 +170,17 @@ export function readSchemaVersion(db: Database.Database, path: string, supported
  * process may have migrated meanwhile) and applies the missing steps and both header pragmas.
  * `steps` is a parameter so tests can simulate older and newer releases.
  */
-export function migrate(db: Database.Database, path: string, steps: readonly MigrationStep[] = MIGRATIONS): number {
+export function migrate(handle: SchemaTarget, path: string, steps: readonly MigrationStep[] = MIGRATIONS): number {
+  const db = connectionOf(handle);
   const target = latestVersion(steps);
   if (readSchemaVersion(db, path, target) === target) return target;
-  db.transaction(() => {
+  immediateTransaction(db, () => {
     const found = readSchemaVersion(db, path, target);
     for (const step of steps) if (step.version > found) step.up(db);
     // Header pragmas are part of the transaction: a crash leaves the old version and no half schema.
     db.pragma(`application_id = ${APPLICATION_ID}`);
     db.pragma(`user_version = ${target}`);
-  }).immediate();
+  });
   return target;
 }
 
@@ -175,25 +189,39 @@ export interface ReadOnlyOpenOptions {
   busyTimeoutMs?: number;
 }
 
+export interface ReadOnlyConnectionOptions extends ReadOnlyOpenOptions {
+  /** Which SQLite driver opens the file; default 'auto' (see resolveSqliteDriver). */
+  driver?: SqliteDriverChoice;
+}
+
 /**
- * Opens an existing state database for reading only (for the CLI and diagnostics). Integer columns
- * come back as bigint: decode them with toSafeNumber. Throws NotAStateDatabaseError for a missing,
- * foreign or empty file and SchemaTooNewError for a file from a newer release.
+ * Opens an existing state database for reading only, on any driver. Integers come back as bigint:
+ * decode them with toSafeNumber. Throws NotAStateDatabaseError for a missing, foreign or empty file,
+ * SchemaTooNewError for a file from a newer release, SqliteDriverUnavailableError for no driver.
  */
-export function openStateDatabaseReadOnly(path: string, options: ReadOnlyOpenOptions = {}): Database.Database {
-  let db: Database.Database;
+export function openStateConnectionReadOnly(path: string, options: ReadOnlyConnectionOptions = {}): SqliteConnection {
+  // Outside the try: a missing driver is not a problem of the file.
+  const driver = resolveSqliteDriver(options.driver ?? 'auto');
+  let db: SqliteConnection;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
+    db = driver.open(path, { readonly: true });
   } catch (error) {
     throw new NotAStateDatabaseError(path, error instanceof Error ? error.message : String(error), { cause: error });
   }
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-    db.defaultSafeIntegers(true);
     if (readSchemaVersion(db, path) === 0) throw new NotAStateDatabaseError(path, 'the database is empty (never initialized)');
     return db;
   } catch (error) {
     db.close();
     throw error;
   }
+}
+
+/**
+ * The same, returning better-sqlite3's own handle (the CLI's `inspect` uses its API), so it needs
+ * better-sqlite3 installed. Integer columns come back as bigint.
+ */
+export function openStateDatabaseReadOnly(path: string, options: ReadOnlyOpenOptions = {}): BetterSqlite3.Database {
+  return openStateConnectionReadOnly(path, { ...options, driver: betterSqlite3Driver() }).native as BetterSqlite3.Database;
 }

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import type {
   ChangesSinceResponse,
   CreateOptions,
@@ -14,6 +14,7 @@ import {
   NoticeQueue,
   acknowledge,
   buildChangesSince,
+  checkedNow,
   emptyChangesSince,
   isAgentScopedKey,
   isPruneDue,
@@ -34,14 +35,20 @@ import {
   type PruneConfig,
 } from '../core/index.js';
 import { consoleLogger, type Logger } from '../shared/logger.js';
+import { sqliteErrorCode } from './driver/error-codes.js';
+import { resolveSqliteDriver } from './driver/resolve.js';
+import { immediateTransaction, readTransaction } from './driver/transaction.js';
+import type { SqliteConnection, SqliteDriverChoice, SqliteStatement } from './driver/types.js';
 import { toSafeNumber } from './errors.js';
 import { MIGRATIONS, migrate, type MigrationStep } from './schema.js';
 
 /**
- * The SQLite storage adapter: the pure core's planners over better-sqlite3. SQL only reads and
- * writes rows; every protocol decision (who is notified, cursor arithmetic, notice text, what a
- * changesSince page means, watermark raising) comes from src/core, exactly as in the in-memory
- * reference store, so the two are indistinguishable through the contract.
+ * The SQLite storage adapter: the pure core's planners over one SQLite driver (better-sqlite3,
+ * node:sqlite or bun:sqlite, behind the small seam in ./driver). All SQL and every transaction
+ * live here and in schema.ts, the same for every driver. SQL only reads and writes rows; every
+ * protocol decision (who is notified, cursor arithmetic, notice text, what a changesSince page
+ * means, watermark raising) comes from src/core, exactly as in the in-memory reference store, so
+ * the two are indistinguishable through the contract.
  *
  * Durable: events, heads, cursors, the sequence counter. In process memory: the notice queue and
  * the prune clock; opening a file (or restart()) rebuilds the queue from cursors (R29).
@@ -63,6 +70,11 @@ export interface SqliteStoreOptions extends CreateOptions {
   synchronous?: SynchronousMode;
   /** PRAGMA busy_timeout: how long a write waits for another connection's lock; default 5000 ms. */
   busyTimeoutMs?: number;
+  /**
+   * Which SQLite driver to use: 'auto' (default: bun:sqlite on Bun; on Node better-sqlite3 when it
+   * is installed, else node:sqlite), 'better-sqlite3', 'node:sqlite', 'bun:sqlite', or a driver object.
+   */
+  driver?: SqliteDriverChoice;
 }
 
 /** Internal: tests simulate older and newer releases with other migration lists. */
@@ -82,9 +94,10 @@ export const SQL = {
   // record
   eventByDedupeKey: `SELECT ${EVENT_COLUMNS} FROM session_state_events WHERE dedupe_key = ?`,
   cursorsOnTarget: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_target WHERE target_agent_id = ? AND target_session_key = ?`,
+  // Positional parameters only: named-parameter binding differs between the drivers.
   insertEvent:
     'INSERT INTO session_state_events (dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json) ' +
-    'VALUES (@dedupe_key, @session_key, @agent_id, @session_id, @kind, @actor_type, @actor_id, @run_id, @occurred_at, @recorded_at, @summary, @payload_json)',
+    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   upsertHead:
     'INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) VALUES (?, ?, ?, 0, ?) ' +
     'ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = excluded.last_sequence, updated_at = excluded.updated_at',
@@ -128,9 +141,9 @@ export const SQL = {
   deleteHead: 'DELETE FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
 } as const;
 
-type Statements = { [K in keyof typeof SQL]: Database.Statement };
+type Statements = { [K in keyof typeof SQL]: SqliteStatement };
 
-interface EventRow {
+type EventRow = {
   sequence: unknown;
   dedupe_key: string | null;
   session_key: string;
@@ -146,7 +159,7 @@ interface EventRow {
   payload_json: string | null;
 }
 
-interface CursorRow {
+type CursorRow = {
   watcher_session_key: string;
   target_session_key: string;
   target_agent_id: string;
@@ -192,7 +205,8 @@ function toCursor(row: CursorRow): WatchCursor {
 
 function describeError(error: unknown): Record<string, unknown> {
   if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
+    // One spelling of SQLite codes whichever driver threw (node:sqlite's own code is ERR_SQLITE_ERROR).
+    const code = sqliteErrorCode(error) ?? (error as { code?: unknown }).code;
     return code === undefined ? { error: error.message, name: error.name } : { error: error.message, name: error.name, code };
   }
   return { error: String(error) };
@@ -204,7 +218,7 @@ interface PruneOutcome {
 }
 
 export class SqliteStore implements SessionStateStore {
-  private readonly db: Database.Database;
+  private readonly db: SqliteConnection;
   private readonly stmt: Statements;
   private readonly queue = new NoticeQueue();
   private readonly config: PruneConfig;
@@ -212,6 +226,8 @@ export class SqliteStore implements SessionStateStore {
   private lastPruneAt: number;
   private closed = false;
   readonly path: string;
+  /** The driver in use: 'better-sqlite3', 'node:sqlite', 'bun:sqlite' or a custom driver's name. */
+  readonly driver: string;
 
   constructor(
     private readonly options: SqliteStoreOptions,
@@ -225,17 +241,18 @@ export class SqliteStore implements SessionStateStore {
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) throw new RangeError('busyTimeoutMs must be a non-negative safe integer');
 
-    this.db = new Database(this.path);
+    const driver = resolveSqliteDriver(options.driver ?? 'auto');
+    this.driver = driver.name;
+    // Every driver reads integers as bigint; they are range-checked on decode: no silent rounding past 2^53.
+    this.db = driver.open(this.path);
     try {
       // busy_timeout first: every later statement, including the WAL switch, may meet another process's lock.
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      // Integers come back as bigint and are range-checked on decode: no silent rounding past 2^53.
-      this.db.defaultSafeIntegers(true);
       migrate(this.db, this.path, internals.migrations ?? MIGRATIONS);
       // WAL lets readers in other processes work while one writes; NORMAL is crash-safe in WAL.
-      if (String(this.db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') this.db.pragma('journal_mode = WAL');
+      if (String(this.db.pragma('journal_mode')).toLowerCase() !== 'wal') this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${synchronous}`);
-      const stmt = {} as Record<string, Database.Statement>;
+      const stmt = {} as Record<string, SqliteStatement>;
       for (const [name, sql] of Object.entries(SQL)) stmt[name] = this.db.prepare(sql);
       this.stmt = stmt as Statements;
     } catch (error) {
@@ -248,7 +265,7 @@ export class SqliteStore implements SessionStateStore {
   }
 
   private now(): number {
-    return this.options.now();
+    return checkedNow(this.options.now()); // R6: integer epoch ms, or a ClockError before anything is written
   }
 
   private assertOpen(): void {
@@ -291,40 +308,38 @@ export class SqliteStore implements SessionStateStore {
     const outcome = this.guard('record', undefined, () =>
       // IMMEDIATE: take the write lock up front, so the dedupe probe, the cursor read and the writes
       // see one state even when another process shares the file.
-      this.db
-        .transaction((): { stored: StateEvent; notices: Notice[] } | { existing: StateEvent | undefined } => {
-          // R8: a retained dedupe key returns the existing event and changes nothing.
-          if (event.dedupeKey !== undefined) {
-            const row = this.stmt.eventByDedupeKey.get(event.dedupeKey) as EventRow | undefined;
-            if (row) return { existing: toEvent(row) };
-          }
-          const cursorsOnTarget = this.cursorsOn(event.sessionKey, event.agentId);
-          if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return { existing: undefined }; // R9b
-          const info = this.stmt.insertEvent.run({
-            dedupe_key: event.dedupeKey ?? null,
-            session_key: event.sessionKey,
-            agent_id: event.agentId,
-            session_id: event.sessionId ?? null,
-            kind: event.kind,
-            actor_type: event.actorType,
-            actor_id: event.actorId ?? null,
-            run_id: event.runId ?? null,
-            occurred_at: event.occurredAt,
-            recorded_at: event.recordedAt,
-            summary: event.summary,
-            payload_json: event.payload === undefined ? null : JSON.stringify(event.payload),
-          });
-          // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
-          const sequence = toSafeNumber(info.lastInsertRowid, 'session_state_events.sequence');
-          const stored: StateEvent = Object.freeze({ sequence, ...event });
-          // R5: sequences are global and we hold the write lock, so this one is the identity's highest.
-          this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
-          this.stmt.addEventCount.run(1);
-          const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
-          for (const c of plan.cursorWrites) this.putCursor(c);
-          return { stored, notices: plan.notices };
-        })
-        .immediate(),
+      immediateTransaction(this.db, (): { stored: StateEvent; notices: Notice[] } | { existing: StateEvent | undefined } => {
+        // R8: a retained dedupe key returns the existing event and changes nothing.
+        if (event.dedupeKey !== undefined) {
+          const row = this.stmt.eventByDedupeKey.get(event.dedupeKey) as EventRow | undefined;
+          if (row) return { existing: toEvent(row) };
+        }
+        const cursorsOnTarget = this.cursorsOn(event.sessionKey, event.agentId);
+        if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return { existing: undefined }; // R9b
+        const info = this.stmt.insertEvent.run(
+          event.dedupeKey ?? null,
+          event.sessionKey,
+          event.agentId,
+          event.sessionId ?? null,
+          event.kind,
+          event.actorType,
+          event.actorId ?? null,
+          event.runId ?? null,
+          event.occurredAt,
+          event.recordedAt,
+          event.summary,
+          event.payload === undefined ? null : JSON.stringify(event.payload),
+        );
+        // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
+        const sequence = toSafeNumber(info.lastInsertRowid, 'session_state_events.sequence');
+        const stored: StateEvent = Object.freeze({ sequence, ...event });
+        // R5: sequences are global and we hold the write lock, so this one is the identity's highest.
+        this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
+        this.stmt.addEventCount.run(1);
+        const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
+        for (const c of plan.cursorWrites) this.putCursor(c);
+        return { stored, notices: plan.notices };
+      }),
     );
     if (outcome === undefined) return undefined;
     if ('existing' in outcome) return outcome.existing;
@@ -339,17 +354,15 @@ export class SqliteStore implements SessionStateStore {
     // R21: refusals write nothing.
     if (!isAgentScopedKey(r.watcherSessionKey) || r.watcherSessionKey === r.targetSessionKey) return { watched: false };
     const now = this.now();
-    return this.guard('watch', { watched: false }, () =>
-      this.db
-        .transaction(() => {
-          const existing = this.stmt.cursor.get(r.watcherSessionKey, r.targetSessionKey, r.agentId) as CursorRow | undefined;
-          const head = this.stmt.head.get(r.targetSessionKey, r.agentId) as { last_sequence: unknown } | undefined;
-          const headVersion = head ? toSafeNumber(head.last_sequence, 'session_state_heads.last_sequence') : 0;
-          const id = { watcherSessionKey: r.watcherSessionKey, targetSessionKey: r.targetSessionKey, targetAgentId: r.agentId };
-          this.putCursor(registerExplicit(existing ? toCursor(existing) : undefined, id, headVersion, now));
-          return { watched: true };
-        })
-        .immediate(),
+    return this.guard<WatchResult>('watch', { watched: false }, () =>
+      immediateTransaction(this.db, () => {
+        const existing = this.stmt.cursor.get(r.watcherSessionKey, r.targetSessionKey, r.agentId) as CursorRow | undefined;
+        const head = this.stmt.head.get(r.targetSessionKey, r.agentId) as { last_sequence: unknown } | undefined;
+        const headVersion = head ? toSafeNumber(head.last_sequence, 'session_state_heads.last_sequence') : 0;
+        const id = { watcherSessionKey: r.watcherSessionKey, targetSessionKey: r.targetSessionKey, targetAgentId: r.agentId };
+        this.putCursor(registerExplicit(existing ? toCursor(existing) : undefined, id, headVersion, now));
+        return { watched: true };
+      }),
     );
   }
 
@@ -367,7 +380,7 @@ export class SqliteStore implements SessionStateStore {
     const r = normalizeChangesSince(request);
     return this.guard('changesSince', emptyChangesSince(), () =>
       // A read transaction: head, page and lowest sequence come from one snapshot (R30-R33).
-      this.db.transaction(() => {
+      readTransaction(this.db, () => {
         const head = this.stmt.head.get(r.sessionKey, r.agentId) as { last_sequence: unknown; pruned_max_sequence: unknown } | undefined;
         const page = (this.stmt.page.all(r.agentId, r.sessionKey, r.since, r.limit + 1) as EventRow[]).map(toEvent);
         const lowest = this.stmt.lowestRetained.get(r.agentId, r.sessionKey) as { sequence: unknown } | undefined;
@@ -377,7 +390,7 @@ export class SqliteStore implements SessionStateStore {
           page,
           lowestRetained: lowest ? toSafeNumber(lowest.sequence, 'session_state_events.sequence') : undefined,
         });
-      })(),
+      }),
     );
   }
 
@@ -390,25 +403,23 @@ export class SqliteStore implements SessionStateStore {
   drainNotices(watcherSessionKey: string): Notice[] {
     this.assertOpen();
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
+    const now = this.now(); // R6: a refused clock throws whether or not anything is queued, as in the reference
     const pending = this.queue.pending(watcherSessionKey);
     if (pending.length === 0) return [];
-    const now = this.now();
     // R27-R28: ack every drained pair in one transaction. Only after it commits are the notices
     // taken off the queue and handed out; if it fails, they stay queued (nothing lost, nothing twice).
     const followUps = this.guard('drainNotices', undefined, () =>
-      this.db
-        .transaction(() => {
-          const out: Notice[] = [];
-          for (const n of pending) {
-            const row = this.stmt.cursor.get(watcherSessionKey, n.targetSessionKey, n.targetAgentId) as CursorRow | undefined;
-            if (!row) continue; // R27: the cursor is gone; nothing to ack
-            const { cursor, followUpLastSeen } = acknowledge(toCursor(row), now);
-            this.putCursor(cursor);
-            if (followUpLastSeen !== undefined) out.push(makeNotice(watcherSessionKey, n.targetSessionKey, n.targetAgentId, followUpLastSeen));
-          }
-          return out;
-        })
-        .immediate(),
+      immediateTransaction(this.db, () => {
+        const out: Notice[] = [];
+        for (const n of pending) {
+          const row = this.stmt.cursor.get(watcherSessionKey, n.targetSessionKey, n.targetAgentId) as CursorRow | undefined;
+          if (!row) continue; // R27: the cursor is gone; nothing to ack
+          const { cursor, followUpLastSeen } = acknowledge(toCursor(row), now);
+          this.putCursor(cursor);
+          if (followUpLastSeen !== undefined) out.push(makeNotice(watcherSessionKey, n.targetSessionKey, n.targetAgentId, followUpLastSeen));
+        }
+        return out;
+      }),
     );
     if (followUps === undefined) return [];
     const drained = this.queue.take(watcherSessionKey);
@@ -434,39 +445,37 @@ export class SqliteStore implements SessionStateStore {
   }
 
   private pruneRows(cutoff: number): PruneOutcome {
-    return this.db
-      .transaction((): PruneOutcome => {
-        // R40: by age (occurredAt). R42: stamp the watermarks first, then delete.
-        this.stampWatermarks(this.stmt.agedMaxByIdentity.all(cutoff) as MaxRow[]);
-        const aged = this.stmt.deleteAged.run(cutoff).changes;
-        if (aged > 0) this.stmt.addEventCount.run(-aged);
-        // R41: then the global cap, keeping the newest by sequence.
-        let count = this.readEventCount();
-        if (count > this.config.maxRows) {
-          let cut = this.stmt.capCut.get(count - this.config.maxRows - 1) as { sequence: unknown } | undefined;
-          if (cut === undefined) {
-            // The counter overstates the rows (only possible if the file was edited by hand): recount once.
-            count = toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
-            this.stmt.setEventCount.run(count);
-            cut = count > this.config.maxRows ? (this.stmt.capCut.get(count - this.config.maxRows - 1) as { sequence: unknown } | undefined) : undefined;
-          }
-          if (cut !== undefined) {
-            const cutSequence = toSafeNumber(cut.sequence, 'session_state_events.sequence');
-            this.stampWatermarks(this.stmt.cappedMaxByIdentity.all(cutSequence) as MaxRow[]);
-            const capped = this.stmt.deleteUpTo.run(cutSequence).changes;
-            this.stmt.addEventCount.run(-capped);
-          }
+    return immediateTransaction(this.db, (): PruneOutcome => {
+      // R40: by age (occurredAt). R42: stamp the watermarks first, then delete.
+      this.stampWatermarks(this.stmt.agedMaxByIdentity.all(cutoff) as MaxRow[]);
+      const aged = this.stmt.deleteAged.run(cutoff).changes;
+      if (aged > 0) this.stmt.addEventCount.run(-aged);
+      // R41: then the global cap, keeping the newest by sequence.
+      let count = this.readEventCount();
+      if (count > this.config.maxRows) {
+        let cut = this.stmt.capCut.get(count - this.config.maxRows - 1) as { sequence: unknown } | undefined;
+        if (cut === undefined) {
+          // The counter overstates the rows (only possible if the file was edited by hand): recount once.
+          count = toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
+          this.stmt.setEventCount.run(count);
+          cut = count > this.config.maxRows ? (this.stmt.capCut.get(count - this.config.maxRows - 1) as { sequence: unknown } | undefined) : undefined;
         }
-        // R44: idle cursors expire, with their queued notices (dropped by the caller after commit).
-        const expired = (this.stmt.idleCursors.all(cutoff) as CursorRow[]).map((c) => ({
-          watcher: c.watcher_session_key,
-          target: c.target_session_key,
-          agentId: c.target_agent_id,
-        }));
-        if (expired.length > 0) this.stmt.deleteIdleCursors.run(cutoff);
-        return { expired };
-      })
-      .immediate();
+        if (cut !== undefined) {
+          const cutSequence = toSafeNumber(cut.sequence, 'session_state_events.sequence');
+          this.stampWatermarks(this.stmt.cappedMaxByIdentity.all(cutSequence) as MaxRow[]);
+          const capped = this.stmt.deleteUpTo.run(cutSequence).changes;
+          this.stmt.addEventCount.run(-capped);
+        }
+      }
+      // R44: idle cursors expire, with their queued notices (dropped by the caller after commit).
+      const expired = (this.stmt.idleCursors.all(cutoff) as CursorRow[]).map((c) => ({
+        watcher: c.watcher_session_key,
+        target: c.target_session_key,
+        agentId: c.target_agent_id,
+      }));
+      if (expired.length > 0) this.stmt.deleteIdleCursors.run(cutoff);
+      return { expired };
+    });
   }
 
   /** R42: each affected head's pruned watermark rises to its highest removed sequence; heads are never created or removed here. */
@@ -501,16 +510,14 @@ export class SqliteStore implements SessionStateStore {
     validateIdentity(sessionKey, agentId);
     // R51: events (freeing their dedupe keys), head, and cursors in both directions, in one transaction.
     const ok = this.guard('deleteSession', false, () =>
-      this.db
-        .transaction(() => {
-          const removed = this.stmt.deleteEventsOfIdentity.run(agentId, sessionKey).changes;
-          if (removed > 0) this.stmt.addEventCount.run(-removed);
-          this.stmt.deleteHead.run(sessionKey, agentId);
-          this.stmt.deleteCursorsOnTarget.run(agentId, sessionKey);
-          this.stmt.deleteCursorsOfWatcher.run(sessionKey);
-          return true;
-        })
-        .immediate(),
+      immediateTransaction(this.db, () => {
+        const removed = this.stmt.deleteEventsOfIdentity.run(agentId, sessionKey).changes;
+        if (removed > 0) this.stmt.addEventCount.run(-removed);
+        this.stmt.deleteHead.run(sessionKey, agentId);
+        this.stmt.deleteCursorsOnTarget.run(agentId, sessionKey);
+        this.stmt.deleteCursorsOfWatcher.run(sessionKey);
+        return true;
+      }),
     );
     if (!ok) return;
     this.queue.dropTarget(sessionKey, agentId);
@@ -519,27 +526,26 @@ export class SqliteStore implements SessionStateStore {
 
   restart(): void {
     this.assertOpen();
+    // R6 first: a refused clock must leave the queue as it was.
+    const now = this.now();
     // R29: the queue is process memory; drop it as a real restart would, then rebuild it from cursors.
     this.queue.clear();
-    this.recover();
+    this.recover(now);
   }
 
   /** R29 then R40-R44: the sweep re-enqueues every pending pair once (after its write commits), then prune. */
-  private recover(): void {
-    const now = this.now();
+  private recover(now: number = this.now()): void {
     const notices = this.guard('restart sweep', [] as Notice[], () =>
-      this.db
-        .transaction(() => {
-          const out: Notice[] = [];
-          for (const row of this.stmt.pendingCursors.all() as CursorRow[]) {
-            const swept = sweep(toCursor(row), now);
-            if (!swept) continue;
-            this.putCursor(swept);
-            out.push(makeNotice(swept.watcherSessionKey, swept.targetSessionKey, swept.targetAgentId, swept.lastSeenSequence));
-          }
-          return out;
-        })
-        .immediate(),
+      immediateTransaction(this.db, () => {
+        const out: Notice[] = [];
+        for (const row of this.stmt.pendingCursors.all() as CursorRow[]) {
+          const swept = sweep(toCursor(row), now);
+          if (!swept) continue;
+          this.putCursor(swept);
+          out.push(makeNotice(swept.watcherSessionKey, swept.targetSessionKey, swept.targetAgentId, swept.lastSeenSequence));
+        }
+        return out;
+      }),
     );
     for (const n of notices) this.queue.enqueue(n);
     this.prune();
@@ -570,7 +576,7 @@ export class SqliteStore implements SessionStateStore {
   }
 }
 
-interface MaxRow {
+type MaxRow = {
   agent_id: string;
   session_key: string;
   max_sequence: unknown;
@@ -595,7 +601,14 @@ export function sqliteStoreFactory(
   };
 }
 
-/** Test and diagnostics hook: the store's connection (writing through it bypasses the protocol). */
-export function sqliteHandle(store: SqliteStore): Database.Database {
-  return (store as unknown as { db: Database.Database }).db;
+/** Test and diagnostics hook: the store's driver connection (writing through it bypasses the protocol). */
+export function sqliteConnection(store: SqliteStore): SqliteConnection {
+  return (store as unknown as { db: SqliteConnection }).db;
+}
+
+/** The same, as better-sqlite3's own handle; throws when the store runs on another driver. */
+export function sqliteHandle(store: SqliteStore): BetterSqlite3.Database {
+  const connection = sqliteConnection(store);
+  if (connection.driver !== 'better-sqlite3') throw new TypeError(`sqliteHandle: the store runs on ${connection.driver}, not better-sqlite3; use sqliteConnection`);
+  return connection.native as BetterSqlite3.Database;
 }

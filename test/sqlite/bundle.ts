@@ -4,18 +4,24 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const CACHE = join(root, 'node_modules', '.cache', 'ssk-sqlite-tests');
 
 /**
- * Bundles a child-process fixture once per test file, so spawning it costs a plain `node` start
- * (no tsx per spawn). The bundle lives under node_modules/.cache so `better-sqlite3` (external:
- * a native addon) resolves from the repository's node_modules.
+ * Bundles a child-process fixture once per test file, so spawning it costs a plain runtime start
+ * (no tsx per spawn; the same bundle runs on Node 20, Node 22 and Bun). By default the bundle lives
+ * under node_modules/.cache so `better-sqlite3` (external: a native addon, loaded lazily) resolves
+ * from the repository's node_modules; pass another `outDir` to run it where it does not.
  */
-export async function bundleFixture(name: string): Promise<string> {
-  const outDir = join(root, 'node_modules', '.cache', 'ssk-sqlite-tests');
+export async function bundleFixture(name: string, outDir = CACHE): Promise<string> {
+  return bundleEntry(join(root, 'test', 'sqlite', 'fixtures', `${name}.ts`), name, outDir);
+}
+
+/** Bundles any TypeScript entry point (as bundleFixture does) and returns the bundle's path. */
+export async function bundleEntry(entry: string, name: string, outDir = CACHE): Promise<string> {
   mkdirSync(outDir, { recursive: true });
   const outfile = join(outDir, `${name}-${process.pid}.mjs`);
   await build({
-    entryPoints: [join(root, 'test', 'sqlite', 'fixtures', `${name}.ts`)],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: 'node',

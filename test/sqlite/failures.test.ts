@@ -6,15 +6,13 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isValidationError } from '../../src/core/index.js';
 import { A, CHILD, COORD, DAY, PARENT, PEER, T0, human, spawn as spawnEvent } from '../contract/harness.js';
 import { bundleFixture } from './bundle.js';
-import { openStore, scalar, tempDir } from './helpers.js';
+import { connect, openStore, scalar, tempDir } from './helpers.js';
 
 const dir = tempDir('fail');
 let fileNo = 0;
@@ -31,13 +29,15 @@ function expectValidation(fn: () => unknown): void {
   expect(isValidationError(thrown), String(thrown)).toBe(true);
 }
 
+// Children run on this same runtime (process.execPath) and inherit SSK_SQLITE_DRIVER, so they use the test driver.
 let readonlyChild: string;
 let writerChild: string;
+let lockHolder: string;
 beforeAll(async () => {
-  [readonlyChild, writerChild] = await Promise.all([bundleFixture('readonly-child'), bundleFixture('writer-child')]);
+  [readonlyChild, writerChild, lockHolder] = await Promise.all([bundleFixture('readonly-child'), bundleFixture('writer-child'), bundleFixture('lock-holder')]);
 });
 afterAll(() => {
-  for (const f of [readonlyChild, writerChild]) rmSync(f, { force: true });
+  for (const f of [readonlyChild, writerChild, lockHolder]) rmSync(f, { force: true });
 });
 
 describe('sqlite failures: read-only file', () => {
@@ -90,7 +90,7 @@ describe('sqlite failures: locks', () => {
     const pending = store.pendingNotices(PARENT);
     expect(pending).toHaveLength(1);
 
-    const other = new Database(path);
+    const other = connect(path);
     other.exec('BEGIN IMMEDIATE');
     expect(store.record(human(CHILD, { watchers: [COORD] }))).toBeUndefined();
     expect(store.pendingNotices(COORD)).toEqual([]); // R18: nothing enqueued for the failed write
@@ -129,17 +129,7 @@ describe('sqlite failures: locks', () => {
     const path = freshPath();
     const { store, logger } = openStore({ path, busyTimeoutMs: 40 });
     store.record(human());
-    const betterSqlite = createRequire(import.meta.url).resolve('better-sqlite3');
-    const holder = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const D = require(${JSON.stringify(betterSqlite)}); const db = new D(process.argv[1]); db.exec('BEGIN IMMEDIATE');
-         process.stdout.write('locked\\n'); process.stdin.on('end', () => { db.exec('ROLLBACK'); db.close(); process.exit(0); }); process.stdin.resume();`,
-        path,
-      ],
-      { stdio: ['pipe', 'pipe', 'inherit'] },
-    );
+    const holder = spawn(process.execPath, [lockHolder, path], { stdio: ['pipe', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
     expect(store.record(human())).toBeUndefined();
     expect(codes(logger.entries)).toEqual([['record failed', 'SQLITE_BUSY']]);
@@ -209,11 +199,11 @@ describe('sqlite failures: disk full', () => {
 });
 
 describe('sqlite failures: reads', () => {
-  it('tables dropped by another connection: reads log and degrade to 0 / empty, writes log and return undefined', () => {
+  it('R35 tables dropped by another connection: reads log and degrade to 0 / empty, writes log and return undefined', () => {
     const path = freshPath();
     const { store, logger } = openStore({ path });
     store.record(human());
-    const other = new Database(path);
+    const other = connect(path);
     other.exec('DROP TABLE session_state_heads');
     other.exec('DROP TABLE session_state_events');
     other.close();

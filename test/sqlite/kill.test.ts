@@ -8,14 +8,15 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createSqliteStore, readSchemaVersion, toSafeNumber } from '../../src/sqlite/index.js';
 import { bundleFixture } from './bundle.js';
+import { TEST_DRIVER, connect } from './helpers.js';
 import { KILL, clockAt, mulberry32 } from './fixtures/kill-shared.js';
 
-const RUNS = 200;
+/** SSK_KILL_RUNS lowers the count where the suite runs again on other runtimes (runtimes/run.sh). */
+const RUNS = Number(process.env['SSK_KILL_RUNS'] ?? 200);
 /** Two files killed in parallel (one per core); each lane is an independent history. */
 const LANES = 2;
 const SEED = Number(process.env['SSK_KILL_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
@@ -55,8 +56,11 @@ function runUntilKilled(path: string, run: number, rand: () => number): Promise<
     const lines: Line[] = [];
     let buffer = '';
     let stderr = '';
-    const early = rand() < 0.25;
-    const afterOps = Math.floor(rand() * 60);
+    // Every 20th run is killed right after the open line: left to chance (1 in 80) a 200-kill run
+    // missed that phase about one time in eight.
+    const forcedAfterOpen = run % 20 === 10;
+    const early = rand() < 0.25 && !forcedAfterOpen;
+    const afterOps = forcedAfterOpen ? (rand(), 0) : Math.floor(rand() * 60);
     const kill = () => proc.kill('SIGKILL');
     if (early) setTimeout(kill, Math.floor(rand() * 160));
     proc.stdout.setEncoding('utf8');
@@ -83,12 +87,11 @@ function runUntilKilled(path: string, run: number, rand: () => number): Promise<
 /** The durable state as any opener would see it (WAL or hot journal recovered); undefined before the schema exists. */
 function readDurable(path: string, intent: Extract<Line, { t: 'intent' }> | undefined) {
   if (!existsSync(path)) return undefined; // killed before the child created the file
-  const db = new Database(path, { fileMustExist: true });
-  db.defaultSafeIntegers(true);
+  const db = connect(path);
   try {
     if (readSchemaVersion(db, path) === 0) return undefined; // killed inside the first migration: rolled back
     const n = (v: unknown, f: string) => toSafeNumber(v, f);
-    const cursors: Cursor[] = (db.prepare('SELECT * FROM session_watch_cursors').all() as Record<string, unknown>[]).map((r) => ({
+    const cursors: Cursor[] = db.prepare('SELECT * FROM session_watch_cursors').all().map((r) => ({
       w: r['watcher_session_key'] as string,
       target: r['target_session_key'] as string,
       agent: r['target_agent_id'] as string,
@@ -97,22 +100,22 @@ function readDurable(path: string, intent: Extract<Line, { t: 'intent' }> | unde
       M: n(r['material'], 'M'),
     }));
     const heads = new Map<string, { head: number; pruned: number }>();
-    for (const r of db.prepare('SELECT * FROM session_state_heads').all() as Record<string, unknown>[]) {
+    for (const r of db.prepare('SELECT * FROM session_state_heads').all()) {
       heads.set(r['session_key'] as string, { head: n(r['last_sequence'], 'head'), pruned: n(r['pruned_max_sequence'], 'pruned') });
     }
-    const seqRow = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'session_state_events'").get() as { seq: unknown } | undefined;
-    const rows = n((db.prepare('SELECT count(*) AS c FROM session_state_events').get() as { c: unknown }).c, 'count');
-    const counter = n((db.prepare("SELECT value FROM session_state_meta WHERE name = 'event_count'").get() as { value: unknown }).value, 'counter');
+    const seqRow = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'session_state_events'").get();
+    const rows = n(db.prepare('SELECT count(*) AS c FROM session_state_events').get()?.['c'], 'count');
+    const counter = n(db.prepare("SELECT value FROM session_state_meta WHERE name = 'event_count'").get()?.['value'], 'counter');
     const maxPerIdentity = new Map<string, number>();
-    for (const r of db.prepare('SELECT session_key, max(sequence) AS m FROM session_state_events GROUP BY session_key').all() as Record<string, unknown>[]) {
+    for (const r of db.prepare('SELECT session_key, max(sequence) AS m FROM session_state_events GROUP BY session_key').all()) {
       maxPerIdentity.set(r['session_key'] as string, n(r['m'], 'max'));
     }
     const recordedAt = (at: number, sessionKey: string) => {
-      const row = db.prepare('SELECT sequence FROM session_state_events WHERE recorded_at = ? AND session_key = ?').get(at, sessionKey) as { sequence: unknown } | undefined;
-      return row ? n(row.sequence, 'sequence') : undefined;
+      const row = db.prepare('SELECT sequence FROM session_state_events WHERE recorded_at = ? AND session_key = ?').get(at, sessionKey);
+      return row ? n(row['sequence'], 'sequence') : undefined;
     };
     const unreported = intent ? recordedAt(intent.now, intent.target) : undefined;
-    return { cursors, heads, sequence: seqRow ? n(seqRow.seq, 'seq') : 0, rows, counter, maxPerIdentity, unreported };
+    return { cursors, heads, sequence: seqRow ? n(seqRow['seq'], 'seq') : 0, rows, counter, maxPerIdentity, unreported };
   } finally {
     db.close();
   }
@@ -209,7 +212,7 @@ async function lane(index: number, runs: number, phases: Record<string, number>)
       .filter((c) => c.M > c.L)
       .map((c) => ({ w: c.w, target: c.target, L: c.L }))
       .sort((a, b) => (a.w + a.target < b.w + b.target ? -1 : 1));
-    const store = createSqliteStore({ path, now: () => clockAt(run, KILL.maxOps + 10), maxRows: KILL.maxRows, logger: silentLogger });
+    const store = createSqliteStore({ path, driver: TEST_DRIVER, now: () => clockAt(run, KILL.maxOps + 10), maxRows: KILL.maxRows, logger: silentLogger });
     try {
       const got = [...KILL.watchers, 'main', ...KILL.targets]
         .flatMap((w) => store.pendingNotices(w).map((n) => ({ w, target: n.targetSessionKey, L: n.lastSeenSequence })))
@@ -230,7 +233,8 @@ it(`survives ${RUNS} SIGKILLs at random points: no notice lost or duplicated, he
   // Make sure the kills really landed everywhere, not only before start-up.
   const insideOps = lanes.reduce((a, l) => a + l.killsInsideOps, 0);
   expect(insideOps, JSON.stringify(phases)).toBeGreaterThan(RUNS / 3);
-  expect(phases['after open'] ?? 0, JSON.stringify(phases)).toBeGreaterThan(0);
+  // Forced every 20th run (runUntilKilled); a short run (SSK_KILL_RUNS) has too few tries to insist.
+  if (RUNS >= 200) expect(phases['after open'] ?? 0, JSON.stringify(phases)).toBeGreaterThan(0);
   for (const l of lanes) expect(l.materialChecks).toBeGreaterThan(50);
   console.log(`kill test: ${RUNS} kills, seed ${SEED}, phases ${JSON.stringify(phases)}, lanes ${JSON.stringify(lanes)}`);
 }, 120_000); // about 20 s on an idle 2-core machine; the margin is for a loaded one

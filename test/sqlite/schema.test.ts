@@ -5,7 +5,6 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import {
   APPLICATION_ID,
@@ -14,26 +13,36 @@ import {
   SCHEMA_VERSION,
   SchemaTooNewError,
   TABLES,
+  availableSqliteDrivers,
   createSqliteStore,
+  openStateConnectionReadOnly,
   openStateDatabaseReadOnly,
   toSafeNumber,
   type MigrationStep,
+  type SqliteStoreOptions,
 } from '../../src/sqlite/index.js';
 import { SqliteStore } from '../../src/sqlite/sqlite-store.js';
 import { A, CHILD, COORD, T0, human, spawn, PARENT } from '../contract/harness.js';
-import { tempDir } from './helpers.js';
+import { TEST_DRIVER, connect, tempDir } from './helpers.js';
 import { silentLogger } from '../../src/shared/logger.js';
 
 const dir = tempDir('schema');
 let fileNo = 0;
 const freshPath = () => join(dir, `db${fileNo++}.sqlite`);
+/** A new, never-initialized SQLite file. */
+const empty = () => {
+  const path = freshPath();
+  connect(path).close();
+  return path;
+};
 const open = (path: string, migrations?: readonly MigrationStep[]) =>
-  new SqliteStore({ path, now: () => T0, logger: silentLogger }, migrations ? { migrations } : {});
+  new SqliteStore({ path, now: () => T0, logger: silentLogger, driver: TEST_DRIVER }, migrations ? { migrations } : {});
+const create = (options: Partial<SqliteStoreOptions>) => createSqliteStore({ now: () => T0, logger: silentLogger, driver: TEST_DRIVER, ...options });
 
 function header(path: string) {
-  const db = new Database(path, { readonly: true });
+  const db = connect(path, { readonly: true });
   try {
-    return { applicationId: db.pragma('application_id', { simple: true }), userVersion: db.pragma('user_version', { simple: true }) };
+    return { applicationId: Number(db.pragma('application_id')), userVersion: Number(db.pragma('user_version')) };
   } finally {
     db.close();
   }
@@ -54,10 +63,10 @@ describe('sqlite schema', () => {
     const path = freshPath();
     open(path).close();
     expect(header(path)).toEqual({ applicationId: APPLICATION_ID, userVersion: SCHEMA_VERSION });
-    const db = new Database(path, { readonly: true });
+    const db = connect(path, { readonly: true });
     for (const table of Object.values(TABLES)) {
-      const info = db.prepare('SELECT strict FROM pragma_table_list WHERE name = ?').get(table.name) as { strict: number } | undefined;
-      expect(info?.strict, table.name).toBe(1);
+      const info = db.prepare('SELECT strict FROM pragma_table_list WHERE name = ?').get(table.name);
+      expect(Number(info?.['strict']), table.name).toBe(1);
       const columns = (db.prepare(`PRAGMA table_info(${table.name})`).all() as { name: string }[]).map((c) => c.name);
       expect(columns).toEqual([...table.columns]);
     }
@@ -72,7 +81,9 @@ describe('sqlite schema', () => {
       'session_watch_cursors_updated',
     ]);
     // STRICT really is on: a text in an integer column is refused.
-    expect(() => new Database(path).prepare("UPDATE session_state_meta SET value = 'x'").run()).toThrow(/cannot store TEXT value in INTEGER column/);
+    const writer = connect(path);
+    expect(() => writer.prepare("UPDATE session_state_meta SET value = 'x'").run()).toThrow(/cannot store TEXT value in INTEGER column/);
+    writer.close();
     db.close();
   });
 
@@ -102,17 +113,17 @@ describe('sqlite schema', () => {
   it('refuses a file from a newer release with a typed error and leaves it untouched', () => {
     const path = freshPath();
     open(path).close();
-    const db = new Database(path);
+    const db = connect(path);
     db.pragma(`user_version = ${SCHEMA_VERSION + 3}`);
     db.close();
     const before = readFileSync(path);
-    const error = expectError(() => createSqliteStore({ path, now: () => T0, logger: silentLogger }), SchemaTooNewError);
+    const error = expectError(() => create({ path }), SchemaTooNewError);
     expect(error.code).toBe('schema-too-new');
     expect(error.foundVersion).toBe(SCHEMA_VERSION + 3);
     expect(error.supportedVersion).toBe(SCHEMA_VERSION);
     expect(error.message).toMatch(/upgrade session-state-kit/);
     expect(readFileSync(path).equals(before)).toBe(true);
-    expectError(() => openStateDatabaseReadOnly(path), SchemaTooNewError);
+    expectError(() => openStateConnectionReadOnly(path, { driver: TEST_DRIVER }), SchemaTooNewError);
     // An older release (knowing fewer steps) refuses today's file the same way.
     const futureOnly = freshPath();
     open(futureOnly, [...MIGRATIONS, { version: 2, description: 'test', up: () => {} }]).close();
@@ -122,46 +133,61 @@ describe('sqlite schema', () => {
   it('refuses files that are not session-state databases, and initializes empty ones', () => {
     const garbage = freshPath();
     writeFileSync(garbage, 'this is a text file, not a database, and it is long enough to have a header......'.repeat(20));
-    const e1 = expectError(() => createSqliteStore({ path: garbage, now: () => T0, logger: silentLogger }), NotAStateDatabaseError);
+    const e1 = expectError(() => create({ path: garbage }), NotAStateDatabaseError);
     expect(e1.code).toBe('not-a-state-database');
     expect(e1.message).toMatch(/not a SQLite database/);
 
     const foreign = freshPath();
-    const other = new Database(foreign);
+    const other = connect(foreign);
     other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY, total INTEGER)');
     other.close();
-    expect(expectError(() => createSqliteStore({ path: foreign, now: () => T0, logger: silentLogger }), NotAStateDatabaseError).message).toMatch(/another application/);
-    expect((new Database(foreign).prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'session%'").get() as { n: number }).n).toBe(0);
+    expect(expectError(() => create({ path: foreign }), NotAStateDatabaseError).message).toMatch(/another application/);
+    const check = connect(foreign);
+    expect(Number(check.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name LIKE 'session%'").get()?.['n'])).toBe(0);
+    check.close();
 
     const otherApp = freshPath();
-    const o = new Database(otherApp);
+    const o = connect(otherApp);
     o.pragma('application_id = 42');
     o.close();
-    expect(expectError(() => createSqliteStore({ path: otherApp, now: () => T0, logger: silentLogger }), NotAStateDatabaseError).message).toMatch(/application_id is 42/);
+    expect(expectError(() => create({ path: otherApp }), NotAStateDatabaseError).message).toMatch(/application_id is 42/);
 
-    const empty = freshPath();
-    writeFileSync(empty, '');
-    const store = createSqliteStore({ path: empty, now: () => T0, logger: silentLogger });
+    const blank = freshPath();
+    writeFileSync(blank, '');
+    const store = create({ path: blank });
     expect(store.record(human())?.sequence).toBe(1);
     store.close();
   });
 
-  it('opens read-only for other tools: reads work, writes are refused, integers are exact bigints', () => {
+  it('opens read-only for other tools on the test driver: reads work, writes are refused, integers are exact bigints', () => {
     const path = freshPath();
     const s = open(path);
     s.record(human());
     s.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A });
     s.close();
+    const db = openStateConnectionReadOnly(path, { driver: TEST_DRIVER });
+    const head = db.prepare(`SELECT last_sequence FROM ${TABLES.heads.name} WHERE session_key = ?`).get(CHILD);
+    expect(typeof head?.['last_sequence']).toBe('bigint');
+    expect(toSafeNumber(head?.['last_sequence'], 'last_sequence')).toBe(1);
+    expect(() => db.prepare(`DELETE FROM ${TABLES.cursors.name}`).run()).toThrow(/readonly/);
+    db.close();
+    expectError(() => openStateConnectionReadOnly(join(dir, 'missing.db'), { driver: TEST_DRIVER }), NotAStateDatabaseError);
+    expect(expectError(() => openStateConnectionReadOnly(empty(), { driver: TEST_DRIVER }), NotAStateDatabaseError).message).toMatch(/never initialized/);
+  });
+
+  // The CLI's `inspect` uses better-sqlite3's own API through this helper: it exists where better-sqlite3 loads.
+  it.skipIf(!availableSqliteDrivers().includes('better-sqlite3'))('openStateDatabaseReadOnly hands out a read-only better-sqlite3 handle with bigint integers', () => {
+    const path = freshPath();
+    const s = open(path);
+    s.record(human());
+    s.close();
     const db = openStateDatabaseReadOnly(path);
-    const head = db.prepare(`SELECT last_sequence FROM ${TABLES.heads.name} WHERE session_key = ?`).get(CHILD) as { last_sequence: unknown };
-    expect(typeof head.last_sequence).toBe('bigint');
-    expect(toSafeNumber(head.last_sequence, 'last_sequence')).toBe(1);
+    expect(db.readonly).toBe(true);
+    expect(db.prepare(`SELECT last_sequence FROM ${TABLES.heads.name}`).pluck().get()).toBe(1n);
     expect(() => db.prepare(`DELETE FROM ${TABLES.cursors.name}`).run()).toThrow(/readonly/);
     db.close();
     expectError(() => openStateDatabaseReadOnly(join(dir, 'missing.db')), NotAStateDatabaseError);
-    const empty = freshPath();
-    new Database(empty).close();
-    expect(expectError(() => openStateDatabaseReadOnly(empty), NotAStateDatabaseError).message).toMatch(/never initialized/);
+    expectError(() => openStateDatabaseReadOnly(empty()), NotAStateDatabaseError);
   });
 
   it('migration steps must be numbered 1, 2, 3, ...', () => {

@@ -3,12 +3,12 @@
  * driver hazards (bind limits, bigint, lone surrogates), crash-free reopen and lifecycle deletes.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { isValidationError } from '../../src/core/index.js';
+import { createMemoryStore } from '../../src/memory/index.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
-import { openStore, rows, scalar, tempDir } from './helpers.js';
+import { TEST_DRIVER, openStore, rows, scalar, tempDir } from './helpers.js';
 
 const dir = tempDir('store');
 let fileNo = 0;
@@ -146,7 +146,7 @@ describe('sqlite store: integers', () => {
     expect(store.pendingNotices(COORD)).toEqual([]); // R18: a failed write enqueues nothing
   });
 
-  it('degrades reads of an out-of-range integer to 0 / empty with a log line instead of rounding', () => {
+  it('R35 degrades reads of an out-of-range integer to 0 / empty with a log line instead of rounding', () => {
     const { store, db, logger } = openStore();
     store.record(human());
     db.prepare('UPDATE session_state_heads SET last_sequence = ?').run(2n ** 53n + 2n);
@@ -163,18 +163,7 @@ describe('sqlite store: integers', () => {
 });
 
 describe('sqlite store: lone surrogates (R1)', () => {
-  it('the driver really mangles lone surrogates: two distinct keys read back as one, so accepting them would alias', () => {
-    const db = new Database(':memory:');
-    db.exec('CREATE TABLE t (k TEXT PRIMARY KEY) STRICT');
-    db.prepare('INSERT INTO t VALUES (?)').run('agent:main:x\uD800');
-    db.prepare('INSERT INTO t VALUES (?)').run('agent:main:x\uD801');
-    // Stored as invalid UTF-8 (ED A0 80 / ED A0 81), decoded back as U+FFFD per byte: identical strings.
-    const back = db.prepare('SELECT k FROM t ORDER BY k').pluck().all() as string[];
-    expect(back[0]).toBe(back[1]);
-    expect(back[0]).not.toBe('agent:main:x\uD800');
-    db.close();
-  });
-
+  // What each driver does with a lone surrogate, and that validation stops it first: driver.test.ts.
   it('rejects lone surrogates on every entry point, writing nothing, so distinct keys cannot collide', () => {
     const { store, db } = openStore();
     const lone = 'agent:main:x\uD800';
@@ -283,36 +272,53 @@ describe('sqlite store: acknowledgement (R27, R28)', () => {
 });
 
 describe('sqlite store: restart recovery (R29)', () => {
-  it('reopening the file rebuilds exactly the pending notices, acked ones stay acked, and then prunes', () => {
+  it('reopening the file rebuilds exactly the pending notices, acked ones stay acked, and later prunes as the reference does', () => {
     const path = freshPath();
+    let referenceClock = T0;
+    const reference = createMemoryStore({ now: () => referenceClock, retentionMs: 10 * DAY });
     const first = openStore({ path, retentionMs: 10 * DAY });
-    first.store.record(spawn());
-    first.store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
-    first.store.watch({ watcherSessionKey: COORD, targetSessionKey: 'agent:main:quiet', agentId: A });
-    first.store.record(human());
-    first.store.record(human(PEER));
-    first.store.drainNotices(COORD);
-    first.store.record(human(PEER)); // pending again, quoting the acked watermark
-    first.store.record(human()); // PARENT's notice stays frozen
+    for (const store of [first.store, reference]) {
+      store.record(spawn());
+      store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
+      store.watch({ watcherSessionKey: COORD, targetSessionKey: 'agent:main:quiet', agentId: A });
+      store.record(human());
+      store.record(human(PEER));
+      store.drainNotices(COORD);
+      store.record(human(PEER)); // pending again, quoting the acked watermark
+      store.record(human()); // PARENT's notice stays frozen
+    }
     const pendingParent = first.store.pendingNotices(PARENT);
     const pendingCoord = first.store.pendingNotices(COORD);
+    expect(pendingParent).toHaveLength(1);
+    expect(pendingCoord).toHaveLength(1);
     first.store.close();
 
-    // The next process opens the file 10 days + 1 ms later: pending pairs come back once, the idle
-    // explicit cursor (not pending, not refreshed) expires in the prune that follows the sweep.
-    const second = openStore({ path, retentionMs: 10 * DAY }, T0 + 10 * DAY + 1);
+    // The next process, a day later: pending pairs come back once each, exactly as they were.
+    const second = openStore({ path, retentionMs: 10 * DAY }, T0 + DAY);
     expect(second.store.pendingNotices(PARENT)).toEqual(pendingParent);
     expect(second.store.pendingNotices(COORD)).toEqual(pendingCoord);
-    expect(rows(second.db, 'SELECT target_session_key AS t, updated_at AS u FROM session_watch_cursors ORDER BY watcher_session_key, t')).toEqual([
-      { t: PEER, u: T0 + 10 * DAY + 1 },
-      { t: CHILD, u: T0 + 10 * DAY + 1 },
-    ]);
     expect(second.store.drainNotices(PARENT)).toEqual(pendingParent);
     second.store.close();
-    const third = openStore({ path, retentionMs: 10 * DAY }, T0 + 10 * DAY + 2);
-    expect(third.store.pendingNotices(PARENT)).toEqual([]);
+    const third = openStore({ path, retentionMs: 10 * DAY }, T0 + DAY + 1);
+    expect(third.store.pendingNotices(PARENT)).toEqual([]); // acked before the restart: stays acked
     expect(third.store.pendingNotices(COORD)).toEqual(pendingCoord);
     third.store.close();
+
+    // The reference restarted at the same moments; ten days on, the prune after the sweep (R44)
+    // leaves the same cursors and notices in both.
+    referenceClock = T0 + DAY;
+    reference.restart();
+    reference.drainNotices(PARENT);
+    referenceClock = T0 + DAY + 1;
+    reference.restart();
+    const fourth = openStore({ path, retentionMs: 10 * DAY }, T0 + 11 * DAY + 2);
+    referenceClock = T0 + 11 * DAY + 2;
+    reference.restart();
+    const pairs: [string, string][] = [[PARENT, CHILD], [COORD, PEER], [COORD, 'agent:main:quiet']];
+    expect(pairs.map(([w, t]) => fourth.store.cursor(w, t, A))).toEqual(pairs.map(([w, t]) => reference.cursor(w, t, A)));
+    expect([PARENT, COORD].map((w) => fourth.store.pendingNotices(w))).toEqual([PARENT, COORD].map((w) => reference.pendingNotices(w)));
+    expect(fourth.store.cursor(COORD, 'agent:main:quiet', A)).toBeUndefined(); // idle and never pending: expired either way
+    fourth.store.close();
   });
 
   it('two connections share one file: each sees the other\'s writes, sequences stay global', () => {
@@ -336,13 +342,13 @@ describe('sqlite store: restart recovery (R29)', () => {
 describe('sqlite store: options', () => {
   it('uses WAL, synchronous NORMAL and a 5 s busy timeout by default; all are configurable', () => {
     const def = openStore({ path: freshPath() });
-    expect(def.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(Number(def.db.pragma('synchronous', { simple: true }))).toBe(1);
-    expect(Number(def.db.pragma('busy_timeout', { simple: true }))).toBe(5000);
+    expect(def.db.pragma('journal_mode')).toBe('wal');
+    expect(Number(def.db.pragma('synchronous'))).toBe(1);
+    expect(Number(def.db.pragma('busy_timeout'))).toBe(5000);
     const full = openStore({ path: freshPath(), synchronous: 'FULL', busyTimeoutMs: 250 });
-    expect(Number(full.db.pragma('synchronous', { simple: true }))).toBe(2);
-    expect(Number(full.db.pragma('busy_timeout', { simple: true }))).toBe(250);
-    const mem = createSqliteStore({ now: () => T0 });
+    expect(Number(full.db.pragma('synchronous'))).toBe(2);
+    expect(Number(full.db.pragma('busy_timeout'))).toBe(250);
+    const mem = createSqliteStore({ now: () => T0, driver: TEST_DRIVER });
     expect(mem.path).toBe(':memory:');
     expect(() => createSqliteStore({ now: () => T0, synchronous: 'SOMETIMES' as never })).toThrow(RangeError);
     expect(() => createSqliteStore({ now: () => T0, busyTimeoutMs: -1 })).toThrow(RangeError);

@@ -1,0 +1,78 @@
+import { SqliteDriverUnavailableError } from '../errors.js';
+import { builtinModule, runtimeName } from './load.js';
+import type { SqlValue, SqliteConnection, SqliteDriver, SqliteRow } from './types.js';
+
+/**
+ * node:sqlite's DatabaseSync (built into Node 22.13+, no install). Declared here structurally: the
+ * project's @types/node is for Node 20, which has no node:sqlite.
+ */
+
+interface NodeStatement {
+  run(...params: SqlValue[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  get(...params: SqlValue[]): SqliteRow | undefined;
+  all(...params: SqlValue[]): SqliteRow[];
+  setReadBigInts(enabled: boolean): void;
+}
+
+interface NodeDatabase {
+  prepare(sql: string): NodeStatement;
+  exec(sql: string): void;
+  close(): void;
+  /** Node 22.16+; see inTransaction below for older releases. */
+  readonly isTransaction?: boolean;
+}
+
+export interface NodeSqliteModule {
+  DatabaseSync: new (path: string, options?: { readOnly?: boolean }) => NodeDatabase;
+}
+
+function load(): NodeSqliteModule {
+  const module = builtinModule('node:sqlite') as NodeSqliteModule | undefined;
+  if (module && typeof module.DatabaseSync === 'function') return module;
+  throw new SqliteDriverUnavailableError('node:sqlite', [`node:sqlite: not available in ${runtimeName()} (it needs Node 22.13 or later)`]);
+}
+
+export function nodeSqliteDriver(module?: NodeSqliteModule): SqliteDriver {
+  const { DatabaseSync } = module ?? load();
+  return {
+    name: 'node:sqlite',
+    open(path, options = {}) {
+      const db = new DatabaseSync(path, options.readonly ? { readOnly: true } : {});
+      const prepare = (sql: string) => {
+        const statement = db.prepare(sql);
+        // Without this, node:sqlite throws ERR_OUT_OF_RANGE on integers past 2^53 - 1 instead of reading them.
+        statement.setReadBigInts(true);
+        return statement;
+      };
+      return {
+        driver: 'node:sqlite',
+        native: db,
+        get inTransaction() {
+          // Unknown on releases before isTransaction: say yes, so a failed transaction still tries ROLLBACK.
+          return typeof db.isTransaction === 'boolean' ? db.isTransaction : true;
+        },
+        prepare(sql) {
+          const statement = prepare(sql);
+          return {
+            run: (...params) => {
+              // With big integers on, `changes` comes back as a bigint too: the seam promises a number.
+              const result = statement.run(...params);
+              return { changes: Number(result.changes), lastInsertRowid: result.lastInsertRowid };
+            },
+            get: (...params) => statement.get(...params),
+            all: (...params) => statement.all(...params),
+          };
+        },
+        exec: (sql) => db.exec(sql),
+        pragma: (statement) => firstValue(prepare(`PRAGMA ${statement}`).all()),
+        close: () => db.close(),
+      } satisfies SqliteConnection;
+    },
+  };
+}
+
+export function firstValue(rows: SqliteRow[]): unknown {
+  const row = rows[0];
+  return row === undefined ? undefined : Object.values(row)[0];
+}
+

@@ -1,0 +1,63 @@
+/**
+ * The driver seam: the few synchronous SQLite operations the adapter needs, with the same
+ * behaviour on better-sqlite3 (Node 20+), node:sqlite (Node 22.13+) and bun:sqlite (Bun). All SQL
+ * and all transactions stay in the adapter (sqlite-store.ts, schema.ts); a driver only opens files,
+ * prepares statements and runs them.
+ *
+ * What every driver guarantees (each has a test in test/sqlite/driver.test.ts):
+ * - integers are read as bigint, never as a rounded or refused number; the adapter decodes them
+ *   with toSafeNumber, so a value past 2^53 - 1 is an UnsafeIntegerError everywhere;
+ * - `get` returns undefined (never null) when there is no row;
+ * - `run` returns `changes` as a number and `lastInsertRowid` as a bigint;
+ * - `pragma` returns the first column of the first row (undefined for a pragma that returns none);
+ * - `readonly: true` opens an existing file without write access (a missing file is an error);
+ * - errors carry an SQLite code that `sqliteErrorCode` reads (`SQLITE_BUSY`, `SQLITE_READONLY`...).
+ * Transactions are opened by one function over any driver (transaction.ts), not by the driver.
+ */
+
+/** Values the adapter binds. Strings are well-formed UTF-16: lone surrogates never reach a driver (R1). */
+export type SqlValue = string | number | bigint | null;
+
+export type SqliteRow = Record<string, unknown>;
+
+export interface SqliteRunResult {
+  changes: number;
+  lastInsertRowid: bigint | number;
+}
+
+export interface SqliteStatement {
+  run(...params: SqlValue[]): SqliteRunResult;
+  get(...params: SqlValue[]): SqliteRow | undefined;
+  all(...params: SqlValue[]): SqliteRow[];
+}
+
+export interface SqliteConnection {
+  /** The driver that opened it, e.g. 'better-sqlite3'. */
+  readonly driver: string;
+  /** The driver's own database object (better-sqlite3 Database, DatabaseSync, bun Database). */
+  readonly native: unknown;
+  /** True between BEGIN and COMMIT/ROLLBACK, including after SQLite rolled back on its own. */
+  readonly inTransaction: boolean;
+  prepare(sql: string): SqliteStatement;
+  /** Runs one or more statements without results (schema scripts, BEGIN/COMMIT). */
+  exec(sql: string): void;
+  /** `PRAGMA <statement>`: the first column of the first row, undefined when there is none. */
+  pragma(statement: string): unknown;
+  close(): void;
+}
+
+export interface SqliteOpenOptions {
+  /** Open an existing file read-only; a missing file is an error. */
+  readonly?: boolean;
+}
+
+export interface SqliteDriver {
+  readonly name: string;
+  /** Opens (creating unless readonly) a database file, or ':memory:'. */
+  open(path: string, options?: SqliteOpenOptions): SqliteConnection;
+}
+
+export type SqliteDriverName = 'better-sqlite3' | 'node:sqlite' | 'bun:sqlite';
+
+/** What `createSqliteStore({ driver })` accepts: 'auto' (the default), a driver name, or a driver object. */
+export type SqliteDriverChoice = 'auto' | SqliteDriverName | SqliteDriver;
