@@ -5,6 +5,7 @@ import { buildChangesSince, compareNotices, isPending, makeNotice, normalizeChan
 import { NotAStateDatabaseError, SchemaTooNewError, StateDatabaseError, toSafeNumber } from '../sqlite/errors.js';
 import { SCHEMA_VERSION, TABLES, openStateDatabaseReadOnly } from '../sqlite/schema.js';
 import { SQL } from '../sqlite/sqlite-store.js';
+import { cursorFromRow, eventFromRow, type CursorRow, type EventRow } from '../sqlite/rows.js';
 import { DatabaseProblem } from './io.js';
 
 /**
@@ -13,9 +14,6 @@ import { DatabaseProblem } from './io.js';
  * file; WAL lets these reads run while a live store writes. Protocol meaning (changesSince pages,
  * pending, notice text, restart sweep) comes from src/core, exactly as the store computes it; the
  * changesSince reads reuse the store's own statements (SQL.head/page/lowestRetained).
- *
- * Row decoding is repeated here because the store keeps its row mappers private; the shapes follow
- * TABLES in src/sqlite/schema.ts.
  */
 
 const E = TABLES.events.name;
@@ -24,69 +22,10 @@ const C = TABLES.cursors.name;
 const M = TABLES.meta.name;
 const CURSOR_COLUMNS = TABLES.cursors.columns.join(', ');
 
-interface EventRow {
-  sequence: unknown;
-  dedupe_key: string | null;
-  session_key: string;
-  agent_id: string;
-  session_id: string | null;
-  kind: string;
-  actor_type: string;
-  actor_id: string | null;
-  run_id: string | null;
-  occurred_at: unknown;
-  recorded_at: unknown;
-  summary: string;
-  payload_json: string | null;
-}
-
-interface CursorRow {
-  watcher_session_key: string;
-  target_session_key: string;
-  target_agent_id: string;
-  last_seen: unknown;
-  notified: unknown;
-  material: unknown;
-  provenance: string;
-  updated_at: unknown;
-}
-
-function n(value: unknown, field: string): number {
-  return toSafeNumber(value, field);
-}
-
-function toEvent(row: EventRow): StateEvent {
-  const event = {
-    sequence: n(row.sequence, `${E}.sequence`),
-    sessionKey: row.session_key,
-    agentId: row.agent_id,
-    kind: row.kind,
-    actorType: row.actor_type,
-    occurredAt: n(row.occurred_at, `${E}.occurred_at`),
-    recordedAt: n(row.recorded_at, `${E}.recorded_at`),
-    summary: row.summary,
-  } as StateEvent;
-  // Absent optional fields stay absent, as the stores return them.
-  if (row.session_id !== null) event.sessionId = row.session_id;
-  if (row.actor_id !== null) event.actorId = row.actor_id;
-  if (row.run_id !== null) event.runId = row.run_id;
-  if (row.payload_json !== null) event.payload = JSON.parse(row.payload_json) as StateEvent['payload'];
-  if (row.dedupe_key !== null) event.dedupeKey = row.dedupe_key;
-  return event;
-}
-
-function toCursor(row: CursorRow): WatchCursor {
-  return {
-    watcherSessionKey: row.watcher_session_key,
-    targetSessionKey: row.target_session_key,
-    targetAgentId: row.target_agent_id,
-    lastSeenSequence: n(row.last_seen, `${C}.last_seen`),
-    notifiedSequence: n(row.notified, `${C}.notified`),
-    materialSequence: n(row.material, `${C}.material`),
-    provenance: row.provenance as WatchCursor['provenance'],
-    updatedAt: n(row.updated_at, `${C}.updated_at`),
-  };
-}
+// Rows decode exactly as the store decodes them (one implementation in src/sqlite/rows.ts).
+const toEvent = (row: EventRow): StateEvent => eventFromRow(row);
+const toCursor = cursorFromRow;
+const n = toSafeNumber;
 
 /** UTF-16 code-unit order, as R26 orders notices (SQLite's BINARY collation compares UTF-8 bytes, which differs). */
 function byCodeUnits(a: string, b: string): number {

@@ -56,3 +56,4 @@ export {
   type SqliteRunResult,
   type SqliteStatement,
 } from './driver/index.js';
+export { eventFromRow, cursorFromRow, type EventRow, type CursorRow } from './rows.js';

@@ -40,6 +40,7 @@ import { resolveSqliteDriver } from './driver/resolve.js';
 import { immediateTransaction, readTransaction } from './driver/transaction.js';
 import type { SqliteConnection, SqliteDriverChoice, SqliteStatement } from './driver/types.js';
 import { toSafeNumber } from './errors.js';
+import { cursorFromRow as toCursor, eventFromRow, type CursorRow, type EventRow } from './rows.js';
 import { MIGRATIONS, migrate, type MigrationStep } from './schema.js';
 
 /**
@@ -142,66 +143,6 @@ export const SQL = {
 } as const;
 
 type Statements = { [K in keyof typeof SQL]: SqliteStatement };
-
-type EventRow = {
-  sequence: unknown;
-  dedupe_key: string | null;
-  session_key: string;
-  agent_id: string;
-  session_id: string | null;
-  kind: string;
-  actor_type: string;
-  actor_id: string | null;
-  run_id: string | null;
-  occurred_at: unknown;
-  recorded_at: unknown;
-  summary: string;
-  payload_json: string | null;
-}
-
-type CursorRow = {
-  watcher_session_key: string;
-  target_session_key: string;
-  target_agent_id: string;
-  last_seen: unknown;
-  notified: unknown;
-  material: unknown;
-  provenance: string;
-  updated_at: unknown;
-}
-
-function toEvent(row: EventRow): StateEvent {
-  const event = {
-    sequence: toSafeNumber(row.sequence, 'session_state_events.sequence'),
-    sessionKey: row.session_key,
-    agentId: row.agent_id,
-    kind: row.kind,
-    actorType: row.actor_type,
-    occurredAt: toSafeNumber(row.occurred_at, 'session_state_events.occurred_at'),
-    recordedAt: toSafeNumber(row.recorded_at, 'session_state_events.recorded_at'),
-    summary: row.summary,
-  } as StateEvent;
-  // Absent optional fields stay absent (as the reference store returns them), never null.
-  if (row.session_id !== null) event.sessionId = row.session_id;
-  if (row.actor_id !== null) event.actorId = row.actor_id;
-  if (row.run_id !== null) event.runId = row.run_id;
-  if (row.payload_json !== null) event.payload = JSON.parse(row.payload_json) as StateEvent['payload'];
-  if (row.dedupe_key !== null) event.dedupeKey = row.dedupe_key;
-  return Object.freeze(event);
-}
-
-function toCursor(row: CursorRow): WatchCursor {
-  return {
-    watcherSessionKey: row.watcher_session_key,
-    targetSessionKey: row.target_session_key,
-    targetAgentId: row.target_agent_id,
-    lastSeenSequence: toSafeNumber(row.last_seen, 'session_watch_cursors.last_seen'),
-    notifiedSequence: toSafeNumber(row.notified, 'session_watch_cursors.notified'),
-    materialSequence: toSafeNumber(row.material, 'session_watch_cursors.material'),
-    provenance: row.provenance as WatchCursor['provenance'],
-    updatedAt: toSafeNumber(row.updated_at, 'session_watch_cursors.updated_at'),
-  };
-}
 
 function describeError(error: unknown): Record<string, unknown> {
   if (error instanceof Error) {
@@ -312,7 +253,7 @@ export class SqliteStore implements SessionStateStore {
         // R8: a retained dedupe key returns the existing event and changes nothing.
         if (event.dedupeKey !== undefined) {
           const row = this.stmt.eventByDedupeKey.get(event.dedupeKey) as EventRow | undefined;
-          if (row) return { existing: toEvent(row) };
+          if (row) return { existing: this.toEvent(row) };
         }
         const cursorsOnTarget = this.cursorsOn(event.sessionKey, event.agentId);
         if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return { existing: undefined }; // R9b
@@ -382,7 +323,7 @@ export class SqliteStore implements SessionStateStore {
       // A read transaction: head, page and lowest sequence come from one snapshot (R30-R33).
       readTransaction(this.db, () => {
         const head = this.stmt.head.get(r.sessionKey, r.agentId) as { last_sequence: unknown; pruned_max_sequence: unknown } | undefined;
-        const page = (this.stmt.page.all(r.agentId, r.sessionKey, r.since, r.limit + 1) as EventRow[]).map(toEvent);
+        const page = (this.stmt.page.all(r.agentId, r.sessionKey, r.since, r.limit + 1) as EventRow[]).map((row) => this.toEvent(row));
         const lowest = this.stmt.lowestRetained.get(r.agentId, r.sessionKey) as { sequence: unknown } | undefined;
         return buildChangesSince(r, {
           stateVersion: head ? toSafeNumber(head.last_sequence, 'session_state_heads.last_sequence') : 0,
@@ -533,22 +474,47 @@ export class SqliteStore implements SessionStateStore {
     this.recover(now);
   }
 
-  /** R29 then R40-R44: the sweep re-enqueues every pending pair once (after its write commits), then prune. */
+  /**
+   * R29 then R40-R44: the sweep re-enqueues every pending pair once, then prunes. When the N := M
+   * write cannot commit (a lock held past busy_timeout, a read-only file), the notices are still
+   * enqueued from the durable L: a later ack then owes one extra follow-up, and nothing is lost.
+   */
   private recover(now: number = this.now()): void {
-    const notices = this.guard('restart sweep', [] as Notice[], () =>
-      immediateTransaction(this.db, () => {
-        const out: Notice[] = [];
-        for (const row of this.stmt.pendingCursors.all() as CursorRow[]) {
-          const swept = sweep(toCursor(row), now);
-          if (!swept) continue;
-          this.putCursor(swept);
-          out.push(makeNotice(swept.watcherSessionKey, swept.targetSessionKey, swept.targetAgentId, swept.lastSeenSequence));
-        }
-        return out;
-      }),
-    );
+    const sweepAll = (write: boolean): Notice[] => {
+      const out: Notice[] = [];
+      for (const row of this.stmt.pendingCursors.all() as CursorRow[]) {
+        const swept = sweep(toCursor(row), now);
+        if (!swept) continue;
+        if (write) this.putCursor(swept);
+        out.push(makeNotice(swept.watcherSessionKey, swept.targetSessionKey, swept.targetAgentId, swept.lastSeenSequence));
+      }
+      return out;
+    };
+    const written = this.guard('restart sweep', undefined as Notice[] | undefined, () => immediateTransaction(this.db, () => sweepAll(true)));
+    const notices = written ?? this.guard('restart sweep (read-only fallback)', [] as Notice[], () => readTransaction(this.db, () => sweepAll(false)));
     for (const n of notices) this.queue.enqueue(n);
     this.prune();
+  }
+
+  /**
+   * Whether a cursor targets this session (not part of the contract; the upstream monitor asks it,
+   * U5). It never answers false on a failure: that would make a producer drop activity for good.
+   */
+  isWatched(sessionKey: string, agentId: string): boolean {
+    this.assertOpen();
+    validateIdentity(sessionKey, agentId);
+    try {
+      return this.cursorsOn(sessionKey, agentId).length > 0;
+    } catch (error) {
+      this.logger.error('sqlite store: isWatched failed', { path: this.path, ...describeError(error) });
+      throw error;
+    }
+  }
+
+  private toEvent(row: EventRow): StateEvent {
+    return eventFromRow(row, (sequence, reason) =>
+      this.logger.warn('sqlite store: dropped an unreadable payload', { path: this.path, sequence, reason }),
+    );
   }
 
   close(): void {

@@ -61,20 +61,21 @@ describe('sqlite failures: read-only file', () => {
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(out).toEqual({
-      // R29 needs a write (N := M, updatedAt): it fails, so nothing is enqueued (R18) rather than
-      // a notice that could never be acked.
-      pendingAtOpen: [],
+      // R29: the sweep's N := M write fails, but the pending notice is still rebuilt from the
+      // durable L; the drain cannot ack on a read-only file, so it stays queued (R9 table).
+      pendingAtOpen: [1],
       stateVersion: e.sequence,
       changes: [1, e.sequence],
       record: null,
       watch: { watched: false },
       drained: [],
-      pendingAfterDrain: [],
+      pendingAfterDrain: [1],
       stateVersionAfter: e.sequence,
       logs: [
         { message: 'sqlite store: restart sweep failed', code: 'SQLITE_READONLY' },
         { message: 'sqlite store: record failed', code: 'SQLITE_READONLY' },
         { message: 'sqlite store: watch failed', code: 'SQLITE_READONLY' },
+        { message: 'sqlite store: drainNotices failed', code: 'SQLITE_READONLY' },
       ],
     });
     expect(readFileSync(path).equals(before)).toBe(true);
@@ -82,6 +83,57 @@ describe('sqlite failures: read-only file', () => {
 });
 
 describe('sqlite failures: locks', () => {
+  it('R29 a sweep that cannot write (lock held past busy_timeout) still rebuilds every pending notice', () => {
+    const path = freshPath();
+    const first = openStore({ path });
+    first.store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
+    const a = first.store.record(human(PEER))!;
+    const b = first.store.record(human(PEER))!;
+    first.store.close();
+
+    const other = connect(path);
+    other.exec('BEGIN IMMEDIATE');
+    const { store, logger } = openStore({ path, busyTimeoutMs: 30 });
+    expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([0]);
+    expect(codes(logger.entries)).toContainEqual(['restart sweep failed', 'SQLITE_BUSY']);
+    other.exec('ROLLBACK');
+    other.close();
+
+    // The durable N stayed at a (the write failed), so the ack owes exactly one follow-up for b.
+    expect(store.drainNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([0]);
+    expect(store.drainNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([a.sequence]);
+    expect(store.drainNotices(COORD)).toEqual([]);
+    expect(b.sequence).toBeGreaterThan(a.sequence);
+    store.close();
+  });
+
+  it('isWatched answers from cursors and throws (never false) when it cannot read', () => {
+    const path = freshPath();
+    const { store } = openStore({ path });
+    expect(store.isWatched(PEER, A)).toBe(false);
+    store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
+    expect(store.isWatched(PEER, A)).toBe(true);
+    const other = connect(path);
+    other.exec('DROP TABLE session_watch_cursors');
+    other.close();
+    expect(() => store.isWatched(PEER, A)).toThrow();
+    store.close();
+  });
+
+  it('R35 a payload that does not parse is dropped from that one event, logged, and the page still reads', () => {
+    const path = freshPath();
+    const { store, logger } = openStore({ path });
+    const a = store.record({ sessionKey: CHILD, agentId: A, kind: 'run_failed', actorType: 'system', summary: 'child run failed', payload: { outcome: 'error' } })!;
+    const b = store.record(human())!;
+    const other = connect(path);
+    other.prepare('UPDATE session_state_events SET payload_json = ? WHERE sequence = ?').run('{torn', a.sequence);
+    other.close();
+    const page = store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 }).stateChanges.events;
+    expect(page.map((e) => [e.sequence, e.payload])).toEqual([[a.sequence, undefined], [b.sequence, undefined]]);
+    expect(logger.entries.map((e) => [e.message, e.details?.['sequence']])).toContainEqual(['sqlite store: dropped an unreadable payload', a.sequence]);
+    store.close();
+  });
+
   it('a write lock held by another connection: writes log SQLITE_BUSY and change nothing; reads still work', () => {
     const path = freshPath();
     const { store, logger, clock } = openStore({ path, busyTimeoutMs: 30, retentionMs: DAY });
