@@ -48,16 +48,25 @@ export const LOG_ONLY_KINDS = EVENT_KINDS.filter((k) => NOTIFY_CLASS[k] === 'log
 export interface Draft {
   cmd: Command;
   skew?: number;
+  /**
+   * R6: run this command with the clock at this (refused) reading, then step the clock back to
+   * where it was: concretize() turns it into advance(to - t), the command, advance(t - to).
+   */
+  clockAt?: number;
 }
 
-/** Resolves relative occurredAt values by replaying the clock through the script. */
+/** Resolves relative occurredAt values and clock episodes by replaying the clock through the script. */
 export function concretize(drafts: readonly Draft[]): Command[] {
   let t = T0;
-  return drafts.map(({ cmd, skew }) => {
+  return drafts.flatMap(({ cmd, skew, clockAt }) => {
     if (cmd.op === 'advance') t += cmd.args[0] as number;
-    if (skew === undefined || (cmd.op !== 'record' && cmd.op !== 'recordMany')) return cmd;
-    const input = { ...(cmd.args[0] as Record<string, unknown>), occurredAt: t + skew };
-    return { op: cmd.op, args: [input, ...cmd.args.slice(1)] };
+    let out = cmd;
+    if (skew !== undefined && (cmd.op === 'record' || cmd.op === 'recordMany')) {
+      const input = { ...(cmd.args[0] as Record<string, unknown>), occurredAt: Math.floor(t) + skew }; // an integer even on a fractional clock (R6)
+      out = { op: cmd.op, args: [input, ...cmd.args.slice(1)] };
+    }
+    if (clockAt === undefined) return [out];
+    return [{ op: 'advance' as const, args: [clockAt - t] }, out, { op: 'advance' as const, args: [t - clockAt] }];
   });
 }
 
@@ -193,6 +202,12 @@ export const advanceSmall = fc.integer({ min: 1, max: 10 * MINUTE }).map((ms) =>
 export const advanceHours = fc.integer({ min: HOUR, max: 3 * HOUR }).map((ms) => simple('advance', [ms]));
 /** Past the 30-day retention (R40, R44). */
 export const advanceMonth = fc.constantFrom(30 * DAY + 1, 31 * DAY).map((ms) => simple('advance', [ms]));
+/** R43: the clock steps back (NTP, a restored VM); the write path must still prune. */
+export const advanceBack = fc.constantFrom(-1, -MINUTE, -30 * MINUTE, -2 * HOUR, -DAY).map((ms) => simple('advance', [ms]));
+/** R6: fractional clock readings (quarters stay exact in binary, so stepping back and forth is exact). */
+export const advanceFraction = fc.constantFrom(0.25, 0.5, 0.75, 1.25, MINUTE + 0.5, HOUR + 0.75).map((ms) => simple('advance', [ms]));
+/** R6: readings a store must refuse with ClockError (JSON can carry these; NaN it cannot). */
+export const BAD_CLOCKS = [-1, -0.5, -T0] as const;
 
 export const drainDraft = (w: fc.Arbitrary<string> = watcher) => w.map((x) => simple('drainNotices', [x]));
 export const pendingDraft = (w: fc.Arbitrary<string> = watcher) => w.map((x) => simple('pendingNotices', [x]));
@@ -239,6 +254,12 @@ export const INVALID_CASES: readonly InvalidCase[] = [
   { field: 'watcherSessionKey', cmd: { op: 'drainNotices', args: ['a\nb'] } },
   { field: 'sessionKey', cmd: { op: 'resetSession', args: [''] } },
   { field: 'agentId', cmd: { op: 'deleteSession', args: [GLOBAL, ''] } },
+  // R1: an agent-scoped key named with another agent, on reads and deletes too
+  { field: 'agentId', cmd: { op: 'stateVersion', args: [PEER, OPS] } },
+  { field: 'agentId', cmd: { op: 'changesSince', args: [{ sessionKey: OPS_MAIN, agentId: MAIN, since: 0 }] } },
+  { field: 'agentId', cmd: { op: 'deleteSession', args: [PARENT, OPS] } },
+  { field: 'sessionKey', cmd: { op: 'record', args: [{ ...BASE, sessionKey: 'agent:main:a\u2028b' }] } },
+  { field: 'summary', cmd: { op: 'record', args: [{ ...BASE, summary: 'right-to-left \u202e override' }] } },
 ];
 
 export const invalidDraft: fc.Arbitrary<Draft> = fc.constantFrom(...INVALID_CASES).map((c) => ({ cmd: c.cmd }));
@@ -259,6 +280,11 @@ export interface ScriptShape {
 
 /** The general mix: every operation, weighted towards records and notice traffic. */
 export function genericDrafts(shape: ScriptShape): fc.Arbitrary<Draft[]> {
+  return fc.array(genericDraft(shape), { maxLength: shape.maxLength, size: 'max' });
+}
+
+/** One command of the general mix. */
+export function genericDraft(shape: Omit<ScriptShape, 'maxLength'>): fc.Arbitrary<Draft> {
   const parts: { arbitrary: fc.Arbitrary<Draft>; weight: number }[] = [
     { arbitrary: recordDraft({ onlyIfWatched: shape.onlyIfWatched ?? true }), weight: 30 },
     { arbitrary: spawnDraft(), weight: 5 },
@@ -269,6 +295,7 @@ export function genericDrafts(shape: ScriptShape): fc.Arbitrary<Draft[]> {
     { arbitrary: stateVersionDraft, weight: 2 },
     { arbitrary: advanceSmall, weight: 4 },
     { arbitrary: advanceHours, weight: 3 },
+    { arbitrary: advanceBack, weight: 1 },
     { arbitrary: pruneDraft, weight: 2 },
     { arbitrary: restartDraft, weight: 2 },
     { arbitrary: resetDraft, weight: 1 },
@@ -276,7 +303,36 @@ export function genericDrafts(shape: ScriptShape): fc.Arbitrary<Draft[]> {
   ];
   if (shape.months !== false) parts.push({ arbitrary: advanceMonth, weight: 1 });
   if (shape.invalid) parts.push({ arbitrary: invalidDraft, weight: 2 });
-  return fc.array(fc.oneof(...parts), { maxLength: shape.maxLength, size: 'max' });
+  return fc.oneof(...parts);
+}
+
+/** R6: a call that needs the clock (a record that will be written, an accepted watch, a drain, prune, restart), run with a refused reading. */
+export const refusedClockDraft: fc.Arbitrary<Draft> = fc
+  .record({
+    d: fc.oneof(
+      recordDraft({ dedupe: false, skew: false }),
+      fc
+        .record({ w: fc.constantFrom(...AGENT_SCOPED_WATCHERS), t: fc.constantFrom(...IDENTITIES) })
+        .filter(({ w, t }) => w !== t[0])
+        .map(({ w, t }): Draft => ({ cmd: { op: 'watch', args: [{ watcherSessionKey: w, targetSessionKey: t[0], agentId: t[1] }] } })),
+      drainDraft(fc.constantFrom(...AGENT_SCOPED_WATCHERS)),
+      pruneDraft,
+      restartDraft,
+    ),
+    at: fc.constantFrom(...BAD_CLOCKS),
+  })
+  .map(({ d, at }) => ({ cmd: d.cmd, clockAt: at }));
+
+/** The `model` property's mix (and the random vectors'): the general one with bad input, fractional clocks and refused clocks. */
+export function modelDrafts(maxLength: number): fc.Arbitrary<Draft[]> {
+  return fc.array(
+    fc.oneof(
+      { arbitrary: genericDraft({ invalid: true }), weight: 16 },
+      { arbitrary: advanceFraction, weight: 1 },
+      { arbitrary: refusedClockDraft, weight: 1 },
+    ),
+    { maxLength, size: 'max' },
+  );
 }
 
 /** Store options: the real limits, or small ones so pruning and cursor expiry really happen. */

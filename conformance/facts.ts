@@ -6,9 +6,9 @@
 import { Compile } from 'typebox/compile';
 import { NOTIFY_CLASS, Notice, PAYLOAD_SCHEMAS, StateEvent, type EventKind } from '../spec/index.js';
 
-/** R1: `agent:<agentId>:<rest>` with a literal lowercase `agent` and non-empty parts. */
+/** R1: `agent:<agentId>:<rest>` with a literal lowercase `agent`, a valid agent id and a non-empty rest. */
 export function agentOf(key: string): string | undefined {
-  const m = /^agent:([^:]+):(.+)$/s.exec(key);
+  const m = /^agent:([A-Za-z0-9][A-Za-z0-9_.-]{0,63}):(.+)$/s.exec(key);
   return m ? m[1] : undefined;
 }
 

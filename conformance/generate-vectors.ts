@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { LIMITS, VECTOR_FORMAT, type ConformanceVector, type StoreFactory, type VectorStep } from '../spec/index.js';
 import { createMemoryStore } from '../src/memory/index.js';
-import { genericDrafts, optionsArb, scenario } from './arbitraries.js';
+import { modelDrafts, optionsArb, scenario } from './arbitraries.js';
 import { Clock, DAY, HOUR, MINUTE, T0, callStore, closeQuietly, openStore, type Command, type ScenarioOptions } from './script.js';
 import { toExpectation } from './vectors.js';
 
@@ -115,6 +115,61 @@ export const HAND_WRITTEN: VectorSpec[] = [
     script: [human(CHILD, { occurredAt: T0 + 5 * HOUR }), human(CHILD, { occurredAt: T0 - 10 * DAY }), human(CHILD, { occurredAt: T0 - HOUR }), advance(MINUTE), human()],
   },
   {
+    name: 'r01-identity-agent-match',
+    rules: ['R1', 'R9'],
+    description: 'An agent-scoped key named with another agent is a ValidationError on agentId for record, watch, stateVersion, changesSince and deleteSession, and changes nothing: the wrong-agent delete leaves the real session\'s watches and notices. A key whose agent segment is not a valid agent id is bare. Line separators and bidi controls are refused in keys and summaries.',
+    script: [
+      spawn(),
+      human(),
+      human(CHILD, { agentId: 'ops' }),
+      watch(COORD, CHILD, 'ops'),
+      version(CHILD, 'ops'),
+      since(CHILD, 0, undefined, 'ops'),
+      del(CHILD, 'ops'),
+      del(PARENT, 'ops'),
+      pending(PARENT),
+      version(CHILD),
+      human(),
+      drain(PARENT),
+      rec({ sessionKey: 'agent:bad agent:x', agentId: 'ops', kind: 'goal_changed', actorType: 'human', summary: 'goal updated' }),
+      watch('agent:bad agent:x', PEER),
+      version('agent:bad agent:x', 'ops'),
+      human('agent:main:x\u2028y'),
+      human('agent:main:\u202eevil'),
+      human(CHILD, { summary: 'a\u2029b' }),
+      version(CHILD),
+    ],
+  },
+  {
+    name: 'r06-clock-floor-and-refusal',
+    rules: ['R6', 'R9'],
+    description: 'A fractional clock reading is floored in everything stored (recordedAt, occurredAt); a negative reading is refused with ClockError by every call that needs the clock (record, watch, a drain that acks, prune, restart) before anything is written: heads, notices and the queue are as they were once the clock is valid again.',
+    script: [
+      advance(0.75),
+      spawn(),
+      human(),
+      human(CHILD, { occurredAt: T0 + HOUR }),
+      human(CHILD, { occurredAt: T0 - HOUR }),
+      advance(MINUTE + 0.5),
+      human(PEER),
+      advance(-1 - (T0 + MINUTE + 1.25)),
+      human(),
+      watch(COORD, CHILD),
+      drain(PARENT),
+      restart,
+      prune,
+      pending(PARENT),
+      version(CHILD),
+      advance(1 + T0 + MINUTE + 1.25 - 0.5),
+      version(CHILD),
+      since(CHILD, 0),
+      pending(PARENT),
+      drain(PARENT),
+      drain(PARENT),
+      pending(COORD),
+    ],
+  },
+  {
     name: 'r07-r08-sequences-and-dedupe',
     rules: ['R5', 'R7', 'R8'],
     description: 'Sequences are global and never reused; a retained dedupe key returns the same event and changes nothing; once pruned or deleted the key is free.',
@@ -141,11 +196,14 @@ export const HAND_WRITTEN: VectorSpec[] = [
   {
     name: 'r09b-only-if-watched',
     rules: ['R9b'],
-    description: 'onlyIfWatched writes only when the target has a cursor or the producer passes an agent-scoped watcher other than the target.',
+    description: 'onlyIfWatched writes only when the target has a cursor or the producer passes an agent-scoped watcher other than the target (the target itself and bare keys do not count; a passed watcher that is also the actor does, and R12 then tells nobody).',
     script: [
       human(PEER, { onlyIfWatched: true }),
       human(PEER, { onlyIfWatched: true, watchers: ['global', PEER] }),
+      human(PEER, { onlyIfWatched: true, watchers: [PEER] }),
       version(PEER),
+      byAgent(CHILD, 'agent_message', PARENT, { onlyIfWatched: true, watchers: [PARENT] }),
+      pending(PARENT),
       watch(COORD, PEER),
       human(PEER, { onlyIfWatched: true }),
       human(CHILD, { onlyIfWatched: true, watchers: [PARENT] }),
@@ -401,6 +459,26 @@ export const HAND_WRITTEN: VectorSpec[] = [
     ],
   },
   {
+    name: 'r43-clock-steps-back',
+    rules: ['R43'],
+    description: 'After the clock steps back behind the last prune, the next insert prunes at once (it does not wait for the clock to catch up); from then on the hourly schedule counts from that prune.',
+    options: { maxRows: 2 },
+    script: [
+      ...times(4, human()),
+      since(CHILD, 0),
+      advance(-DAY),
+      human(),
+      since(CHILD, 0),
+      advance(30 * MINUTE),
+      human(),
+      human(),
+      since(CHILD, 0),
+      advance(30 * MINUTE),
+      human(),
+      since(CHILD, 0),
+    ],
+  },
+  {
     name: 'r44-cursor-expiry',
     rules: ['R44'],
     description: 'Idle cursors expire after the retention period with their queued notices; material events, acks and watch refresh them, log-only events do not.',
@@ -421,6 +499,53 @@ export const HAND_WRITTEN: VectorSpec[] = [
       human(CHILD),
       pending(COORD),
       pending(LEAD),
+    ],
+  },
+  {
+    name: 'r44-refresh-by-rewatch-and-ack',
+    rules: ['R44', 'R21', 'R27'],
+    description: 'Watching again refreshes an existing cursor (R21), and so does the ack of a drain (R27): both outlive a prune that expires a cursor nobody touched since the first watch.',
+    options: { retentionMs: 10 * DAY },
+    script: [
+      watch(COORD, PEER),
+      watch(COORD, CHILD),
+      watch(LEAD, OPS_MAIN),
+      human(OPS_MAIN),
+      advance(6 * DAY),
+      watch(COORD, PEER),
+      drain(LEAD),
+      advance(5 * DAY),
+      prune,
+      human(PEER),
+      human(CHILD),
+      human(OPS_MAIN),
+      pending(COORD),
+      pending(LEAD),
+    ],
+  },
+  {
+    name: 'r29-r44-sweep-keeps-expiry-clock',
+    rules: ['R29', 'R44'],
+    description: 'The restart sweep rebuilds a pending notice and sets N := M but does not refresh updatedAt: a pending cursor idle past the retention expires with its notice, restart or not.',
+    options: { retentionMs: 10 * DAY },
+    script: [
+      watch(COORD, PEER),
+      human(PEER),
+      human(PEER),
+      advance(6 * DAY),
+      restart,
+      pending(COORD),
+      advance(5 * DAY),
+      restart,
+      pending(COORD),
+      human(PEER),
+      pending(COORD),
+      watch(COORD, PEER),
+      human(PEER),
+      advance(DAY),
+      restart,
+      drain(COORD),
+      drain(COORD),
     ],
   },
   {
@@ -463,7 +588,7 @@ export const RANDOM_SEEDS = [101, 202, 303, 404, 505, 606];
 
 export function randomSpecs(): VectorSpec[] {
   return RANDOM_SEEDS.map((seed, i) => {
-    const [sc] = fc.sample(scenario(optionsArb, genericDrafts({ maxLength: 60, invalid: true })), { seed, numRuns: 1 });
+    const [sc] = fc.sample(scenario(optionsArb, modelDrafts(60)), { seed, numRuns: 1 });
     return {
       name: `random-${String(i + 1).padStart(2, '0')}`,
       rules: [],

@@ -1,8 +1,8 @@
 /**
  * What a property knows about the signal log from what it recorded itself: the events record()
  * returned, the clock, and the store options. Pruning is predictable from the spec alone (R40 age
- * by occurredAt, then R41 newest maxRows by sequence, R43 hourly on the write path, and always on
- * prune()/restart()), so the model knows exactly which events it saw pruned, per session. It never
+ * by occurredAt, then R41 newest maxRows by sequence, R43 hourly on the write path or when the
+ * clock stepped back, and always on prune()/restart()), so the model knows exactly which events it saw pruned, per session. It never
  * infers anything from gaps between sequences (R7, R33).
  */
 import { LIMITS, type StateEvent } from '../spec/index.js';
@@ -34,6 +34,11 @@ export class LogModel {
     this.retentionMs = options.retentionMs ?? LIMITS.retentionMs;
     this.maxRows = options.maxRows ?? LIMITS.maxRows;
     this.lastPruneAt = createdAt;
+  }
+
+  /** When the model last pruned (R43's lastPruneAt). */
+  get lastPrune(): number {
+    return this.lastPruneAt;
   }
 
   head(sessionKey: string, agentId: string): number {
@@ -68,7 +73,8 @@ export class LogModel {
     this.events.set(e.sequence, e);
     this.heads.set(id(e.sessionKey, e.agentId), e.sequence);
     if (e.dedupeKey !== undefined) this.dedupe.set(e.dedupeKey, e.sequence);
-    if (now - this.lastPruneAt >= LIMITS.pruneIntervalMs) this.prune(now); // R43
+    // R43: hourly, or at once when the clock stepped back behind the last prune.
+    if (now - this.lastPruneAt >= LIMITS.pruneIntervalMs || now < this.lastPruneAt) this.prune(now);
     return undefined;
   }
 

@@ -179,7 +179,10 @@ function argText(a: unknown): string {
 
 /** One line per command: `op(args...)`, valid JSON arguments, so a line can be pasted back. */
 export function formatCommand(cmd: Command): string {
-  if (cmd.op === 'advance') return `advance(${cmd.args[0] as number})  // clock +${humanDuration(cmd.args[0] as number)}`;
+  if (cmd.op === 'advance') {
+    const ms = cmd.args[0] as number;
+    return `advance(${ms})  // clock ${ms < 0 ? '-' : '+'}${humanDuration(Math.abs(ms))}`;
+  }
   return `${cmd.op}(${cmd.args.map(argText).join(', ')})`;
 }
 

@@ -38,10 +38,11 @@ describe('conformance over the wire protocol (child process)', () => {
 
   it('a broken store served over stdio is caught, with its ValidationErrors and clock intact', async () => {
     const f = spawnServer('--broken no-follow-up');
-    const r = await runConformance(f, { seed: 5, runs: 40, properties: ['R27-R28-ack-on-drain', 'R9-validation', 'R33-history-gap'], shrink: false });
+    const r = await runConformance(f, { seed: 5, runs: 40, properties: ['R27-R28-ack-on-drain', 'R9-validation', 'R33-history-gap', 'R6-clock'], shrink: false });
     expect(r.properties.map((p) => [p.name, p.passed])).toEqual([
       ['R27-R28-ack-on-drain', false],
       ['R33-history-gap', true], // the clock crosses the wire: pruning by age works remotely
+      ['R6-clock', true], // fractional and negative clocks cross the wire; ClockError comes back by name
       ['R9-validation', true], // errors cross the wire with name and field
     ]);
   }, 60_000);
@@ -99,5 +100,24 @@ describe('serveWire (the implementation side)', () => {
     expect(out[9]).toMatchObject({ id: 0, ok: false, error: { name: 'ProtocolError' } });
     expect(out[10]).toMatchObject({ id: 10, ok: false, error: { name: 'ProtocolError' } });
     expect(out[11]).toEqual({ id: 11, ok: true, result: null });
+  });
+
+  it('W2/W3: a fractional now is floored (R6); a negative now is a ClockError, for create too, and writes nothing', async () => {
+    const T = Date.UTC(2026, 0, 1);
+    const input = { sessionKey: 'agent:main:peer', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' };
+    const out = (await converse([
+      { id: 1, op: 'create', args: [{}], now: -5 },
+      { id: 2, op: 'create', args: [{}], now: T + 0.5 },
+      { id: 3, op: 'record', args: [input], now: T + 1.75 },
+      { id: 4, op: 'record', args: [input], now: -1 },
+      { id: 5, op: 'restart', args: [], now: -0.5 },
+      { id: 6, op: 'stateVersion', args: ['agent:main:peer', 'main'], now: T + 2 },
+    ])) as { ok: boolean; result?: unknown; error?: { name: string } }[];
+    expect(out[0]).toMatchObject({ ok: false, error: { name: 'ClockError' } });
+    expect(out[1]).toEqual({ id: 2, ok: true, result: null });
+    expect(out[2]).toMatchObject({ ok: true, result: { sequence: 1, recordedAt: T + 1, occurredAt: T + 1 } });
+    expect(out[3]).toMatchObject({ ok: false, error: { name: 'ClockError' } });
+    expect(out[4]).toMatchObject({ ok: false, error: { name: 'ClockError' } });
+    expect(out[5]).toEqual({ id: 6, ok: true, result: 1 });
   });
 });

@@ -4,11 +4,15 @@
  * report looks like: `session-state-kit conformance --broken acks-to-head`.
  */
 import type { StoreFactory } from '../../spec/index.js';
+import * as ackNoRefresh from './ack-no-refresh.js';
 import * as acksToHead from './acks-to-head.js';
 import * as changesSinceAcks from './changes-since-acks.js';
+import * as clockUnchecked from './clock-unchecked.js';
 import * as dedupeRenotifies from './dedupe-renotifies.js';
+import * as deleteIgnoresAgent from './delete-ignores-agent.js';
 import * as forgetsOnRestart from './forgets-on-restart.js';
 import * as gapByArithmetic from './gap-by-arithmetic.js';
+import * as gateCountsSelf from './gate-counts-self.js';
 import * as headRegresses from './head-regresses.js';
 import * as historyNotifies from './history-notifies.js';
 import * as ignoresAgentInHeads from './ignores-agent-in-heads.js';
@@ -16,12 +20,16 @@ import * as limitNotClamped from './limit-not-clamped.js';
 import * as logOnlyNotifies from './log-only-notifies.js';
 import * as noCoalescing from './no-coalescing.js';
 import * as noFollowUp from './no-follow-up.js';
+import * as noopRestart from './noop-restart.js';
 import * as notifiesActor from './notifies-actor.js';
 import * as notifiesBareKeys from './notifies-bare-keys.js';
+import * as pruneWaitsForClock from './prune-waits-for-clock.js';
 import * as pruneWithoutWatermark from './prune-without-watermark.js';
 import * as rewatchClobbers from './rewatch-clobbers.js';
+import * as rewatchNoRefresh from './rewatch-no-refresh.js';
 import * as spawnNotSeeded from './spawn-not-seeded.js';
 import * as storesMessageText from './stores-message-text.js';
+import * as sweepRefreshes from './sweep-refreshes.js';
 import * as terminalNotifiesParent from './terminal-notifies-parent.js';
 import * as vagueValidationField from './vague-validation-field.js';
 import * as wrongNoticeText from './wrong-notice-text.js';
@@ -57,6 +65,14 @@ const modules: Record<string, { breaks: { rule: string; what: string }; create: 
   'dedupe-renotifies': dedupeRenotifies,
   'stores-message-text': storesMessageText,
   'vague-validation-field': vagueValidationField,
+  'rewatch-no-refresh': rewatchNoRefresh,
+  'ack-no-refresh': ackNoRefresh,
+  'sweep-refreshes': sweepRefreshes,
+  'noop-restart': noopRestart,
+  'delete-ignores-agent': deleteIgnoresAgent,
+  'prune-waits-for-clock': pruneWaitsForClock,
+  'gate-counts-self': gateCountsSelf,
+  'clock-unchecked': clockUnchecked,
 };
 
 export const BROKEN: readonly BrokenImplementation[] = Object.entries(modules).map(([name, m]) => ({ name, rule: m.breaks.rule, what: m.breaks.what, create: m.create }));

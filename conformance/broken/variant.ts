@@ -6,6 +6,7 @@
 import type { CreateOptions, Notice, StateEvent, WatchCursor } from '../../spec/index.js';
 import {
   acknowledge,
+  checkedNow,
   identityKey,
   isPruneDue,
   isWatched,
@@ -39,8 +40,9 @@ export class VariantStore extends MemoryStore {
     this.internals.queue = queue;
   }
 
+  /** R6: the store's clock, floored; a reading that is not a finite number >= 0 throws ClockError. */
   protected clock(): number {
-    return this.internals.options.now();
+    return checkedNow(this.internals.options.now());
   }
 
   protected put(c: WatchCursor): void {
@@ -68,6 +70,21 @@ export class VariantStore extends MemoryStore {
     this.notices.enqueue(notice);
   }
 
+  /** R9b: whether an onlyIfWatched record may be written. */
+  protected gate(cursorsOnTarget: WatchCursor[], watchers: string[], targetSessionKey: string): boolean {
+    return isWatched(cursorsOnTarget, watchers, targetSessionKey);
+  }
+
+  /** R43: whether the write path prunes after an insert. */
+  protected pruneDue(now: number, lastPruneAt: number): boolean {
+    return isPruneDue(now, lastPruneAt);
+  }
+
+  /** R29: the restart sweep of one cursor (undefined: nothing pending). */
+  protected sweepCursor(cursor: WatchCursor, now: number): WatchCursor | undefined {
+    return sweep(cursor, now);
+  }
+
   /** Called on a dedupe hit (R8: the reference does nothing). */
   protected onDedupeHit(_existing: StateEvent, _watchers: string[], _now: number): void {}
 
@@ -91,7 +108,7 @@ export class VariantStore extends MemoryStore {
     }
     const id = identityKey(event.sessionKey, event.agentId);
     const cursorsOnTarget = this.cursorsOn(event.sessionKey, event.agentId);
-    if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return undefined;
+    if (onlyIfWatched && !this.gate(cursorsOnTarget, watchers, event.sessionKey)) return undefined;
     const stored: StateEvent = Object.freeze(this.toStored({ sequence: this.state.nextSequence++, ...event }, input));
     this.state.events.set(stored.sequence, stored);
     let list = this.state.sessionEvents.get(id);
@@ -109,14 +126,14 @@ export class VariantStore extends MemoryStore {
     const plan = this.plan(stored, cursorsOnTarget, watchers, now);
     for (const c of plan.cursorWrites) this.put(c);
     for (const n of plan.notices) this.enqueue(n);
-    if (isPruneDue(now, this.internals.lastPruneAt)) this.prune();
+    if (this.pruneDue(now, this.internals.lastPruneAt)) this.prune();
     return stored;
   }
 
   override drainNotices(watcherSessionKey: string): Notice[] {
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
+    const now = this.clock(); // R6: a refused clock must not cost the queued notices
     const drained = this.notices.take(watcherSessionKey);
-    const now = this.clock();
     for (const n of drained) {
       const cursor = this.state.cursors.get(identityKey(n.targetSessionKey, n.targetAgentId))?.get(watcherSessionKey);
       if (!cursor) continue;
@@ -128,11 +145,11 @@ export class VariantStore extends MemoryStore {
   }
 
   override restart(): void {
+    const now = this.clock(); // R6: before the queue is dropped
     this.notices.clear();
-    const now = this.clock();
     for (const byWatcher of this.state.cursors.values()) {
       for (const c of byWatcher.values()) {
-        const swept = sweep(c, now);
+        const swept = this.sweepCursor(c, now);
         if (!swept) continue;
         this.put(swept);
         this.enqueue(makeNotice(swept.watcherSessionKey, swept.targetSessionKey, swept.targetAgentId, swept.lastSeenSequence));

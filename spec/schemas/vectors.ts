@@ -1,6 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { EpochMs } from './primitives.js';
-import { WireCreateOptions } from './wire.js';
+import { DriverNow, WireCreateOptions } from './wire.js';
 
 /**
  * Fixed conformance vectors (conformance/vectors/*.json): command scripts with the outputs the
@@ -27,7 +26,7 @@ export type VectorExpectation = Static<typeof VectorExpectation>;
 
 export const VectorStep = Type.Object(
   {
-    now: EpochMs,
+    now: DriverNow,
     op: Type.Union(
       [
         Type.Literal('record'),

@@ -51,11 +51,15 @@ export const WireCreateOptions = Type.Object(
 export type WireCreateOptions = Static<typeof WireCreateOptions>;
 
 const RequestId = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Echoed in the response.' });
-const Now = Type.Integer({
-  minimum: 0,
-  maximum: Number.MAX_SAFE_INTEGER,
-  description: "The driver's clock (epoch ms). The store's now() MUST return the latest now received, until the next request.",
+/**
+ * The driver's clock, passed through like `args`: any JSON number, so the suite can send a
+ * fractional reading (the store floors it) or a negative one (the store refuses it with a
+ * ClockError), both R6.
+ */
+export const DriverNow = Type.Number({
+  description: "The driver's clock (epoch ms). The store's now() MUST return the latest now received, until the next request; R6 applies to it (fractional: floored; negative: ClockError).",
 });
+const Now = DriverNow;
 
 function request<Op extends string, Args extends TSchema>(op: Op, args: Args, description: string) {
   return Type.Object({ id: RequestId, op: Type.Literal(op), args, now: Now }, { additionalProperties: false, description });
