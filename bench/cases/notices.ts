@@ -1,0 +1,215 @@
+import type Database from 'better-sqlite3';
+import { SQL } from '../../src/sqlite/sqlite-store.js';
+import type { SqliteStore } from '../../src/sqlite/sqlite-store.js';
+import { AGENT, CURSORS, T0, appendInput, assertSamePragmas, countRows, loadCursors, openAdapter, openRaw } from '../lib/fixtures.js';
+import { measureInterleaved, type TaskSpec } from '../lib/measure.js';
+import { makeResult, type CaseResult } from '../lib/report.js';
+import { shortCount } from '../plan.js';
+import type { BenchGroup, CaseContext } from './context.js';
+
+const ACK =
+  `UPDATE ${CURSORS} SET last_seen = notified, notified = max(material, notified), updated_at = ? ` +
+  'WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?';
+const INSERT_CURSOR = `INSERT INTO ${CURSORS} (watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at) VALUES (?, ?, ?, 0, 0, 0, 'explicit', ?)`;
+const MAKE_ALL_PENDING = `UPDATE ${CURSORS} SET notified = last_seen + 1, material = last_seen + 1`;
+const COUNT_PENDING = `SELECT count(*) FROM ${CURSORS} WHERE material > last_seen`;
+
+interface Pair {
+  watcher: string;
+  target: string;
+}
+
+interface Shape {
+  id: string;
+  label: (n: number) => string;
+  pairs: (n: number) => Pair[];
+}
+
+/** 1 watcher x n targets: one drain acks n pairs in one transaction (R27). */
+const FAN_IN: Shape = {
+  id: 'fan-in',
+  label: (n) => `1 watcher × ${shortCount(n)} targets`,
+  pairs: (n) => Array.from({ length: n }, (_, i) => ({ watcher: 'agent:main:watcher', target: `agent:main:target-${i}` })),
+};
+
+/** n watchers x 1 target: n drains, one pair each, n transactions. */
+const FAN_OUT: Shape = {
+  id: 'fan-out',
+  label: (n) => `${shortCount(n)} watchers × 1 target`,
+  pairs: (n) => Array.from({ length: n }, (_, i) => ({ watcher: `agent:main:watcher-${i}`, target: 'agent:main:target' })),
+};
+
+/**
+ * drain: ack many pending pairs. Untimed before each call, one event per target makes every pair
+ * pending; the timed part is the drains that hand out and ack every notice (R27). Baseline: one
+ * UPDATE by primary key per pair that does the same cursor arithmetic (L := N, N := max(M, N)),
+ * grouped in transactions the way the adapter groups them (one per drain call).
+ */
+export const drainGroup: BenchGroup = {
+  group: 'drain',
+  run(ctx: CaseContext): CaseResult[] {
+    const { ws, plan } = ctx;
+    const results: CaseResult[] = [];
+    for (const shape of [FAN_IN, FAN_OUT]) {
+      for (const n of plan.drainPairs) {
+        const pairs = shape.pairs(n);
+        const watchers = [...new Set(pairs.map((p) => p.watcher))];
+        const targets = [...new Set(pairs.map((p) => p.target))];
+        const adapterPath = ws.file(`drain-${shape.id}-${n}`);
+        const rawPath = ws.file(`drain-raw-${shape.id}-${n}`);
+        const store = openAdapter(adapterPath);
+        const raw = openRaw(rawPath);
+        try {
+          assertSamePragmas(store, raw);
+          for (const p of pairs) if (!store.watch({ watcherSessionKey: p.watcher, targetSessionKey: p.target, agentId: AGENT }).watched) throw new Error('watch refused');
+          const insert = raw.prepare(INSERT_CURSOR);
+          raw.transaction(() => pairs.forEach((p) => insert.run(p.watcher, p.target, AGENT, T0))).immediate();
+          const ack = raw.prepare(ACK);
+          const makePending = raw.prepare(MAKE_ALL_PENDING);
+          const countPending = raw.prepare(COUNT_PENDING).pluck();
+          const ackBatch = raw.transaction((batch: Pair[]) => {
+            for (const p of batch) ack.run(T0, p.watcher, p.target, AGENT);
+          });
+          const byWatcher = watchers.map((w) => pairs.filter((p) => p.watcher === w));
+
+          let drained = 0;
+          const tasks: TaskSpec[] = [
+            {
+              name: 'sqlite',
+              beforeEach: () => {
+                for (const t of targets) if (store.record(appendInput(t)) === undefined) throw new Error('record stored nothing');
+              },
+              fn: () => {
+                drained = 0;
+                for (const w of watchers) drained += store.drainNotices(w).length;
+              },
+              afterEach: () => {
+                if (drained !== n) throw new Error(`drained ${drained} notices, expected ${n}`);
+              },
+            },
+            {
+              name: 'raw',
+              beforeEach: () => void makePending.run(),
+              fn: () => {
+                for (const batch of byWatcher) ackBatch.immediate(batch);
+              },
+              afterEach: () => {
+                if (countPending.get() !== 0) throw new Error('baseline left pending cursors');
+              },
+            },
+          ];
+          const got = measureInterleaved(tasks, plan.heavy, (m) => ctx.progress(`drain ${shape.label(n)}: ${m}`));
+          const s = shortCount(n);
+          const common = { group: 'drain', size: shape.label(n), unit: 'pair', unitsPerOp: n };
+          results.push(
+            makeResult({ ...common, id: `drain/raw-ack-${shape.id}@${s}`, label: 'raw UPDATE per pair (baseline)', latency: got.get('raw')! }),
+            makeResult({ ...common, id: `drain/sqlite-${shape.id}@${s}`, label: 'sqlite adapter drainNotices()', latency: got.get('sqlite')!, baselineId: `drain/raw-ack-${shape.id}@${s}` }),
+          );
+        } finally {
+          store.close();
+          raw.close();
+          ws.remove(adapterPath);
+          ws.remove(rawPath);
+        }
+      }
+    }
+    return results;
+  },
+};
+
+const SWEEP_WATCHERS = 1_000;
+const PENDING = { lastSeen: 1, notified: 1, material: 2, updatedAt: T0 };
+const IDLE = { lastSeen: 2, notified: 2, material: 2, updatedAt: T0 };
+
+function totalPending(store: SqliteStore): number {
+  let n = 0;
+  for (let w = 0; w < SWEEP_WATCHERS; w++) n += store.pendingNotices(`agent:main:w${w}`).length;
+  return n;
+}
+
+/**
+ * sweep: restart() over bulk-loaded cursors, every one pending (M > L), so R29 re-enqueues one
+ * notice per cursor; restart also runs its prune probes. Baseline: read the pending cursors with
+ * the adapter's own query (partial index) and write each back once (N := M), in one transaction.
+ * A last case holds the largest cursor count with only 1% pending: its ratio against the
+ * 1k-pending case shows idle cursors cost the sweep nothing (the partial index, R29).
+ */
+export const sweepGroup: BenchGroup = {
+  group: 'sweep',
+  run(ctx: CaseContext): CaseResult[] {
+    const { ws, plan } = ctx;
+    const results: CaseResult[] = [];
+    const largest = Math.max(...plan.sweepCursors);
+    const variants = plan.sweepCursors.map((n) => ({ key: shortCount(n), total: n, pending: n }));
+    // Compared with the all-pending case of the same pending count, so only when that one exists.
+    if (plan.sweepCursors.includes(largest / 100)) variants.push({ key: `${shortCount(largest)}-1pct`, total: largest, pending: largest / 100 });
+    for (const v of variants) {
+      const adapterPath = ws.file(`sweep-${v.key}`);
+      const rawPath = ws.file(`sweep-raw-${v.key}`);
+      for (const path of [adapterPath, rawPath]) {
+        const db: Database.Database = openRaw(path);
+        try {
+          const watchers = Math.min(SWEEP_WATCHERS, v.total);
+          loadCursors(db, { count: v.total - v.pending, watchers, targetPrefix: 'agent:main:idle-', ...IDLE });
+          loadCursors(db, { count: v.pending, watchers, ...PENDING });
+        } finally {
+          db.close();
+        }
+      }
+      ctx.progress(`sweep ${v.key}: opening (the open runs the first sweep)`);
+      const store = openAdapter(adapterPath);
+      const raw = openRaw(rawPath);
+      try {
+        assertSamePragmas(store, raw);
+        if (countRows(raw, CURSORS) !== v.total) throw new Error('cursor load failed');
+        const pendingRows = raw.prepare(SQL.pendingCursors);
+        const writeBack = raw.prepare(`UPDATE ${CURSORS} SET notified = ?, updated_at = ? WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?`);
+        let swept = 0;
+        const sweepAll = raw.transaction(() => {
+          swept = 0;
+          for (const r of pendingRows.all() as { watcher_session_key: string; target_session_key: string; target_agent_id: string; material: number }[]) {
+            writeBack.run(r.material, T0, r.watcher_session_key, r.target_session_key, r.target_agent_id);
+            swept++;
+          }
+        });
+        const tasks: TaskSpec[] = [
+          {
+            name: 'sqlite',
+            fn: () => store.restart(),
+            afterEach: () => {
+              const n = totalPending(store);
+              if (n !== v.pending) throw new Error(`restart queued ${n} notices, expected ${v.pending}`);
+            },
+          },
+          {
+            name: 'raw',
+            fn: () => sweepAll.immediate(),
+            afterEach: () => {
+              if (swept !== v.pending) throw new Error(`baseline swept ${swept}, expected ${v.pending}`);
+            },
+          },
+        ];
+        const got = measureInterleaved(tasks, plan.heavy, (m) => ctx.progress(`sweep ${v.key}: ${m}`));
+        const onePct = v.pending !== v.total;
+        const size = onePct ? `${shortCount(v.total)} cursors, ${shortCount(v.pending)} pending` : `${v.key} cursors, all pending`;
+        const common = { group: 'sweep', size, unit: 'cursor', unitsPerOp: v.pending };
+        results.push(
+          makeResult({ ...common, id: `sweep/raw@${v.key}`, label: 'raw read + write-back (baseline)', latency: got.get('raw')! }),
+          makeResult({
+            ...common,
+            id: `sweep/sqlite@${v.key}`,
+            label: 'sqlite adapter restart()',
+            latency: got.get('sqlite')!,
+            baselineId: onePct ? `sweep/sqlite@${shortCount(v.pending)}` : `sweep/raw@${v.key}`,
+          }),
+        );
+      } finally {
+        store.close();
+        raw.close();
+        ws.remove(adapterPath);
+        ws.remove(rawPath);
+      }
+    }
+    return results;
+  },
+};

@@ -1,0 +1,62 @@
+import type { Mode } from './lib/args.js';
+import type { Budget } from './lib/measure.js';
+
+/**
+ * Sizes and time budgets per mode. Smoke keeps every floor's case (bench/floors.ts) at a size
+ * that exists in both modes, so CI checks the same ids the reference run reports.
+ */
+export interface Plan {
+  /** Watchers on the appended-to target. */
+  appendWatchers: number[];
+  /** Existing rows before appending (growth check: no table scan per append). */
+  appendSizes: number[];
+  /** Events in the log read by changesSince (always over 10k sessions). */
+  changesSinceSizes: number[];
+  /** Rows a single prune removes (cap: above 50,000 rows; age: older than 30 days). */
+  pruneRemoved: number[];
+  /** Watcher/target pairs acked by one drain case. */
+  drainPairs: number[];
+  /** Pending cursors the restart sweep visits. */
+  sweepCursors: number[];
+  /** Appends in the memory run and how often heap/RSS are sampled. */
+  memoryAppends: number;
+  memorySampleEvery: number;
+  /** Short operations (append, changesSince). */
+  fast: Budget;
+  /** Operations that need fresh rows before each call (prune, drain, sweep). */
+  heavy: Budget;
+}
+
+export const PLANS: Record<Mode, Plan> = {
+  full: {
+    appendWatchers: [0, 1, 10, 100],
+    appendSizes: [10_000, 100_000, 1_000_000],
+    changesSinceSizes: [10_000, 100_000, 1_000_000],
+    pruneRemoved: [1_000, 10_000, 100_000],
+    drainPairs: [10, 100, 1_000],
+    sweepCursors: [1_000, 10_000, 100_000],
+    memoryAppends: 1_000_000,
+    memorySampleEvery: 100_000,
+    fast: { rounds: 5, timeMs: 400, iterations: 50, warmupMs: 200, warmupIterations: 20 },
+    heavy: { rounds: 3, timeMs: 0, iterations: 3, warmupMs: 0, warmupIterations: 1 },
+  },
+  smoke: {
+    appendWatchers: [0, 1, 10, 100],
+    appendSizes: [10_000, 1_000_000],
+    changesSinceSizes: [10_000, 1_000_000],
+    pruneRemoved: [1_000, 10_000],
+    drainPairs: [10, 1_000],
+    sweepCursors: [1_000, 10_000],
+    memoryAppends: 50_000,
+    memorySampleEvery: 5_000,
+    fast: { rounds: 3, timeMs: 100, iterations: 20, warmupMs: 50, warmupIterations: 10 },
+    heavy: { rounds: 2, timeMs: 0, iterations: 2, warmupMs: 0, warmupIterations: 1 },
+  },
+};
+
+/** `1000000` -> `1M`, `10000` -> `10k`: ids and size labels. */
+export function shortCount(n: number): string {
+  if (n >= 1_000_000 && n % 1_000_000 === 0) return `${n / 1_000_000}M`;
+  if (n >= 1_000 && n % 1_000 === 0) return `${n / 1_000}k`;
+  return String(n);
+}
