@@ -5,7 +5,7 @@
  * text (exported as SQL from src/sqlite) and pragmas, and measures every step against the raw
  * INSERT in interleaved rounds, beside the adapter's record() itself. The differences between
  * neighbouring lines are the cost of each phase; the schema variants (a cursor index dropped,
- * no row counter) price the options for making appends cheaper. Diagnostics only: not part of
+ * a reordered cursor key) price the options for making appends cheaper. Diagnostics only: not part of
  * `npm run bench`, no floors.
  */
 import type Database from 'better-sqlite3';
@@ -43,8 +43,6 @@ function parse(argv: string[]): { watchers: number[]; budget: Budget; only?: str
 interface SqlPath {
   /** Write the head (R5). */
   head: boolean;
-  /** Bump the row counter (R41 bookkeeping). */
-  counter: boolean;
   watchers: number;
   /** Cursor write: the adapter's upsert, or an UPDATE of the three columns that change. */
   cursorWrite: 'upsert' | 'update' | 'set';
@@ -72,7 +70,7 @@ CREATE INDEX session_watch_cursors_updated ON session_watch_cursors (updated_at)
 CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key) WHERE material > last_seen;
 `;
 
-const FULL: Omit<SqlPath, 'watchers'> = { head: true, counter: true, cursorWrite: 'upsert', drop: [], txPerCall: false };
+const FULL: Omit<SqlPath, 'watchers'> = { head: true, cursorWrite: 'upsert', drop: [], txPerCall: false };
 
 /** Built on first call, so lines left out by --only open no file. */
 function sqlPath(ws: Workspace, p: SqlPath): () => void {
@@ -91,7 +89,6 @@ function buildSqlPath(ws: Workspace, p: SqlPath): () => void {
   );
   const insertEvent = db.prepare(SQL.insertEvent);
   const upsertHead = db.prepare(SQL.upsertHead);
-  const addEventCount = db.prepare(SQL.addEventCount);
   const upsertCursor = db.prepare(SQL.upsertCursor);
   const updateCursor = db.prepare(
     'UPDATE session_watch_cursors SET notified = ?, material = ?, updated_at = ? WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?',
@@ -108,7 +105,6 @@ function buildSqlPath(ws: Workspace, p: SqlPath): () => void {
     const cursors = cursorsOnTarget.all(AGENT, TARGET) as { watcher_session_key: string; last_seen: bigint; notified: bigint }[];
     const sequence = insertEvent.run(...row).lastInsertRowid;
     if (p.head) upsertHead.run(TARGET, AGENT, sequence, T0);
-    if (p.counter) addEventCount.run(1);
     if (p.cursorWrite === 'set' && cursors.length > 0) {
       updateAll.run(sequence, sequence, T0, AGENT, TARGET);
       return;
@@ -143,9 +139,8 @@ function main(): void {
     const tx = raw.transaction(() => insert.run(...values));
     add('raw INSERT, autocommit', 'the baseline of bench/run.ts', () => void insert.run(...values));
     add('raw INSERT in BEGIN IMMEDIATE … COMMIT', 'explicit transaction, function made once', () => void tx.immediate());
-    add('adapter SQL, 0 watchers', '+ cursor read (no rows), head upsert, row counter; safe integers', sqlPath(ws, { ...FULL, watchers: 0 }));
-    add('  … without the row counter', 'option: no per-append counter write', sqlPath(ws, { ...FULL, watchers: 0, counter: false }));
-    add('  … without counter and head', 'for scale only: the head is required (R5)', sqlPath(ws, { ...FULL, watchers: 0, counter: false, head: false }));
+    add('adapter SQL, 0 watchers', '+ cursor read (no rows), head upsert; safe integers', sqlPath(ws, { ...FULL, watchers: 0 }));
+    add('  … without the head', 'for scale only: the head is required (R5)', sqlPath(ws, { ...FULL, watchers: 0, head: false }));
     add('  … with db.transaction(fn) made per call', 'what record() did before immediateTransaction', sqlPath(ws, { ...FULL, watchers: 0, txPerCall: true }));
     const input = appendInput(TARGET);
     add('prepareRecord (validation)', 'pure core', () => void prepareRecord(input, T0));

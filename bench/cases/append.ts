@@ -23,7 +23,7 @@ function mustRecord(store: SqliteStore | MemoryStore, input: ReturnType<typeof a
  * table (created by its migration, so same columns and indexes), autocommit so the INSERT is its
  * own transaction, with the adapter's pragmas (checked). That is the physical limit of "make one
  * event durable" in this file format; the adapter additionally validates, reads the target's
- * cursors, upserts the head, bumps the row counter and writes one cursor per watcher, all in one
+ * cursors, upserts the head and writes one cursor per watcher, all in one
  * IMMEDIATE transaction.
  */
 export const appendGroup: BenchGroup = {

@@ -27,7 +27,6 @@ export const HOT_EVENTS = 400;
 const EVENTS = TABLES.events.name;
 const HEADS = TABLES.heads.name;
 const CURSORS = TABLES.cursors.name;
-const META = TABLES.meta.name;
 
 /** The one event shape every append writes: a material kind with a small payload. */
 export function appendInput(sessionKey: string): RecordInput {
@@ -135,8 +134,8 @@ export interface EventLoad {
 }
 
 /**
- * Appends `count` events in one transaction, with heads and the event counter kept as the
- * adapter keeps them (R5, R41), so the adapter opens the file as its own. Safe next to an open
+ * Appends `count` events in one transaction, with heads kept as the adapter keeps them (R5),
+ * so the adapter opens the file as its own. Safe next to an open
  * adapter connection (WAL): the adapter sees the rows at its next read.
  */
 export function loadEvents(db: Database.Database, load: EventLoad): void {
@@ -157,7 +156,6 @@ export function loadEvents(db: Database.Database, load: EventLoad): void {
         `SELECT session_key, agent_id, max(sequence), 0, ? FROM ${EVENTS} WHERE sequence > ? GROUP BY agent_id, session_key ` +
         'ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = max(last_sequence, excluded.last_sequence), updated_at = excluded.updated_at',
     ).run(recordedAt, before);
-    db.prepare(`UPDATE ${META} SET value = value + ? WHERE name = 'event_count'`).run(load.count);
   }).immediate();
 }
 
@@ -211,4 +209,4 @@ export function countRows(db: Database.Database, table: string): number {
   return Number(db.prepare(`SELECT count(*) FROM ${table}`).pluck().get());
 }
 
-export { CURSORS, EVENTS, HEADS, META };
+export { CURSORS, EVENTS, HEADS };

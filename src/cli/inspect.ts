@@ -228,7 +228,6 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
           ['newest event', s.newestOccurredAt === null ? '(no events)' : formatTime(s.newestOccurredAt)],
           ['past retention', `${s.eventsPastRetention} events, ${s.cursorsPastRetention} cursors older than ${formatDuration(s.retentionMs)} (removed by the next prune)`],
         ];
-        if (s.eventCounter !== s.rows) pairs.push(['event counter', `${s.eventCounter} (differs from the row count; the file was edited outside the store)`]);
         for (const line of formatPairs(pairs)) io.out(line);
         return EXIT.ok;
       };

@@ -19,7 +19,6 @@ import { DatabaseProblem } from './io.js';
 const E = TABLES.events.name;
 const H = TABLES.heads.name;
 const C = TABLES.cursors.name;
-const M = TABLES.meta.name;
 const CURSOR_COLUMNS = TABLES.cursors.columns.join(', ');
 
 // Rows decode exactly as the store decodes them (one implementation in src/sqlite/rows.ts).
@@ -60,8 +59,6 @@ export interface StatsView {
   walBytes: number;
   /** Retained events, counted (COUNT(*)). */
   rows: number;
-  /** The store's maintained counter (session_state_meta.event_count); equals rows unless the file was edited by hand. */
-  eventCounter: number;
   /** Highest sequence ever assigned (R7), 0 for a fresh file. */
   highestSequence: number;
   sessions: number;
@@ -250,7 +247,6 @@ export class StateDbReader {
         schemaVersion: n(this.db.pragma('user_version', { simple: true }), 'user_version'),
         journalMode: String(this.db.pragma('journal_mode', { simple: true })),
         rows: one(`SELECT count(*) FROM ${E}`, 'count'),
-        eventCounter: one(`SELECT value FROM ${M} WHERE name = 'event_count'`, `${M}.event_count`),
         highestSequence: hasSequenceTable ? one('SELECT seq FROM sqlite_sequence WHERE name = ?', 'sqlite_sequence.seq', E) : 0,
         sessions: one(`SELECT count(*) FROM ${H}`, 'count'),
         sessionsWithPrunedHistory: one(`SELECT count(*) FROM ${H} WHERE pruned_max_sequence > 0`, 'count'),

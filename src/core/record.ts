@@ -1,7 +1,7 @@
 import { LIMITS, NOTIFY_CLASS, type EventKind, type Notice, type RecordInput, type StateEvent, type WatchCursor } from '../../spec/index.js';
 import { applyMaterial, seedOnSpawn, type CursorIdentity } from './cursor.js';
 import { isAgentScopedKey } from './keys.js';
-import { makeNotice } from './notice.js';
+import { noticeMaker } from './notice.js';
 import { validateRecordInput } from './validate.js';
 
 /** An event ready to insert: validated, clamped, without its sequence (the store assigns it, R7). */
@@ -92,6 +92,8 @@ export function planNotifications(
     watchers = [...passed, ...cursorsOnTarget.map((c) => c.watcherSessionKey)];
   }
   const seen = new Set<string>();
+  // One context key (and usually one text) per event, not per watcher.
+  const notice = noticeMaker(event.sessionKey, event.agentId);
   for (const w of watchers) {
     if (seen.has(w)) continue;
     seen.add(w);
@@ -99,7 +101,7 @@ export function planNotifications(
     if (event.actorId !== undefined && event.actorId === w) continue; // R12
     const next = applyMaterial(byWatcher.get(w), identity(w), event.sequence, now);
     plan.cursorWrites.push(next);
-    plan.notices.push(makeNotice(w, event.sessionKey, event.agentId, next.lastSeenSequence));
+    plan.notices.push(notice(w, next.lastSeenSequence));
   }
   return plan;
 }

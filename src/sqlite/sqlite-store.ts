@@ -102,7 +102,6 @@ export const SQL = {
   upsertHead:
     'INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) VALUES (?, ?, ?, 0, ?) ' +
     'ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = excluded.last_sequence, updated_at = excluded.updated_at',
-  addEventCount: "UPDATE session_state_meta SET value = value + ? WHERE name = 'event_count'",
   upsertCursor:
     `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ` +
     'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
@@ -114,19 +113,19 @@ export const SQL = {
   lowestRetained: 'SELECT sequence FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? ORDER BY sequence LIMIT 1',
   // R29 restart sweep: served by the partial index on pending cursors.
   pendingCursors: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE material > last_seen`,
-  // R40-R44 pruning. Each statement touches only the rows it removes (indexes on occurred_at,
-  // the sequence primary key and cursor updated_at), so a prune costs O(removed * log n).
+  // R40-R44 pruning. Each statement but capCut touches only the rows it removes (indexes on
+  // occurred_at, the sequence primary key and cursor updated_at): O(removed * log n).
   // INDEXED BY / NOT INDEXED pin those plans: with some table statistics the planner would rather
   // walk the whole identity index to skip a GROUP BY sort (seen in the EXPLAIN test).
-  eventCount: "SELECT value FROM session_state_meta WHERE name = 'event_count'",
-  setEventCount: "UPDATE session_state_meta SET value = ? WHERE name = 'event_count'",
   countEvents: 'SELECT count(*) AS n FROM session_state_events',
   anyAgedEvent: 'SELECT 1 AS hit FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? LIMIT 1',
   agedMaxByIdentity:
     'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? GROUP BY agent_id, session_key',
   deleteAged: 'DELETE FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ?',
-  // R41: the cut is the excess-th oldest sequence; walking the primary key stops after `excess` rows.
-  capCut: 'SELECT sequence FROM session_state_events NOT INDEXED ORDER BY sequence LIMIT 1 OFFSET ?',
+  // R41: the cut is the newest sequence past the newest maxRows; walking the primary key backwards
+  // stops after maxRows rows, and finds nothing when the log is within the cap. No row counter is
+  // kept (it cost every append a write); this walk runs at most hourly (R43).
+  capCut: 'SELECT sequence FROM session_state_events NOT INDEXED ORDER BY sequence DESC LIMIT 1 OFFSET ?',
   cappedMaxByIdentity:
     'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events NOT INDEXED WHERE sequence <= ? GROUP BY agent_id, session_key',
   deleteUpTo: 'DELETE FROM session_state_events NOT INDEXED WHERE sequence <= ?',
@@ -276,7 +275,6 @@ export class SqliteStore implements SessionStateStore {
         const stored: StateEvent = Object.freeze({ sequence, ...event });
         // R5: sequences are global and we hold the write lock, so this one is the identity's highest.
         this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
-        this.stmt.addEventCount.run(1);
         const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
         for (const c of plan.cursorWrites) this.putCursor(c);
         return { stored, notices: plan.notices };
@@ -382,31 +380,25 @@ export class SqliteStore implements SessionStateStore {
   private pruneNeeded(cutoff: number): boolean {
     if (this.stmt.anyAgedEvent.get(cutoff) !== undefined) return true;
     if (this.stmt.anyIdleCursor.get(cutoff) !== undefined) return true;
-    return this.readEventCount() > this.config.maxRows;
+    return this.capCut() !== undefined;
+  }
+
+  /** R41: the highest sequence to remove so the newest maxRows remain, or undefined within the cap. */
+  private capCut(): number | undefined {
+    const row = this.stmt.capCut.get(this.config.maxRows) as { sequence: unknown } | undefined;
+    return row ? toSafeNumber(row.sequence, 'session_state_events.sequence') : undefined;
   }
 
   private pruneRows(cutoff: number): PruneOutcome {
     return immediateTransaction(this.db, (): PruneOutcome => {
       // R40: by age (occurredAt). R42: stamp the watermarks first, then delete.
       this.stampWatermarks(this.stmt.agedMaxByIdentity.all(cutoff) as MaxRow[]);
-      const aged = this.stmt.deleteAged.run(cutoff).changes;
-      if (aged > 0) this.stmt.addEventCount.run(-aged);
-      // R41: then the global cap, keeping the newest by sequence.
-      let count = this.readEventCount();
-      if (count > this.config.maxRows) {
-        let cut = this.stmt.capCut.get(count - this.config.maxRows - 1) as { sequence: unknown } | undefined;
-        if (cut === undefined) {
-          // The counter overstates the rows (only possible if the file was edited by hand): recount once.
-          count = toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
-          this.stmt.setEventCount.run(count);
-          cut = count > this.config.maxRows ? (this.stmt.capCut.get(count - this.config.maxRows - 1) as { sequence: unknown } | undefined) : undefined;
-        }
-        if (cut !== undefined) {
-          const cutSequence = toSafeNumber(cut.sequence, 'session_state_events.sequence');
-          this.stampWatermarks(this.stmt.cappedMaxByIdentity.all(cutSequence) as MaxRow[]);
-          const capped = this.stmt.deleteUpTo.run(cutSequence).changes;
-          this.stmt.addEventCount.run(-capped);
-        }
+      this.stmt.deleteAged.run(cutoff);
+      // R41: then the global cap, keeping the newest maxRows by sequence.
+      const cut = this.capCut();
+      if (cut !== undefined) {
+        this.stampWatermarks(this.stmt.cappedMaxByIdentity.all(cut) as MaxRow[]);
+        this.stmt.deleteUpTo.run(cut);
       }
       // R44: idle cursors expire, with their queued notices (dropped by the caller after commit).
       const expired = (this.stmt.idleCursors.all(cutoff) as CursorRow[]).map((c) => ({
@@ -430,11 +422,6 @@ export class SqliteStore implements SessionStateStore {
     }
   }
 
-  private readEventCount(): number {
-    const row = this.stmt.eventCount.get() as { value: unknown } | undefined;
-    return row ? toSafeNumber(row.value, 'session_state_meta.event_count') : 0;
-  }
-
   resetSession(sessionKey: string): void {
     this.assertOpen();
     validateSessionKey(sessionKey);
@@ -452,8 +439,7 @@ export class SqliteStore implements SessionStateStore {
     // R51: events (freeing their dedupe keys), head, and cursors in both directions, in one transaction.
     const ok = this.guard('deleteSession', false, () =>
       immediateTransaction(this.db, () => {
-        const removed = this.stmt.deleteEventsOfIdentity.run(agentId, sessionKey).changes;
-        if (removed > 0) this.stmt.addEventCount.run(-removed);
+        this.stmt.deleteEventsOfIdentity.run(agentId, sessionKey);
         this.stmt.deleteHead.run(sessionKey, agentId);
         this.stmt.deleteCursorsOnTarget.run(agentId, sessionKey);
         this.stmt.deleteCursorsOfWatcher.run(sessionKey);
@@ -535,10 +521,10 @@ export class SqliteStore implements SessionStateStore {
     return row ? toCursor(row) : undefined;
   }
 
-  /** Retained events, from the maintained counter (no table scan). */
+  /** Retained events: COUNT(*), a walk of the smallest index (diagnostics and tests, not the write path). */
   eventCount(): number {
     this.assertOpen();
-    return this.readEventCount();
+    return toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
   }
 }
 

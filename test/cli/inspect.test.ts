@@ -7,6 +7,7 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS, type ChangesSinceResponse, type Notice, type WatchCursor } from '../../spec/index.js';
+import { SCHEMA_VERSION } from '../../src/sqlite/schema.js';
 import { SqliteStore, sqliteHandle } from '../../src/sqlite/sqlite-store.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { BUSY, BUSY_EVENTS, CHILD_A, CHILD_B, DAY, MANAGER, OLD, OPS, T0, writeFixture } from './fixture.js';
@@ -195,9 +196,8 @@ describe.concurrent('inspect stats', () => {
     const count = (sql: string) => Number((handle.prepare(sql).raw().get() as unknown[])[0]);
     const rows = count('SELECT count(*) FROM session_state_events');
     expect(s).toMatchObject({
-      schemaVersion: 1,
+      schemaVersion: SCHEMA_VERSION,
       rows,
-      eventCounter: store.eventCount(),
       sessions: 6,
       sessionsWithPrunedHistory: 1,
       cursors: 3,

@@ -26,7 +26,7 @@ describe('sqlite pruning', () => {
     expect(kept).toEqual([6, 7, 8, 9]);
     // Highest removed per identity: CHILD lost 1 and 3, PEER 2 and 5, PARENT 4.
     expect(heads(db)).toEqual({ [CHILD]: [9, 3], [PEER]: [7, 5], [PARENT]: [8, 4] });
-    expect(scalar(db, "SELECT value FROM session_state_meta WHERE name = 'event_count'")).toBe(4);
+    expect(store.eventCount()).toBe(4);
     expect(store.changesSince({ sessionKey: PEER, agentId: A, since: 5 }).stateChanges.historyGap).toBe(false);
     expect(store.changesSince({ sessionKey: PEER, agentId: A, since: 4 }).stateChanges.historyGap).toBe(true);
   });
@@ -90,13 +90,24 @@ describe('sqlite pruning', () => {
     store.close();
   });
 
-  it('R41 heals an event counter that overstates the rows (a hand-edited file)', () => {
+  it('R41 the cap counts the rows themselves: rows written or deleted outside the store are capped exactly', () => {
     const { store, db } = openStore({ maxRows: 3 });
     for (let i = 0; i < 5; i++) store.record(human());
-    db.prepare("UPDATE session_state_meta SET value = 50 WHERE name = 'event_count'").run();
     store.prune();
-    expect(scalar(db, "SELECT value FROM session_state_meta WHERE name = 'event_count'")).toBe(3);
     expect(rows(db, 'SELECT sequence FROM session_state_events').map((r) => r['sequence'])).toEqual([3, 4, 5]);
+    // Exactly at the cap: nothing to remove.
+    db.prepare('DELETE FROM session_state_events WHERE sequence = 3').run();
+    store.record(human());
+    store.prune();
+    expect(rows(db, 'SELECT sequence FROM session_state_events').map((r) => r['sequence'])).toEqual([4, 5, 6]);
+    // Rows the store never saw inserted (another tool, an old file) still count.
+    db.prepare(
+      "INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')",
+    ).run(PEER, T0, T0);
+    store.prune();
+    expect(rows(db, 'SELECT sequence FROM session_state_events').map((r) => r['sequence'])).toEqual([5, 6, 7]);
+    expect(store.eventCount()).toBe(3);
+    expect(heads(db)[CHILD]).toEqual([6, 4]);
   });
 
   it.each([
@@ -119,8 +130,8 @@ describe('sqlite pruning', () => {
         .prepare(`EXPLAIN QUERY PLAN ${sql}`)
         .all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 1))
         .map((r) => String(r['detail']));
-    // Allowed full walks, each bounded: capCut walks the primary key in order and stops after
-    // `excess` rows (OFFSET); countEvents only runs to heal a hand-edited counter; pendingCursors
+    // Allowed full walks, each bounded: capCut walks the primary key backwards and stops after
+    // maxRows rows (OFFSET, hourly); countEvents serves eventCount() (diagnostics); pendingCursors
     // walks the partial index that holds only pending cursors (R29 restart sweep).
     const allowed: Record<string, RegExp> = {
       capCut: /^SCAN session_state_events$/,

@@ -15,6 +15,7 @@ import {
   TABLES,
   availableSqliteDrivers,
   createSqliteStore,
+  migrate,
   openStateConnectionReadOnly,
   openStateDatabaseReadOnly,
   toSafeNumber,
@@ -23,7 +24,7 @@ import {
 } from '../../src/sqlite/index.js';
 import { SqliteStore } from '../../src/sqlite/sqlite-store.js';
 import { A, CHILD, COORD, T0, human, spawn, PARENT } from '../contract/harness.js';
-import { TEST_DRIVER, connect, tempDir } from './helpers.js';
+import { TEST_DRIVER, connect, scalar, tempDir } from './helpers.js';
 import { silentLogger } from '../../src/shared/logger.js';
 
 const dir = tempDir('schema');
@@ -82,7 +83,7 @@ describe('sqlite schema', () => {
     ]);
     // STRICT really is on: a text in an integer column is refused.
     const writer = connect(path);
-    expect(() => writer.prepare("UPDATE session_state_meta SET value = 'x'").run()).toThrow(/cannot store TEXT value in INTEGER column/);
+    expect(() => writer.prepare("INSERT INTO session_state_heads VALUES ('k', 'a', 'x', 0, 0)").run()).toThrow(/cannot store TEXT value in INTEGER column/);
     writer.close();
     db.close();
   });
@@ -96,7 +97,7 @@ describe('sqlite schema', () => {
     v1.close();
     // A later release adds step 2 (a column). Running it twice would fail, so "once" is checked too.
     const v2: MigrationStep = {
-      version: 2,
+      version: SCHEMA_VERSION + 1,
       description: 'test: watcher store path',
       up: (db) => db.exec('ALTER TABLE session_watch_cursors ADD COLUMN watcher_store_path TEXT'),
     };
@@ -108,6 +109,32 @@ describe('sqlite schema', () => {
     const again = open(path, [...MIGRATIONS, v2]);
     expect(again.stateVersion(CHILD, A)).toBe(2);
     again.close();
+  });
+
+  it('migrates a version-1 file (with the row counter table) to step 2: the table goes, rows, cursors and the cap keep working', () => {
+    const path = freshPath();
+    const raw = connect(path);
+    migrate(raw, path, MIGRATIONS.slice(0, 1)); // exactly what release 1 wrote
+    const insert = raw.prepare(
+      "INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')",
+    );
+    for (let i = 0; i < 4; i++) insert.run(CHILD, T0, T0);
+    raw.prepare("INSERT INTO session_state_heads VALUES (?, 'main', 4, 0, ?)").run(CHILD, T0);
+    raw.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 2, 4, 4, 'explicit', ?)").run(COORD, CHILD, T0);
+    raw.prepare("UPDATE session_state_meta SET value = 4 WHERE name = 'event_count'").run();
+    raw.close();
+    expect(header(path)).toEqual({ applicationId: APPLICATION_ID, userVersion: 1 });
+
+    const store = create({ path, maxRows: 3 }); // opening migrates, sweeps (R29) and prunes (R41)
+    expect(header(path).userVersion).toBe(2);
+    const db = connect(path, { readonly: true });
+    expect(scalar(db, "SELECT count(*) FROM sqlite_master WHERE name = 'session_state_meta'")).toBe(0);
+    db.close();
+    expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
+    expect(store.eventCount()).toBe(3);
+    expect(store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 }).stateChanges).toMatchObject({ historyGap: true, earliestAvailableSequence: 2 });
+    expect(store.record(human())?.sequence).toBe(5); // R7: AUTOINCREMENT carried over
+    store.close();
   });
 
   it('refuses a file from a newer release with a typed error and leaves it untouched', () => {
@@ -126,7 +153,7 @@ describe('sqlite schema', () => {
     expectError(() => openStateConnectionReadOnly(path, { driver: TEST_DRIVER }), SchemaTooNewError);
     // An older release (knowing fewer steps) refuses today's file the same way.
     const futureOnly = freshPath();
-    open(futureOnly, [...MIGRATIONS, { version: 2, description: 'test', up: () => {} }]).close();
+    open(futureOnly, [...MIGRATIONS, { version: SCHEMA_VERSION + 1, description: 'test', up: () => {} }]).close();
     expectError(() => open(futureOnly), SchemaTooNewError);
   });
 

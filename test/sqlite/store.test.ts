@@ -34,7 +34,7 @@ describe('sqlite store: dedupe (R8)', () => {
       events: rows(db, 'SELECT * FROM session_state_events ORDER BY sequence'),
       heads: rows(db, 'SELECT * FROM session_state_heads ORDER BY session_key'),
       cursors: rows(db, 'SELECT * FROM session_watch_cursors'),
-      count: scalar(db, "SELECT value FROM session_state_meta WHERE name = 'event_count'"),
+      count: store.eventCount(),
       pending: store.pendingNotices(PARENT),
     };
     clock.advance(HOUR / 2);
@@ -46,7 +46,7 @@ describe('sqlite store: dedupe (R8)', () => {
     expect(rows(db, 'SELECT * FROM session_state_events ORDER BY sequence')).toEqual(before.events);
     expect(rows(db, 'SELECT * FROM session_state_heads ORDER BY session_key')).toEqual(before.heads);
     expect(rows(db, 'SELECT * FROM session_watch_cursors')).toEqual(before.cursors);
-    expect(scalar(db, "SELECT value FROM session_state_meta WHERE name = 'event_count'")).toBe(before.count);
+    expect(store.eventCount()).toBe(before.count);
     expect(store.pendingNotices(PARENT)).toEqual(before.pending);
     expect(store.pendingNotices(COORD)).toEqual([]);
   });
@@ -246,7 +246,7 @@ describe('sqlite store: lifecycle (R50, R51)', () => {
     expect(scalar(db, 'SELECT count(*) FROM session_state_events WHERE session_key = ?', CHILD)).toBe(0);
     expect(scalar(db, 'SELECT count(*) FROM session_state_heads WHERE session_key = ?', CHILD)).toBe(0);
     expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE target_session_key = ? OR watcher_session_key = ?', CHILD, CHILD)).toBe(0);
-    expect(scalar(db, "SELECT value FROM session_state_meta WHERE name = 'event_count'")).toBe(scalar(db, 'SELECT count(*) FROM session_state_events'));
+    expect(store.eventCount()).toBe(3); // PEER's and both 'global' events
     expect(store.pendingNotices(PARENT)).toEqual([]);
     expect(store.pendingNotices(CHILD)).toEqual([]);
     const reused = store.record(human(CHILD, { dedupeKey: 'd1' }))!;
