@@ -55,7 +55,8 @@ interface SqlPath {
 }
 
 // The cursor table of the schema with its primary key reordered (target first); the secondary
-// indexes it keeps or gains: watcher (R50 deletes), updated_at (R44), the pending partial index (R29).
+// indexes it keeps or gains: watcher (R50 deletes) and the pending partial index (R29); schema step 3
+// dropped the updated_at index.
 const CLUSTERED_CURSORS = `
 DROP TABLE session_watch_cursors;
 CREATE TABLE session_watch_cursors (
@@ -66,7 +67,6 @@ CREATE TABLE session_watch_cursors (
   CHECK (last_seen <= notified AND notified <= material)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX session_watch_cursors_watcher ON session_watch_cursors (watcher_session_key);
-CREATE INDEX session_watch_cursors_updated ON session_watch_cursors (updated_at);
 CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key) WHERE material > last_seen;
 `;
 
@@ -151,10 +151,8 @@ function main(): void {
       add(`adapter SQL, ${w} watchers`, `+ ${w} cursor rows read and upserted`, sqlPath(ws, { ...FULL, watchers: w }));
       add(`  … ${w}w: cursor UPDATE of 3 columns, not upsert`, 'option', sqlPath(ws, { ...FULL, watchers: w, cursorWrite: 'update' }));
       add(`  … ${w}w: one set-based UPDATE for all cursors`, 'option: one statement per event, not per watcher', sqlPath(ws, { ...FULL, watchers: w, cursorWrite: 'set' }));
-      add(`  … ${w}w: without index …_cursors_updated`, 'option: R44 expiry by scan', sqlPath(ws, { ...FULL, watchers: w, drop: ['session_watch_cursors_updated'] }));
       add(`  … ${w}w: without index …_cursors_pending`, 'option: R29 sweep by scan', sqlPath(ws, { ...FULL, watchers: w, drop: ['session_watch_cursors_pending'] }));
       add(`  … ${w}w: cursor key led by the target`, 'option: a target\'s cursors in one key range', sqlPath(ws, { ...FULL, watchers: w, clustered: true }));
-      add(`  … ${w}w: without both indexes`, 'option', sqlPath(ws, { ...FULL, watchers: w, drop: ['session_watch_cursors_updated', 'session_watch_cursors_pending'] }));
       const cursors = Array.from({ length: w }, (_, i) => ({
         watcherSessionKey: `agent:main:watcher-${i}`,
         targetSessionKey: TARGET,

@@ -119,10 +119,17 @@ INSERT INTO session_state_meta (name, value) VALUES ('event_count', 0);
 // R41 cap now finds its cut at prune time by walking at most maxRows primary-key entries (hourly).
 const V2 = `DROP TABLE session_state_meta;`;
 
+// Step 3: the updated_at index on cursors was written by every material event (one more B-tree page
+// per watcher per append) and read only by the hourly expiry probe (R44). Dropped: appends with one
+// watcher go from about 0.44x to 0.51-0.62x of a raw INSERT (bench/phases.ts); expiry now scans the
+// cursor table, about 0.3 ms per 10k cursors, hourly and at open.
+const V3 = `DROP INDEX session_watch_cursors_updated;`;
+
 /** Every schema step ever released, oldest first. Append only. */
 export const MIGRATIONS: readonly MigrationStep[] = [
   { version: 1, description: 'signal log, heads, watch cursors, meta', up: (db) => db.exec(V1) },
   { version: 2, description: 'drop the per-append row counter (session_state_meta)', up: (db) => db.exec(V2) },
+  { version: 3, description: 'drop the cursor updated_at index (expiry scans cursors hourly instead)', up: (db) => db.exec(V3) },
 ];
 
 /** The schema version this code writes and fully understands. */

@@ -126,14 +126,18 @@ export const SQL = {
   // stops after maxRows rows, and finds nothing when the log is within the cap. No row counter is
   // kept (it cost every append a write); this walk runs at most hourly (R43).
   capCut: 'SELECT sequence FROM session_state_events NOT INDEXED ORDER BY sequence DESC LIMIT 1 OFFSET ?',
+  // Two primary-key lookups: the log cannot hold more rows than its sequence span.
+  lowestSequence: 'SELECT min(sequence) AS v FROM session_state_events',
+  highestSequence: 'SELECT max(sequence) AS v FROM session_state_events',
   cappedMaxByIdentity:
     'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events NOT INDEXED WHERE sequence <= ? GROUP BY agent_id, session_key',
   deleteUpTo: 'DELETE FROM session_state_events NOT INDEXED WHERE sequence <= ?',
   prunedWatermark: 'SELECT pruned_max_sequence FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
   setPrunedWatermark: 'UPDATE session_state_heads SET pruned_max_sequence = ? WHERE session_key = ? AND agent_id = ?',
-  anyIdleCursor: 'SELECT 1 AS hit FROM session_watch_cursors INDEXED BY session_watch_cursors_updated WHERE updated_at < ? LIMIT 1',
-  idleCursors: 'SELECT watcher_session_key, target_session_key, target_agent_id FROM session_watch_cursors INDEXED BY session_watch_cursors_updated WHERE updated_at < ?',
-  deleteIdleCursors: 'DELETE FROM session_watch_cursors INDEXED BY session_watch_cursors_updated WHERE updated_at < ?',
+  // R44 without an updated_at index (schema step 3): one scan of the cursor table, hourly.
+  anyIdleCursor: 'SELECT 1 AS hit FROM session_watch_cursors NOT INDEXED WHERE updated_at < ? LIMIT 1',
+  idleCursors: 'SELECT watcher_session_key, target_session_key, target_agent_id FROM session_watch_cursors NOT INDEXED WHERE updated_at < ?',
+  deleteIdleCursors: 'DELETE FROM session_watch_cursors NOT INDEXED WHERE updated_at < ?',
   // R50-R51 lifecycle
   deleteCursorsOfWatcher: 'DELETE FROM session_watch_cursors WHERE watcher_session_key = ?',
   deleteCursorsOnTarget: 'DELETE FROM session_watch_cursors INDEXED BY session_watch_cursors_target WHERE target_agent_id = ? AND target_session_key = ?',
@@ -385,6 +389,13 @@ export class SqliteStore implements SessionStateStore {
 
   /** R41: the highest sequence to remove so the newest maxRows remain, or undefined within the cap. */
   private capCut(): number | undefined {
+    // Exact shortcut: rows <= max - min + 1, so a span within the cap needs no walk.
+    const lowest = (this.stmt.lowestSequence.get() as { v: unknown } | undefined)?.v;
+    const highest = (this.stmt.highestSequence.get() as { v: unknown } | undefined)?.v;
+    if (lowest === null || lowest === undefined || highest === null || highest === undefined) return undefined;
+    const lo = toSafeNumber(lowest, 'session_state_events.sequence');
+    const hi = toSafeNumber(highest, 'session_state_events.sequence');
+    if (hi - lo + 1 <= this.config.maxRows) return undefined;
     const row = this.stmt.capCut.get(this.config.maxRows) as { sequence: unknown } | undefined;
     return row ? toSafeNumber(row.sequence, 'session_state_events.sequence') : undefined;
   }

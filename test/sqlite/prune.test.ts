@@ -137,6 +137,10 @@ describe('sqlite pruning', () => {
       capCut: /^SCAN session_state_events$/,
       countEvents: /^SCAN session_state_events USING COVERING INDEX/,
       pendingCursors: /^SCAN session_watch_cursors USING INDEX session_watch_cursors_pending$/,
+      // R44 expiry scans the cursor table (schema step 3 dropped its updated_at index), hourly.
+      anyIdleCursor: /^SCAN session_watch_cursors$/,
+      idleCursors: /^SCAN session_watch_cursors$/,
+      deleteIdleCursors: /^SCAN session_watch_cursors$/,
     };
     const seen: Record<string, string[]> = {};
     for (const [name, sql] of Object.entries(SQL)) {
@@ -153,7 +157,9 @@ describe('sqlite pruning', () => {
     expect(seen['agedMaxByIdentity']!.join()).toMatch(/USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)/);
     expect(seen['deleteUpTo']!.join()).toMatch(/SEARCH session_state_events USING INTEGER PRIMARY KEY \(rowid<\?\)/);
     expect(seen['cappedMaxByIdentity']!.join()).toMatch(/USING INTEGER PRIMARY KEY \(rowid<\?\)/);
-    expect(seen['idleCursors']!.join()).toMatch(/USING (COVERING )?INDEX session_watch_cursors_updated \(updated_at<\?\)/);
+    expect(seen['idleCursors']).toEqual(['SCAN session_watch_cursors']);
+    expect(seen['lowestSequence']).toEqual(['SEARCH session_state_events']);
+    expect(seen['highestSequence']).toEqual(['SEARCH session_state_events']);
     expect(seen['cursorsOnTarget']!.join()).toMatch(/USING INDEX session_watch_cursors_target/);
     expect(seen['eventByDedupeKey']!.join()).toMatch(/USING INDEX sqlite_autoindex_session_state_events_1 \(dedupe_key=\?\)/);
     expect(seen['page']!.join()).toMatch(/USING INDEX session_state_events_identity \(agent_id=\? AND session_key=\? AND sequence>\?\)/);

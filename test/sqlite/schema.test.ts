@@ -79,7 +79,6 @@ describe('sqlite schema', () => {
       'session_state_events_occurred',
       'session_watch_cursors_pending',
       'session_watch_cursors_target',
-      'session_watch_cursors_updated',
     ]);
     // STRICT really is on: a text in an integer column is refused.
     const writer = connect(path);
@@ -111,7 +110,7 @@ describe('sqlite schema', () => {
     again.close();
   });
 
-  it('migrates a version-1 file (with the row counter table) to step 2: the table goes, rows, cursors and the cap keep working', () => {
+  it('migrates a version-1 file (with the row counter table) to the current schema: the table and the cursor updated_at index go, rows, cursors and the cap keep working', () => {
     const path = freshPath();
     const raw = connect(path);
     migrate(raw, path, MIGRATIONS.slice(0, 1)); // exactly what release 1 wrote
@@ -126,9 +125,10 @@ describe('sqlite schema', () => {
     expect(header(path)).toEqual({ applicationId: APPLICATION_ID, userVersion: 1 });
 
     const store = create({ path, maxRows: 3 }); // opening migrates, sweeps (R29) and prunes (R41)
-    expect(header(path).userVersion).toBe(2);
+    expect(header(path).userVersion).toBe(SCHEMA_VERSION);
     const db = connect(path, { readonly: true });
     expect(scalar(db, "SELECT count(*) FROM sqlite_master WHERE name = 'session_state_meta'")).toBe(0);
+    expect(scalar(db, "SELECT count(*) FROM sqlite_master WHERE name = 'session_watch_cursors_updated'")).toBe(0);
     db.close();
     expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
     expect(store.eventCount()).toBe(3);
