@@ -5,6 +5,7 @@
  * them to vectors/*.json; vectors.test.ts checks the files have not drifted and replays them.
  */
 import { chunked, modelCursor, modelEcho, modelMissStreak, modelNormalize, modelWatchGaps, userLine, type MissStep, type WatchGapResult, type WatchStep } from './model.js';
+import { mulberry32 } from '../../src/shared/prng.js';
 
 export const UPSTREAM_VECTOR_FORMAT = 'session-state-kit-upstream-vectors/1';
 
@@ -35,24 +36,12 @@ export interface UpstreamVectorFiles {
   };
 }
 
-/** A small deterministic PRNG (mulberry32), so cut points are reproducible without any library. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const assistant = (t: string) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: t }] } });
 const toolResult = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'done' }] }, toolUseResult: {} });
 
 function cursorCase(name: string, scanMaxBytes: number, lines: string[], seed: number, checkEvery: number) {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const total = new TextEncoder().encode(lines.map((l) => `${l}\n`).join('')).length;
   const cuts = Array.from({ length: Math.max(1, Math.floor(total / 23)) }, () => Math.floor(rand() * total));
   const actions: CursorAction[] = [];
