@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../src/memory/index.js';
-import { PROPERTIES } from './properties.js';
+import { PROPERTIES } from './properties/index.js';
 import { Clock, execute, openStore, type Command, type Scenario } from './script.js';
 
 function sample(property: string, n: number): Scenario[] {

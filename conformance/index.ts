@@ -18,7 +18,7 @@ export {
   type PropertyResult,
   type PropertyFailure,
 } from './runner.js';
-export { PROPERTIES, type ConformanceProperty, type PropertyContext } from './properties.js';
+export { PROPERTIES, type ConformanceProperty, type PropertyContext } from './properties/index.js';
 export { loadVectors, runVector, vectorsDir, type VectorRun } from './vectors.js';
 export { formatScript, formatCommand, T0, type Command, type Scenario, type ScenarioOptions, type Outcome } from './script.js';
 export { execFactory, RemoteError, type ExecFactory, type ExecOptions } from './exec.js';

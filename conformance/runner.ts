@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { StoreFactory } from '../spec/index.js';
 import { createMemoryStore } from '../src/memory/index.js';
-import { PROPERTIES, type ConformanceProperty } from './properties.js';
+import { PROPERTIES, type ConformanceProperty } from './properties/index.js';
 import { ConformanceFailure, formatScript, type Scenario } from './script.js';
 
 export interface ConformanceOptions {

@@ -1,0 +1,56 @@
+/**
+ * The properties of the suite. `model` runs every script against the implementation and the
+ * reference in lockstep. Every other property is tied to rule numbers of spec/PROTOCOL.md and
+ * judges the implementation alone, from what it returns, against what the property itself knows it
+ * did (records, clock, options): none of them consults the reference, so each one catches a
+ * broken rule on its own.
+ *
+ * Where a rule's property lives (files named after PROTOCOL.md's sections and their rule ranges):
+ *   log-r1-r9b.ts          R1, R3/R4, R6, R8, R9, R9b   keys, input and events
+ *   notify-r10-r18.ts      R12-R17                      which events notify whom
+ *   notices-r20-r29.ts     R21-R29                      watchers, notices, acknowledgement
+ *   reconcile-r30-r35.ts   R30-R34                      changesSince, history gap, read-only
+ *   retention-r40-r44.ts   R5/R40-R44                   pruning, heads, cursor expiry
+ *   model.ts               R1-R51                       lockstep with the reference store
+ *   fixed-vectors.ts       R1-R51                       the recorded vectors
+ * Shared helpers: common.ts (property shape), pair.ts (one cursor's model), log-script.ts (log model scripts).
+ */
+import type { ConformanceProperty } from './common.js';
+import { vectors } from './fixed-vectors.js';
+import { clock, dedupe, identityAgent, noMessageText, onlyIfWatched, validation } from './log-r1-r9b.js';
+import { model } from './model.js';
+import { ackOnDrain, explicitWatch, noticeText, oneNoticePerPair, restart } from './notices-r20-r29.js';
+import { bareKeys, frozenWatermark, logOnly, selfSuppression, spawnSeeding, terminalRuns } from './notify-r10-r18.js';
+import { changesSincePage, historyGap, readOnly } from './reconcile-r30-r35.js';
+import { cursorExpiry, headsMonotonic, pruneSchedule, realLimits } from './retention-r40-r44.js';
+
+export type { ConformanceProperty, PropertyContext } from './common.js';
+
+export const PROPERTIES: readonly ConformanceProperty[] = [
+  model,
+  oneNoticePerPair,
+  noticeText,
+  frozenWatermark,
+  ackOnDrain,
+  selfSuppression,
+  bareKeys,
+  explicitWatch,
+  spawnSeeding,
+  logOnly,
+  terminalRuns,
+  readOnly,
+  changesSincePage,
+  historyGap,
+  headsMonotonic,
+  realLimits,
+  pruneSchedule,
+  restart,
+  cursorExpiry,
+  dedupe,
+  noMessageText,
+  clock,
+  identityAgent,
+  onlyIfWatched,
+  validation,
+  vectors,
+];
