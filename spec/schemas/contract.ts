@@ -1,7 +1,7 @@
 import type { ChangesSinceRequest, ChangesSinceResponse } from './changes-since.js';
-import type { WatchRequest, WatchResult } from './cursor.js';
+import type { UnwatchRequest, UnwatchResult, WatchRequest, WatchResult } from './cursor.js';
 import type { RecordInput, StateEvent } from './event.js';
-import type { Notice } from './notice.js';
+import type { Notice, NoticeAck } from './notice.js';
 
 /**
  * The implementation contract (PROTOCOL.md "Implementation contract"). Every implementation,
@@ -24,23 +24,27 @@ export interface SessionStateStore {
    * written (storage failure, which is logged, or onlyIfWatched with no watcher). Bad input throws
    * a ValidationError and writes nothing. */
   record(input: RecordInput): MaybePromise<StateEvent | undefined>;
-  /** R21-R22. */
+  /** R21-R22; R21b with `provenance: 'ambient'`. */
   watch(request: WatchRequest): MaybePromise<WatchResult>;
+  /** R52: deletes the watcher's cursor on the target identity (and so its pending notice). */
+  unwatch(request: UnwatchRequest): MaybePromise<UnwatchResult>;
   /** R5: the session's head; 0 when it has none. */
   stateVersion(sessionKey: string, agentId: string): MaybePromise<number>;
   /** R30-R35. Never moves a cursor. */
   changesSince(request: ChangesSinceRequest): MaybePromise<ChangesSinceResponse>;
-  /** R26: queued notices of one watcher, in (targetSessionKey, targetAgentId) order, not acked. */
+  /** R26: pending notices of one watcher (its cursors with N > L), in (targetSessionKey, targetAgentId) order, not acked. */
   pendingNotices(watcherSessionKey: string): MaybePromise<Notice[]>;
-  /** R27: the same notices, removed and acked; follow-ups (R28) appear on a later drain. */
+  /** R27: the same notices, acked in one transaction (at-most-once); follow-ups (R28) appear on a later read. */
   drainNotices(watcherSessionKey: string): MaybePromise<Notice[]>;
+  /** R27b: acks exactly the given notices that are still pending with the same L (at-least-once delivery); returns those acked. */
+  ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): MaybePromise<Notice[]>;
   /** R40-R44 with the store's clock. */
   prune(): MaybePromise<void>;
-  /** R50: the watcher's cursors (and queued notices) go; its own log stays. */
+  /** R50: the watcher's cursors (and so its pending notices) go; its own log stays. */
   resetSession(sessionKey: string): MaybePromise<void>;
   /** R51: the session's events, head, and cursors in both directions go. */
   deleteSession(sessionKey: string, agentId: string): MaybePromise<void>;
-  /** R29: drop in-memory state as a process restart would, then run the recovery sweep and a prune. */
+  /** R29: drop in-memory state (caches, the prune clock) as a process restart would, then prune. Changes no cursor. */
   restart(): MaybePromise<void>;
   close(): MaybePromise<void>;
 }

@@ -21,6 +21,8 @@ export const LIMITS = {
   agentIdMaxLength: 64,
   /** Producer-passed watchers per record call. */
   maxWatchersPerRecord: 100_000,
+  /** R27b: most notices one ackNotices call acknowledges. */
+  maxNoticesPerAck: 10_000,
   /** U4: own recent user messages compared for self-echo. */
   selfEchoWindow: 10,
   /** U2: consecutive missing checks before upstream_missing. */

@@ -31,10 +31,12 @@ export const VectorStep = Type.Object(
       [
         Type.Literal('record'),
         Type.Literal('watch'),
+        Type.Literal('unwatch'),
         Type.Literal('stateVersion'),
         Type.Literal('changesSince'),
         Type.Literal('pendingNotices'),
         Type.Literal('drainNotices'),
+        Type.Literal('ackNotices'),
         Type.Literal('prune'),
         Type.Literal('resetSession'),
         Type.Literal('deleteSession'),

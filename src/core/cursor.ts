@@ -1,7 +1,7 @@
 import type { CursorProvenance, WatchCursor } from '../../spec/index.js';
 
 /**
- * R20-R29: the cursor state machine. Every function is pure: it takes the current row (or
+ * R20-R28: the cursor state machine. Every function is pure: it takes the current row (or
  * undefined) and returns the row to write. Notation from PROTOCOL.md: L = lastSeenSequence,
  * N = notifiedSequence, M = materialSequence; invariant L <= N <= M; pending iff N > L.
  */
@@ -29,9 +29,11 @@ function seeded(id: CursorIdentity, at: number, provenance: CursorProvenance, no
   };
 }
 
-/** R20: explicit is never downgraded to spawn. */
-function mergeProvenance(existing: CursorProvenance, requested: CursorProvenance): CursorProvenance {
-  return existing === 'explicit' || requested === 'explicit' ? 'explicit' : 'spawn';
+const RANK: Record<CursorProvenance, number> = { ambient: 0, spawn: 1, explicit: 2 };
+
+/** R20: provenance is never downgraded: explicit > spawn > ambient. */
+export function mergeProvenance(existing: CursorProvenance, requested: CursorProvenance): CursorProvenance {
+  return RANK[requested] > RANK[existing] ? requested : existing;
 }
 
 /**
@@ -40,8 +42,10 @@ function mergeProvenance(existing: CursorProvenance, requested: CursorProvenance
  */
 export function seedOnSpawn(existing: WatchCursor | undefined, id: CursorIdentity, sequence: number, now: number): WatchCursor {
   if (!existing) return seeded(id, sequence, 'spawn', now);
-  if (isPending(existing)) return { ...existing, updatedAt: now };
-  return seeded(id, sequence, existing.provenance, now);
+  // R20/R21b: a spawn seed promotes an ambient cursor to spawn; explicit stays explicit.
+  const provenance = mergeProvenance(existing.provenance, 'spawn');
+  if (isPending(existing)) return { ...existing, provenance, updatedAt: now };
+  return seeded(id, sequence, provenance, now);
 }
 
 /**
@@ -52,6 +56,27 @@ export function seedOnSpawn(existing: WatchCursor | undefined, id: CursorIdentit
 export function registerExplicit(existing: WatchCursor | undefined, id: CursorIdentity, head: number, now: number): WatchCursor {
   if (!existing) return seeded(id, head, 'explicit', now);
   return { ...existing, provenance: mergeProvenance(existing.provenance, 'explicit'), updatedAt: now };
+}
+
+/**
+ * R21b: an ambient (queue-only) watch is registered once: with no cursor, one is created at the
+ * target's head with provenance ambient; an existing cursor of any provenance is left exactly as it
+ * is, `updatedAt` included (undefined: nothing to write). Repeating an ambient registration (a group
+ * re-announcing its members) is therefore no sign of life and cannot keep a dormant watch alive (R44).
+ */
+export function registerAmbient(existing: WatchCursor | undefined, id: CursorIdentity, head: number, now: number): WatchCursor | undefined {
+  return existing ? undefined : seeded(id, head, 'ambient', now);
+}
+
+/** R21, R21b: the registration a watch request asks for (provenance defaults to explicit). */
+export function registerWatch(
+  existing: WatchCursor | undefined,
+  id: CursorIdentity,
+  head: number,
+  now: number,
+  provenance: 'explicit' | 'ambient' = 'explicit',
+): WatchCursor | undefined {
+  return provenance === 'ambient' ? registerAmbient(existing, id, head, now) : registerExplicit(existing, id, head, now);
 }
 
 /**
@@ -87,11 +112,11 @@ export function acknowledge(cursor: WatchCursor, now: number): { cursor: WatchCu
 }
 
 /**
- * R29: restart sweep. A cursor with M > L gets N := M and one re-enqueued notice quoting L.
- * updatedAt is deliberately left alone (R44): a restart is not a sign of life from the watcher, and
- * refreshing it would keep the cursors of vanished watchers pending forever across restarts.
+ * R27b: whether a delivered notice (quoting `lastSeenSequence`) may be acked now: the cursor must
+ * still be pending with that same L. A cursor acked since (L moved on), or gone, acks nothing, so a
+ * late ack of an old notice can never swallow the follow-up that replaced it.
  */
-export function sweep(cursor: WatchCursor, _now?: number): WatchCursor | undefined {
-  if (cursor.materialSequence <= cursor.lastSeenSequence) return undefined;
-  return { ...cursor, notifiedSequence: cursor.materialSequence };
+export function ackMatches(cursor: WatchCursor | undefined, lastSeen: number | readonly number[]): cursor is WatchCursor {
+  if (cursor === undefined || !isPending(cursor)) return false;
+  return typeof lastSeen === 'number' ? cursor.lastSeenSequence === lastSeen : lastSeen.includes(cursor.lastSeenSequence);
 }

@@ -11,6 +11,5 @@ export * from './cursor.js';
 export * from './record.js';
 export * from './changes-since.js';
 export * from './prune.js';
-export * from './notice-queue.js';
 export * from './feed-diff.js';
 export * from './wake.js';

@@ -1,5 +1,6 @@
-import type { Notice } from '../../spec/index.js';
-import { encodeContextKey, isSubagentKey } from './keys.js';
+import type { CursorProvenance, Notice, NoticeAck, WakePolicy, WatchCursor } from '../../spec/index.js';
+import { isPending } from './cursor.js';
+import { decodeContextKey, encodeContextKey, identityKey, isSubagentKey } from './keys.js';
 
 /**
  * R23: the exact notice line. Terse (it lands in model prompts), self-contained (names the target),
@@ -13,6 +14,14 @@ export function noticeText(targetSessionKey: string, lastSeenSequence: number): 
 }
 
 /**
+ * R25: sub-agent watchers and ambient (queue-only, R21b) cursors are never woken: they see the
+ * notice on their next turn. Everyone else is woken at once (the runtime may coalesce, D2).
+ */
+export function wakeFor(watcherSessionKey: string, provenance?: CursorProvenance): WakePolicy {
+  return provenance === 'ambient' || isSubagentKey(watcherSessionKey) ? 'next-turn' : 'immediate';
+}
+
+/**
  * `precomputed` lets a caller building many notices about one target (planNotifications) encode
  * the context key and the text once instead of per watcher; they must be what this function would
  * compute for the same (target, lastSeen), so the notice stays byte-identical (R23, R24).
@@ -23,6 +32,7 @@ export function makeNotice(
   targetAgentId: string,
   lastSeenSequence: number,
   precomputed?: { contextKey: string; text: string },
+  provenance?: CursorProvenance,
 ): Notice {
   return {
     watcherSessionKey,
@@ -30,7 +40,7 @@ export function makeNotice(
     targetAgentId,
     lastSeenSequence,
     contextKey: precomputed?.contextKey ?? encodeContextKey(targetAgentId, targetSessionKey),
-    wake: isSubagentKey(watcherSessionKey) ? 'next-turn' : 'immediate',
+    wake: wakeFor(watcherSessionKey, provenance),
     text: precomputed?.text ?? noticeText(targetSessionKey, lastSeenSequence),
   };
 }
@@ -39,11 +49,67 @@ export function makeNotice(
  * Builds notices about one target for many watchers: the context key is encoded once, and the
  * text once per distinct lastSeen (watchers usually share it). Same output as makeNotice.
  */
-export function noticeMaker(targetSessionKey: string, targetAgentId: string): (watcherSessionKey: string, lastSeenSequence: number) => Notice {
+export function noticeMaker(
+  targetSessionKey: string,
+  targetAgentId: string,
+): (watcherSessionKey: string, lastSeenSequence: number, provenance?: CursorProvenance) => Notice {
   const contextKey = encodeContextKey(targetAgentId, targetSessionKey);
   let cached: { lastSeen: number; parts: { contextKey: string; text: string } } | undefined;
-  return (watcherSessionKey, lastSeenSequence) => {
+  return (watcherSessionKey, lastSeenSequence, provenance) => {
     if (cached?.lastSeen !== lastSeenSequence) cached = { lastSeen: lastSeenSequence, parts: { contextKey, text: noticeText(targetSessionKey, lastSeenSequence) } };
-    return makeNotice(watcherSessionKey, targetSessionKey, targetAgentId, lastSeenSequence, cached.parts);
+    return makeNotice(watcherSessionKey, targetSessionKey, targetAgentId, lastSeenSequence, cached.parts, provenance);
   };
+}
+
+/** R20, R23-R25: the notice a pending cursor stands for, computed when read (quotes L). */
+export function noticeOf(cursor: WatchCursor): Notice {
+  return makeNotice(cursor.watcherSessionKey, cursor.targetSessionKey, cursor.targetAgentId, cursor.lastSeenSequence, undefined, cursor.provenance);
+}
+
+function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * R26: (targetSessionKey, targetAgentId) in UTF-16 code-unit order. Sorted here, in JS, by every
+ * store: SQL BINARY collation compares UTF-8 bytes, which orders astral characters differently.
+ */
+export function compareNotices(a: { targetSessionKey: string; targetAgentId: string }, b: { targetSessionKey: string; targetAgentId: string }): number {
+  return compareCodeUnits(a.targetSessionKey, b.targetSessionKey) || compareCodeUnits(a.targetAgentId, b.targetAgentId);
+}
+
+/**
+ * R20, R24, R26: a watcher's pending notices from its durable cursors: one per cursor with N > L
+ * (so at most one per pair), in R26 order. The only place notices come from: nothing is queued.
+ */
+export function pendingNoticesOf(cursors: Iterable<WatchCursor>): Notice[] {
+  const out: Notice[] = [];
+  for (const c of cursors) if (isPending(c)) out.push(noticeOf(c));
+  return out.sort(compareNotices);
+}
+
+export interface AckTarget {
+  targetSessionKey: string;
+  targetAgentId: string;
+  /** Every L the caller's notices for this pair quoted. */
+  lastSeen: number[];
+}
+
+/**
+ * R24, R27b: the pairs an ackNotices call names, each once with every L quoted for it. A context
+ * key that does not decode strictly is foreign and names nothing. The store reads each pair's
+ * cursor once and acks it iff its L is one of these: matching against the state at the call,
+ * never against the L an earlier entry of the same call just wrote, acks each pair at most once.
+ */
+export function ackTargets(notices: readonly NoticeAck[]): AckTarget[] {
+  const byPair = new Map<string, AckTarget>();
+  for (const n of notices) {
+    const target = decodeContextKey(n.contextKey);
+    if (!target) continue;
+    const key = identityKey(target.targetSessionKey, target.targetAgentId);
+    const entry = byPair.get(key);
+    if (entry) entry.lastSeen.push(n.lastSeenSequence);
+    else byPair.set(key, { ...target, lastSeen: [n.lastSeenSequence] });
+  }
+  return [...byPair.values()];
 }

@@ -1,7 +1,6 @@
-import { LIMITS, NOTIFY_CLASS, type EventKind, type Notice, type RecordInput, type StateEvent, type WatchCursor } from '../../spec/index.js';
+import { LIMITS, NOTIFY_CLASS, type EventKind, type RecordInput, type StateEvent, type WatchCursor } from '../../spec/index.js';
 import { applyMaterial, seedOnSpawn, type CursorIdentity } from './cursor.js';
 import { isAgentScopedKey } from './keys.js';
-import { noticeMaker } from './notice.js';
 import { validateRecordInput } from './validate.js';
 
 /** An event ready to insert: validated, clamped, without its sequence (the store assigns it, R7). */
@@ -50,10 +49,11 @@ export function isWatched(cursorsOnTarget: readonly WatchCursor[], producerWatch
 }
 
 export interface NotificationPlan {
-  /** Cursor rows to upsert, in watcher order. */
+  /**
+   * Cursor rows to upsert, in watcher order. There is no notice list: a notice is pending iff its
+   * cursor has N > L (R20), so committing these rows is what makes notices visible (R18).
+   */
   cursorWrites: WatchCursor[];
-  /** Notices to enqueue once the write is durable (R18). */
-  notices: Notice[];
 }
 
 /**
@@ -66,7 +66,7 @@ export function planNotifications(
   producerWatchers: readonly string[],
   now: number,
 ): NotificationPlan {
-  const plan: NotificationPlan = { cursorWrites: [], notices: [] };
+  const plan: NotificationPlan = { cursorWrites: [] };
   const notifyClass = NOTIFY_CLASS[event.kind as EventKind];
   if (notifyClass === 'log-only') return plan; // R17
   const byWatcher = new Map(cursorsOnTarget.map((c) => [c.watcherSessionKey, c] as const));
@@ -85,23 +85,20 @@ export function planNotifications(
 
   let watchers: string[];
   if (notifyClass === 'terminal') {
-    // R16: explicit watchers only; the spawning parent hears of completion from the runtime.
+    // R16: explicit watchers only; the spawning parent hears of completion from the runtime, and
+    // ambient cursors (R21b) are notified like spawn cursors.
     watchers = cursorsOnTarget.filter((c) => c.provenance === 'explicit').map((c) => c.watcherSessionKey);
   } else {
     // R11: producer-passed watchers plus every cursor holder.
     watchers = [...passed, ...cursorsOnTarget.map((c) => c.watcherSessionKey)];
   }
   const seen = new Set<string>();
-  // One context key (and usually one text) per event, not per watcher.
-  const notice = noticeMaker(event.sessionKey, event.agentId);
   for (const w of watchers) {
     if (seen.has(w)) continue;
     seen.add(w);
     if (!isAgentScopedKey(w) || w === event.sessionKey) continue; // R13
     if (event.actorId !== undefined && event.actorId === w) continue; // R12
-    const next = applyMaterial(byWatcher.get(w), identity(w), event.sequence, now);
-    plan.cursorWrites.push(next);
-    plan.notices.push(notice(w, next.lastSeenSequence));
+    plan.cursorWrites.push(applyMaterial(byWatcher.get(w), identity(w), event.sequence, now));
   }
   return plan;
 }

@@ -7,10 +7,13 @@ import {
   PAYLOAD_SCHEMAS,
   RecordInput,
   WatchRequest,
+  UnwatchRequest,
+  NoticeAcks,
   AgentId,
   SessionKey,
   Version,
   type EventKind,
+  type NoticeAck,
 } from '../../spec/index.js';
 import { ValidationError, type ValidationCode } from './errors.js';
 import { isWellFormed, parseAgentScopedKey } from './keys.js';
@@ -153,4 +156,22 @@ export function validateSessionKey(sessionKey: unknown, field = 'sessionKey'): a
 
 export function validateVersion(value: unknown, field: string): asserts value is number {
   assertSchema(Version, value, field);
+}
+
+/** R52, R1, R9: validates unwatch() input; returns it typed or throws. */
+export function validateUnwatchRequest(input: unknown): UnwatchRequest {
+  assertSchema<UnwatchRequest>(UnwatchRequest, input);
+  assertWellFormedStrings(input, '');
+  assertKeyAgent(input.targetSessionKey, input.agentId, 'agentId');
+  return input;
+}
+
+/**
+ * R27b, R9: validates ackNotices() arguments and returns a plain copy of the two fields it reads
+ * (a Notice's other fields are ignored), so a caller editing its array later changes nothing.
+ */
+export function validateNoticeAcks(watcherSessionKey: unknown, notices: unknown): { watcherSessionKey: string; notices: NoticeAck[] } {
+  validateSessionKey(watcherSessionKey, 'watcherSessionKey');
+  assertSchema<NoticeAck[]>(NoticeAcks, notices, 'notices');
+  return { watcherSessionKey, notices: notices.map((n) => ({ contextKey: n.contextKey, lastSeenSequence: n.lastSeenSequence })) };
 }
