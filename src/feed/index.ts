@@ -1,0 +1,7 @@
+/**
+ * session-state-kit/feed: notices across processes (issue 14, design D2). A change feed over any
+ * store that implements `PendingSource`, and a delivery helper that wires store, feed and the
+ * wake policy (src/core/wake) to a runtime's callbacks.
+ */
+export type { PendingPair, PendingSource } from './types.js';
+export { createNoticeFeed, DEFAULT_POLL_INTERVAL_MS, type NoticeFeed, type NoticeFeedOptions, type NoticeSignal } from './feed.js';

@@ -1,0 +1,257 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createNoticeFeed, type NoticeSignal, type PendingSource } from '../../src/feed/index.js';
+import { memoryLogger } from '../../src/shared/logger.js';
+import { FakeSource, pendingPair } from './fake-source.js';
+
+const A = 'agent:main:a';
+const B = 'agent:main:b';
+const T = 'agent:main:target';
+const U = 'agent:main:other';
+
+/** Lets pending promise callbacks (the feed's async reads) run without moving the fake clock. */
+const settle = () => vi.advanceTimersByTimeAsync(0);
+
+function collect() {
+  const got: NoticeSignal[] = [];
+  return { got, listener: (s: NoticeSignal) => void got.push(s), watchers: () => got.map((s) => s.watcherSessionKey) };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('notice feed: initial signal', () => {
+  it('R61: subscribing signals once for every already-pending watcher, from a fresh read; a filtered subscription only its own', async () => {
+    const src = new FakeSource();
+    src.pairs = [pendingPair(A, T, 3), pendingPair(B, T, 1, 'next-turn')];
+    const feed = createNoticeFeed(src, { logger: memoryLogger() });
+    const all = collect();
+    const onlyB = collect();
+    feed.subscribe(all.listener);
+    await settle();
+    feed.subscribe(onlyB.listener, { watcherSessionKey: B });
+    await settle();
+    expect(all.watchers()).toEqual([A, B]); // the second subscriber's read changed nothing for the first
+    expect(all.got[0]!.pending).toEqual([pendingPair(A, T, 3)]);
+    expect(onlyB.watchers()).toEqual([B]);
+    feed.close();
+  });
+
+  it('R61: a failed first read does not lose the initial signal: it comes with the next tick', async () => {
+    const src = new FakeSource();
+    src.pairs = [pendingPair(A, T, 3)];
+    src.failList = 1;
+    const log = memoryLogger();
+    const feed = createNoticeFeed(src, { logger: log, pollIntervalMs: 100 });
+    const c = collect();
+    feed.subscribe(c.listener);
+    await settle();
+    expect(c.got).toEqual([]);
+    expect(log.entries.map((e) => e.message)).toEqual(['notice feed: reading pending notices failed; retrying on the next tick']);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(c.watchers()).toEqual([A]);
+    feed.close();
+  });
+});
+
+describe('notice feed: polling', () => {
+  it('R62: polls the change token only while subscribed, re-reads only when it changed, and signals within one interval', async () => {
+    const src = new FakeSource();
+    const feed = createNoticeFeed(src, { pollIntervalMs: 50, logger: memoryLogger() });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(src.tokenCalls + src.listCalls).toBe(0); // nobody listens: no polling at all
+    const c = collect();
+    const off = feed.subscribe(c.listener);
+    await settle();
+    const reads = src.listCalls;
+    await vi.advanceTimersByTimeAsync(500);
+    expect(src.tokenCalls).toBeGreaterThanOrEqual(9);
+    expect(src.tokenCalls).toBeLessThanOrEqual(11); // one poll per interval, never a spin
+    expect(src.listCalls).toBe(reads); // token unchanged: no re-read
+    src.commit([pendingPair(A, T, 7)]);
+    await vi.advanceTimersByTimeAsync(49);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(c.watchers()).toEqual([A]);
+    off();
+    expect(vi.getTimerCount()).toBe(0);
+    const calls = src.tokenCalls;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(src.tokenCalls).toBe(calls);
+  });
+
+  it('R60: a pair that stays pending is not signalled again; a new L for it is', async () => {
+    const src = new FakeSource();
+    src.pairs = [pendingPair(A, T, 3)];
+    const feed = createNoticeFeed(src, { pollIntervalMs: 10, logger: memoryLogger() });
+    const c = collect();
+    feed.subscribe(c.listener);
+    await settle();
+    src.commit([pendingPair(A, T, 3), pendingPair(B, U, 0)]);
+    await vi.advanceTimersByTimeAsync(10);
+    src.commit([pendingPair(A, T, 3), pendingPair(B, U, 0)]); // token moves, nothing new
+    await vi.advanceTimersByTimeAsync(10);
+    src.commit([pendingPair(A, T, 9)]); // acked and re-opened elsewhere: a new notice text
+    await vi.advanceTimersByTimeAsync(10);
+    src.commit([]);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(c.watchers()).toEqual([A, B, A]);
+    expect(c.got[2]!.pending).toEqual([pendingPair(A, T, 9)]);
+    feed.close();
+  });
+
+  it('R62: this handle\'s own commits (no token change) are read at once through onLocalChange', async () => {
+    const src = new FakeSource();
+    const feed = createNoticeFeed(src, { pollIntervalMs: 60_000, logger: memoryLogger() });
+    const c = collect();
+    feed.subscribe(c.listener);
+    await settle();
+    src.commitLocal([pendingPair(A, T, 1)]);
+    await settle();
+    expect(c.watchers()).toEqual([A]);
+    feed.close();
+    expect(src.local.size).toBe(0);
+  });
+
+  it('R62: server push (subscribeRemote) drives the same re-read; a source without a token is never polled', async () => {
+    const src = new FakeSource();
+    const pushers = new Set<() => void>();
+    const push: PendingSource = {
+      listPending: () => src.listPending(),
+      onLocalChange: (l) => src.onLocalChange(l),
+      subscribeRemote: async (l) => {
+        pushers.add(l);
+        return () => pushers.delete(l);
+      },
+    };
+    const feed = createNoticeFeed(push, { pollIntervalMs: 10, logger: memoryLogger() });
+    const c = collect();
+    const off = feed.subscribe(c.listener);
+    await settle();
+    expect(pushers.size).toBe(1);
+    const reads = src.listCalls;
+    await vi.advanceTimersByTimeAsync(100);
+    expect(src.listCalls).toBe(reads);
+    src.pairs = [pendingPair(B, T, 2)];
+    for (const p of pushers) p();
+    await settle();
+    expect(c.watchers()).toEqual([B]);
+    off();
+    expect(pushers.size).toBe(0);
+  });
+});
+
+describe('notice feed: no lost signal, no thrown error', () => {
+  it('R63: a change committed during a read is caught by a second read', async () => {
+    const src = new FakeSource();
+    const feed = createNoticeFeed(src, { pollIntervalMs: 60_000, logger: memoryLogger() });
+    const c = collect();
+    feed.subscribe(c.listener);
+    await settle();
+    let open!: () => void;
+    src.gate = new Promise((r) => (open = r));
+    src.commitLocal([pendingPair(A, T, 1)]); // starts a read, which blocks on the gate
+    await settle();
+    src.commitLocal([pendingPair(A, T, 1), pendingPair(B, T, 1)]); // lands during that read
+    src.gate = undefined;
+    open();
+    await settle();
+    expect(c.watchers()).toEqual([A, B]);
+    feed.close();
+  });
+
+  it('R63: failed reads and token reads are logged and retried on the next tick; the change is signalled then', async () => {
+    const src = new FakeSource();
+    const log = memoryLogger();
+    const feed = createNoticeFeed(src, { pollIntervalMs: 20, logger: log });
+    const c = collect();
+    feed.subscribe(c.listener);
+    await settle();
+    src.commit([pendingPair(A, T, 1)]);
+    src.failList = 1;
+    await vi.advanceTimersByTimeAsync(20);
+    expect(c.got).toEqual([]);
+    src.failToken = 1;
+    await vi.advanceTimersByTimeAsync(20); // the retry reads regardless of the token
+    expect(c.watchers()).toEqual([A]);
+    src.commit([pendingPair(A, T, 1), pendingPair(B, T, 1)]);
+    src.failToken = 1;
+    await vi.advanceTimersByTimeAsync(20);
+    await vi.advanceTimersByTimeAsync(20);
+    expect(c.watchers()).toEqual([A, B]);
+    expect(log.entries.map((e) => e.message)).toEqual([
+      'notice feed: reading pending notices failed; retrying on the next tick',
+      'notice feed: reading the change token failed; retrying on the next tick',
+      'notice feed: reading the change token failed; retrying on the next tick',
+    ]);
+    feed.close();
+  });
+
+  it('R63: a throwing listener is logged and does not keep the others (or a throwing logger) from the signal', async () => {
+    const src = new FakeSource();
+    src.pairs = [pendingPair(A, T, 1)];
+    const feed = createNoticeFeed(src, { logger: { warn: () => {}, error: () => { throw new Error('logger down'); } } });
+    const c = collect();
+    feed.subscribe(() => {
+      throw new Error('listener bug');
+    });
+    feed.subscribe(c.listener);
+    await settle();
+    expect(c.watchers()).toEqual([A]);
+    feed.close();
+  });
+
+  it('pollIntervalMs is settable and validated; a source that is not a PendingSource is refused', () => {
+    const src = new FakeSource();
+    for (const bad of [0, -5, 1.5, Number.NaN, '200', 3_600_001]) expect(() => createNoticeFeed(src, { pollIntervalMs: bad as number })).toThrow(RangeError);
+    expect(() => createNoticeFeed({} as PendingSource)).toThrow(TypeError);
+    createNoticeFeed(src, { pollIntervalMs: 1 }).close();
+  });
+});
+
+describe('notice feed: async iterator', () => {
+  it('R61: signals() yields the initial signals, then new ones, keeps the latest per watcher, and ends on abort', async () => {
+    const src = new FakeSource();
+    src.pairs = [pendingPair(A, T, 1)];
+    const feed = createNoticeFeed(src, { pollIntervalMs: 10, logger: memoryLogger() });
+    const ac = new AbortController();
+    const it = feed.signals({ signal: ac.signal })[Symbol.asyncIterator]();
+    const first = it.next();
+    await settle();
+    expect((await first).value).toMatchObject({ watcherSessionKey: A });
+    // Two changes for B before the consumer reads: one buffered signal with the latest pending set.
+    src.commit([pendingPair(A, T, 1), pendingPair(B, T, 1)]);
+    await vi.advanceTimersByTimeAsync(10);
+    src.commit([pendingPair(A, T, 1), pendingPair(B, T, 1), pendingPair(B, U, 4)]);
+    await vi.advanceTimersByTimeAsync(10);
+    const second = await it.next();
+    expect(second.value!.watcherSessionKey).toBe(B);
+    expect(second.value!.pending.map((p) => p.targetSessionKey)).toEqual([U, T]);
+    const third = it.next();
+    ac.abort();
+    expect(await third).toEqual({ value: undefined, done: true });
+    expect(vi.getTimerCount()).toBe(0); // the iterator was the only subscriber
+    feed.close();
+  });
+
+  it('signals() filtered by watcher, ended by close(); an already aborted signal yields nothing', async () => {
+    const src = new FakeSource();
+    src.pairs = [pendingPair(A, T, 1), pendingPair(B, T, 2)];
+    const feed = createNoticeFeed(src, { logger: memoryLogger() });
+    const aborted = AbortSignal.abort();
+    const none: NoticeSignal[] = [];
+    for await (const s of feed.signals({ signal: aborted })) none.push(s);
+    expect(none).toEqual([]);
+    const seen: string[] = [];
+    const loop = (async () => {
+      for await (const s of feed.signals({ watcherSessionKey: B })) seen.push(s.watcherSessionKey);
+    })();
+    await settle();
+    feed.close();
+    await loop;
+    expect(seen).toEqual([B]);
+    expect(() => feed.subscribe(() => {})).toThrow(/closed/);
+  });
+});
