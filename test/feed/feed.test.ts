@@ -226,9 +226,9 @@ describe('notice feed: async iterator', () => {
     await vi.advanceTimersByTimeAsync(10);
     src.commit([pendingPair(A, T, 1), pendingPair(B, T, 1), pendingPair(B, U, 4)]);
     await vi.advanceTimersByTimeAsync(10);
-    const second = await it.next();
-    expect(second.value!.watcherSessionKey).toBe(B);
-    expect(second.value!.pending.map((p) => p.targetSessionKey)).toEqual([U, T]);
+    const second = (await it.next()).value as NoticeSignal;
+    expect(second.watcherSessionKey).toBe(B);
+    expect(second.pending.map((p) => p.targetSessionKey)).toEqual([U, T]);
     const third = it.next();
     ac.abort();
     expect(await third).toEqual({ value: undefined, done: true });
