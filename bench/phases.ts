@@ -9,7 +9,7 @@
  * `npm run bench`, no floors.
  */
 import type Database from 'better-sqlite3';
-import { NoticeQueue, planNotifications, prepareRecord } from '../src/core/index.js';
+import { planNotifications, prepareRecord } from '../src/core/index.js';
 import { SQL } from '../src/sqlite/sqlite-store.js';
 import { AGENT, RAW_INSERT, T0, Workspace, appendInput, appendRow, openAdapter, openRaw } from './lib/fixtures.js';
 import { measureInterleaved, type Budget, type TaskSpec } from './lib/measure.js';
@@ -163,11 +163,10 @@ function main(): void {
         provenance: 'explicit' as const,
         updatedAt: T0,
       }));
-      const queue = new NoticeQueue();
       let sequence = 2;
       const event = { sequence: 0, sessionKey: TARGET, agentId: AGENT, kind: 'human_direct_message' as const, actorType: 'human' as const, occurredAt: T0, recordedAt: T0, summary: 'x' };
-      add(`planNotifications + enqueue, ${w} watchers`, 'pure core and notice queue', () => {
-        for (const n of planNotifications({ ...event, sequence: sequence++ }, cursors, [], T0).notices) queue.enqueue(n);
+      add(`planNotifications, ${w} watchers`, 'pure core (the cursor rows are the notices)', () => {
+        planNotifications({ ...event, sequence: sequence++ }, cursors, [], T0);
       });
       const store = openAdapter(ws.file(`adapter-${w}`));
       closers.push(() => store.close());

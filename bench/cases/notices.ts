@@ -162,7 +162,7 @@ export const sweepGroup: BenchGroup = {
       try {
         assertSamePragmas(store, raw);
         if (countRows(raw, CURSORS) !== v.total) throw new Error('cursor load failed');
-        const pendingRows = raw.prepare(SQL.pendingCursors);
+        const pendingRows = raw.prepare(SQL.pendingAll); // v1 sweep baseline; restart no longer sweeps (R29), see the report
         const writeBack = raw.prepare(`UPDATE ${CURSORS} SET notified = ?, updated_at = ? WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?`);
         let swept = 0;
         const sweepAll = raw.transaction(() => {

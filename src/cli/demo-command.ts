@@ -41,7 +41,7 @@ export async function demoCommand(argv: readonly string[], io: Io): Promise<Exit
     } else {
       store = createSqliteStore({ path: file, now: clock.now });
       print(`session-state-kit demo: one manager, one child, one person (SQLite adapter, file ${file})`);
-      // A real restart: the process's queue is gone with the connection; the reopened store runs the R29 sweep.
+      // A real restart: the connection closes and the file is reopened; the pending notice is read from it (R29).
       restart = async (s) => {
         await s.close();
         return { store: createSqliteStore({ path: file, now: clock.now }), how: 'store closed and the file reopened' };

@@ -127,7 +127,7 @@ export async function runDemo(
   const restarted = await restart(store);
   store = restarted.store;
   const after = await store.pendingNotices(MANAGER);
-  print(`   ${restarted.how}: the queue was process memory; the durable cursor rebuilds it (R29)`);
+  print(`   ${restarted.how}: the notice is the durable cursor itself, so nothing needed rebuilding (R29)`);
   for (const n of after) print(`   > ${n.text}`);
   const same = after.length === before.length && after.every((n, i) => n.text === before[i]?.text);
   print(`   pending after the restart: ${after.length}, ${same ? 'byte-identical to the one before' : 'DIFFERENT from before'}`);

@@ -10,7 +10,7 @@ export const DEMO_USAGE = `session-state-kit demo [--store sqlite|memory] [--db 
 
 A scripted scenario (one manager, one child, one person) printed step by step: events recorded,
 one coalesced notice, the drained follow-up, the changesSince delta, a historyGap after pruning,
-and a restart that rebuilds a pending notice from the durable cursors.
+and a restart after which the pending notice is still there, read from the durable cursors.
 
   --store sqlite   the SQLite adapter (default), on an in-memory database (':memory:')
   --store memory   the pure in-memory reference store
@@ -39,7 +39,7 @@ Subcommands:
                                          the changesSince response the store would return
   cursors [--watcher <key>] [--target <key>]
                                          watch cursors: last seen, notified, material, provenance, pending
-  notices <watcher>                      the exact notice lines a restart sweep would enqueue
+  notices <watcher>                      the exact pending notice lines of a watcher
   stats                                  rows, sessions, cursors, pending pairs, age, cap, schema, size
 
 Run "session-state-kit inspect <subcommand> --help" for one subcommand.
@@ -79,10 +79,10 @@ Exit 4 when a filter names a session the database does not mention at all.
 ${FOOTER}`,
   notices: `session-state-kit inspect <db-file> notices <watcher> [--json]
 
-The notices a restart sweep (R29) would put in this watcher's queue: one per target with M > L,
-quoting L, in the order pendingNotices returns them (R26). The lines are the exact notice text
-(R23), computed by the core's makeNotice. Queued notices live in the owning process's memory;
-this is what any process rebuilds from the durable cursors when it opens the file.
+The watcher's pending notices, exactly as pendingNotices returns them: one per target with N > L,
+quoting L, in R26 order. The lines are the exact notice text (R23), computed by the core's
+makeNotice. Pending notices are the durable cursors themselves, so every process that opens the
+file sees these same lines.
 
 Exit 4 when the database does not mention the watcher at all.
 ${FOOTER}`,

@@ -174,7 +174,7 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
       checkKey(() => validateSessionKey(watcher, 'watcher'));
       run = (reader) => {
         if (!reader.knowsSession(watcher)) throw unknownSession(reader, watcher);
-        const notices = reader.restartNotices(watcher, Date.now());
+        const notices = reader.pendingNotices(watcher);
         if (json) {
           emit(notices);
           return EXIT.ok;

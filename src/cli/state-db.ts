@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { ChangesSinceResponse, Notice, StateEvent, WatchCursor } from '../../spec/index.js';
-import { buildChangesSince, compareNotices, isPending, makeNotice, normalizeChangesSince, sweep } from '../core/index.js';
+import { buildChangesSince, isPending, normalizeChangesSince, pendingNoticesOf } from '../core/index.js';
 import { NotAStateDatabaseError, SchemaTooNewError, StateDatabaseError, toSafeNumber } from '../sqlite/errors.js';
 import { SCHEMA_VERSION, TABLES, openStateDatabaseReadOnly } from '../sqlite/schema.js';
 import { SQL } from '../sqlite/sqlite-store.js';
@@ -65,7 +65,7 @@ export interface StatsView {
   sessionsWithPrunedHistory: number;
   cursors: number;
   watchers: number;
-  /** Cursors with M > L: the pairs a restart sweep would re-enqueue (R29). */
+  /** Cursors with N > L: the pending notices (R20). */
   pendingPairs: number;
   now: number;
   oldestEvent: { sequence: number; occurredAt: number; ageMs: number } | null;
@@ -218,17 +218,12 @@ export class StateDbReader {
   }
 
   /**
-   * R29: the notices a restart sweep would enqueue for this watcher: one per cursor with M > L,
-   * quoting L, with the core's text and context key, in R26 order.
+   * R20, R26: this watcher's pending notices, exactly as pendingNotices returns them: one per cursor
+   * with N > L, quoting L, with the core's text and context key, in R26 order.
    */
-  restartNotices(watcherSessionKey: string, now: number): Notice[] {
-    const rows = this.db.prepare(`SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = ? AND material > last_seen`).all(watcherSessionKey) as CursorRow[];
-    const out: Notice[] = [];
-    for (const row of rows) {
-      const swept = sweep(toCursor(row), now);
-      if (swept) out.push(makeNotice(swept.watcherSessionKey, swept.targetSessionKey, swept.targetAgentId, swept.lastSeenSequence));
-    }
-    return out.sort(compareNotices);
+  pendingNotices(watcherSessionKey: string): Notice[] {
+    const rows = this.db.prepare(`SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = ? AND notified > last_seen`).all(watcherSessionKey) as CursorRow[];
+    return pendingNoticesOf(rows.map(toCursor));
   }
 
   stats(options: { now: number; maxRows: number; retentionMs: number }): StatsView {
@@ -252,7 +247,7 @@ export class StateDbReader {
         sessionsWithPrunedHistory: one(`SELECT count(*) FROM ${H} WHERE pruned_max_sequence > 0`, 'count'),
         cursors: one(`SELECT count(*) FROM ${C}`, 'count'),
         watchers: one(`SELECT count(DISTINCT watcher_session_key) FROM ${C}`, 'count'),
-        pendingPairs: one(`SELECT count(*) FROM ${C} WHERE material > last_seen`, 'count'),
+        pendingPairs: one(`SELECT count(*) FROM ${C} WHERE notified > last_seen`, 'count'),
         eventsPastRetention: one(`SELECT count(*) FROM ${E} WHERE occurred_at < ?`, 'count', cutoff),
         cursorsPastRetention: one(`SELECT count(*) FROM ${C} WHERE updated_at < ?`, 'count', cutoff),
         oldest: oldest ? { sequence: n(oldest.sequence, `${E}.sequence`), occurredAt: n(oldest.occurred_at, `${E}.occurred_at`) } : undefined,

@@ -2,42 +2,59 @@ import type {
   ChangesSinceResponse,
   CreateOptions,
   Notice,
+  NoticeAck,
   SessionHead,
   SessionStateStore,
   StateEvent,
+  UnwatchRequest,
+  UnwatchResult,
   WatchCursor,
   WatchRequest,
   WatchResult,
 } from '../../spec/index.js';
 import {
-  NoticeQueue,
+  ackMatches,
+  ackTargets,
   acknowledge,
   checkedNow,
   buildChangesSince,
+  compareNotices,
   identityKey,
   isAgentScopedKey,
+  isPending,
   isPruneDue,
   isWatched,
-  makeNotice,
+  noticeOf,
   normalizeChangesSince,
+  pendingNoticesOf,
   planNotifications,
   prepareRecord,
   raiseWatermark,
-  registerExplicit,
+  registerWatch,
   resolvePruneConfig,
   retentionCutoff,
-  sweep,
   validateIdentity,
+  validateNoticeAcks,
   validateSessionKey,
+  validateUnwatchRequest,
   validateWatchRequest,
   type PruneConfig,
 } from '../core/index.js';
+import type { PendingPair, PendingSource } from '../feed/types.js';
+import { consoleLogger, type Logger } from '../shared/logger.js';
+
+export interface MemoryStoreOptions extends CreateOptions {
+  /** Where a failing change listener is reported; defaults to the console. */
+  logger?: Logger;
+}
 
 /**
  * The in-memory reference store: the pure core plus Maps. It is the oracle the conformance suite
  * compares every other implementation with, so it favours plain obviousness over speed.
- * "Durable" state (events, heads, cursors, sequence counter) survives restart(); the notice
- * queue and the prune clock do not, as in a real process restart.
+ * "Durable" state (events, heads, cursors, sequence counter) survives restart(); the prune clock
+ * does not, as in a real process restart. Pending notices are not state of their own: they are
+ * read from the cursors (N > L) whenever asked (R20, R26), so nothing is lost or rebuilt.
+ * Several MemoryStore handles may share one MemoryState (`openHandle`), like connections to one file.
  */
 export interface MemoryState {
   nextSequence: number;
@@ -49,10 +66,12 @@ export interface MemoryState {
   /** Keyed by identityKey(target) then watcher key. */
   cursors: Map<string, Map<string, WatchCursor>>;
   dedupe: Map<string, number>;
+  /** Bumped by every write that may change pending state, from any handle (the feed's change token). */
+  changes: number;
 }
 
 export function emptyMemoryState(): MemoryState {
-  return { nextSequence: 1, events: new Map(), sessionEvents: new Map(), heads: new Map(), cursors: new Map(), dedupe: new Map() };
+  return { nextSequence: 1, events: new Map(), sessionEvents: new Map(), heads: new Map(), cursors: new Map(), dedupe: new Map(), changes: 0 };
 }
 
 function upperBound(events: readonly StateEvent[], since: number): number {
@@ -66,18 +85,25 @@ function upperBound(events: readonly StateEvent[], since: number): number {
   return lo;
 }
 
-export class MemoryStore implements SessionStateStore {
-  private readonly queue = new NoticeQueue();
+export class MemoryStore implements SessionStateStore, PendingSource {
   private readonly config: PruneConfig;
   private lastPruneAt: number;
   private closed = false;
+  private readonly listeners = new Set<() => void>();
 
   constructor(
-    private readonly options: CreateOptions,
+    private readonly options: MemoryStoreOptions,
     readonly state: MemoryState = emptyMemoryState(),
   ) {
     this.config = resolvePruneConfig(options);
     this.lastPruneAt = checkedNow(options.now());
+    // R29: opening prunes (an existing state may hold expired rows); a fresh state has nothing to do.
+    if (state.events.size > 0 || state.cursors.size > 0) this.prune();
+  }
+
+  /** Another handle on the same state, as a second connection to one database file would be. */
+  openHandle(options: MemoryStoreOptions = this.options): MemoryStore {
+    return new MemoryStore(options, this.state);
   }
 
   private now(): number {
@@ -118,8 +144,8 @@ export class MemoryStore implements SessionStateStore {
     });
 
     const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
-    for (const c of plan.cursorWrites) this.putCursor(c);
-    for (const n of plan.notices) this.queue.enqueue(n); // R18: after the write
+    for (const c of plan.cursorWrites) this.putCursor(c); // R18: the notices are these cursors
+    if (plan.cursorWrites.length > 0) this.changed();
     if (isPruneDue(now, this.lastPruneAt)) this.prune(); // R43
     return stored;
   }
@@ -129,13 +155,34 @@ export class MemoryStore implements SessionStateStore {
     const r = validateWatchRequest(request);
     // R21: refusals write nothing.
     if (!isAgentScopedKey(r.watcherSessionKey) || r.watcherSessionKey === r.targetSessionKey) return { watched: false };
+    const now = this.now();
     const id = identityKey(r.targetSessionKey, r.agentId);
     const existing = this.state.cursors.get(id)?.get(r.watcherSessionKey);
     const head = this.state.heads.get(id)?.stateVersion ?? 0;
-    this.putCursor(
-      registerExplicit(existing, { watcherSessionKey: r.watcherSessionKey, targetSessionKey: r.targetSessionKey, targetAgentId: r.agentId }, head, this.now()),
-    );
+    const ids = { watcherSessionKey: r.watcherSessionKey, targetSessionKey: r.targetSessionKey, targetAgentId: r.agentId };
+    // R21b: an ambient re-registration writes nothing.
+    const next = registerWatch(existing, ids, head, now, r.provenance);
+    if (next) {
+      this.putCursor(next);
+      // A promotion changes a pending notice's wake (R25).
+      if (existing && isPending(existing) && existing.provenance !== next.provenance) this.changed();
+    }
     return { watched: true };
+  }
+
+  unwatch(request: UnwatchRequest): UnwatchResult {
+    this.assertOpen();
+    const r = validateUnwatchRequest(request);
+    // R52: a bare or self watcher can hold no cursor; nothing to delete.
+    if (!isAgentScopedKey(r.watcherSessionKey) || r.watcherSessionKey === r.targetSessionKey) return { unwatched: false };
+    const id = identityKey(r.targetSessionKey, r.agentId);
+    const byWatcher = this.state.cursors.get(id);
+    const existing = byWatcher?.get(r.watcherSessionKey);
+    if (!byWatcher || !existing) return { unwatched: false };
+    byWatcher.delete(r.watcherSessionKey);
+    if (byWatcher.size === 0) this.state.cursors.delete(id);
+    if (isPending(existing)) this.changed();
+    return { unwatched: true };
   }
 
   stateVersion(sessionKey: string, agentId: string): number {
@@ -159,26 +206,50 @@ export class MemoryStore implements SessionStateStore {
     });
   }
 
+  /** Every cursor of one watcher. A scan: the reference favours obviousness over an index. */
+  private cursorsOf(watcherSessionKey: string): WatchCursor[] {
+    const out: WatchCursor[] = [];
+    for (const byWatcher of this.state.cursors.values()) {
+      const c = byWatcher.get(watcherSessionKey);
+      if (c) out.push(c);
+    }
+    return out;
+  }
+
   pendingNotices(watcherSessionKey: string): Notice[] {
     this.assertOpen();
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
-    return this.queue.pending(watcherSessionKey);
+    return pendingNoticesOf(this.cursorsOf(watcherSessionKey)); // R20, R26
   }
 
   drainNotices(watcherSessionKey: string): Notice[] {
     this.assertOpen();
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
-    const now = this.now(); // R6: a refused clock must not cost the queued notices
-    const drained = this.queue.take(watcherSessionKey);
+    const now = this.now(); // R6: a refused clock must not cost the pending notices
+    // R27: the notices quote the old L; acking makes a follow-up pending iff M > old N (R28).
+    const drained = pendingNoticesOf(this.cursorsOf(watcherSessionKey));
     for (const n of drained) {
-      const cursor = this.state.cursors.get(identityKey(n.targetSessionKey, n.targetAgentId))?.get(watcherSessionKey);
-      if (!cursor) continue;
-      const { cursor: next, followUpLastSeen } = acknowledge(cursor, now);
-      this.putCursor(next);
-      // R28: exactly one follow-up for work interleaved between enqueue and drain.
-      if (followUpLastSeen !== undefined) this.queue.enqueue(makeNotice(watcherSessionKey, n.targetSessionKey, n.targetAgentId, followUpLastSeen));
+      const cursor = this.state.cursors.get(identityKey(n.targetSessionKey, n.targetAgentId))!.get(watcherSessionKey)!;
+      this.putCursor(acknowledge(cursor, now).cursor);
     }
+    if (drained.length > 0) this.changed();
     return drained;
+  }
+
+  ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] {
+    this.assertOpen();
+    const v = validateNoticeAcks(watcherSessionKey, notices);
+    const now = this.now(); // R6, before anything is written
+    const acked: Notice[] = [];
+    // R27b: exactly the named pairs still pending with a quoted L; the rest ack nothing.
+    for (const t of ackTargets(v.notices)) {
+      const cursor = this.state.cursors.get(identityKey(t.targetSessionKey, t.targetAgentId))?.get(v.watcherSessionKey);
+      if (!ackMatches(cursor, t.lastSeen)) continue;
+      acked.push(noticeOf(cursor));
+      this.putCursor(acknowledge(cursor, now).cursor);
+    }
+    if (acked.length > 0) this.changed();
+    return acked.sort(compareNotices);
   }
 
   prune(): void {
@@ -219,27 +290,30 @@ export class MemoryStore implements SessionStateStore {
         else if (kept.length !== list.length) this.state.sessionEvents.set(id, kept);
       }
     }
-    // R44: idle cursors expire, with any queued notice for the pair.
+    // R44: idle cursors expire, and with them any pending notice of the pair.
+    let expiredPending = false;
     for (const [id, byWatcher] of this.state.cursors) {
       for (const [watcher, c] of byWatcher) {
         if (c.updatedAt < cutoff) {
           byWatcher.delete(watcher);
-          this.queue.dropPair(watcher, c.targetSessionKey, c.targetAgentId);
+          expiredPending ||= isPending(c);
         }
       }
       if (byWatcher.size === 0) this.state.cursors.delete(id);
     }
+    if (expiredPending) this.changed();
   }
 
   resetSession(sessionKey: string): void {
     this.assertOpen();
     validateSessionKey(sessionKey);
     // R50: the watcher starts a new lifecycle; its log, head and watchers stay.
+    let removed = false;
     for (const [id, byWatcher] of this.state.cursors) {
-      byWatcher.delete(sessionKey);
+      removed = byWatcher.delete(sessionKey) || removed;
       if (byWatcher.size === 0) this.state.cursors.delete(id);
     }
-    this.queue.dropWatcher(sessionKey);
+    if (removed) this.changed();
   }
 
   deleteSession(sessionKey: string, agentId: string): void {
@@ -253,29 +327,64 @@ export class MemoryStore implements SessionStateStore {
     }
     this.state.sessionEvents.delete(id);
     this.state.heads.delete(id);
-    this.state.cursors.delete(id);
-    this.queue.dropTarget(sessionKey, agentId);
+    if (this.state.cursors.delete(id)) this.changed();
     this.resetSession(sessionKey);
   }
 
   restart(): void {
     this.assertOpen();
-    // R29: the queue is process memory; rebuild it from durable cursors, then prune.
-    const now = this.now(); // R6: before the queue is dropped
-    this.queue.clear();
-    for (const byWatcher of this.state.cursors.values()) {
-      for (const c of byWatcher.values()) {
-        const swept = sweep(c, now);
-        if (!swept) continue;
-        this.putCursor(swept);
-        this.queue.enqueue(makeNotice(swept.watcherSessionKey, swept.targetSessionKey, swept.targetAgentId, swept.lastSeenSequence));
-      }
-    }
+    // R29: nothing pending lives in process memory, so there is nothing to rebuild: the prune clock
+    // (the only cache) starts again at now, and the restart prunes. No cursor changes.
+    this.now(); // R6: a refused clock is refused before anything happens
     this.prune();
   }
 
   close(): void {
     this.closed = true;
+    this.listeners.clear();
+  }
+
+  // ---- PendingSource (the feed's hooks, D2; not part of the contract) ----
+
+  /** Every pending pair of every watcher (N > L), from the cursors. */
+  listPending(): PendingPair[] {
+    this.assertOpen();
+    const out: PendingPair[] = [];
+    for (const byWatcher of this.state.cursors.values()) {
+      for (const c of byWatcher.values()) {
+        if (!isPending(c)) continue;
+        const n = noticeOf(c);
+        out.push({ watcherSessionKey: n.watcherSessionKey, targetSessionKey: n.targetSessionKey, targetAgentId: n.targetAgentId, lastSeenSequence: n.lastSeenSequence, wake: n.wake });
+      }
+    }
+    return out;
+  }
+
+  /** Changes with every write of any handle sharing this state that may change pending state. */
+  changeToken(): number {
+    return this.state.changes;
+  }
+
+  onLocalChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** After a write that may change pending state: bump the shared token, tell this handle's listeners. */
+  private changed(): void {
+    this.state.changes++;
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        // The write it reports has happened; a listener's failure must not fail it (R9 best effort).
+        try {
+          (this.options.logger ?? consoleLogger).error('memory store: a change listener threw', { error: String(error) });
+        } catch {
+          // nor may a failing logger
+        }
+      }
+    }
   }
 
   /**
@@ -308,6 +417,6 @@ export class MemoryStore implements SessionStateStore {
 }
 
 /** The contract factory (spec/schemas/contract.ts) for the in-memory reference store. */
-export function createMemoryStore(options: CreateOptions): MemoryStore {
+export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
   return new MemoryStore(options);
 }

@@ -125,11 +125,38 @@ const V2 = `DROP TABLE session_state_meta;`;
 // cursor table, about 0.3 ms per 10k cursors, hourly and at open.
 const V3 = `DROP INDEX session_watch_cursors_updated;`;
 
+// Step 4 (design D1, issue 14/18): the cursor table is the only source of pending notices, and a
+// cursor may be ambient (R21b). SQLite cannot alter a CHECK constraint, so the table is rebuilt with
+// the same columns and rows; its pending index now names the pending condition itself (N > L, which
+// pendingNotices, drain, ack and the feed ask per watcher) instead of the old sweep's M > L. Both
+// conditions hold for the same rows (R20), so an old file's pending notices are the new file's.
+const V4 = `
+CREATE TABLE session_watch_cursors_v4 (
+  watcher_session_key TEXT NOT NULL,
+  target_session_key  TEXT NOT NULL,
+  target_agent_id     TEXT NOT NULL,
+  last_seen           INTEGER NOT NULL,
+  notified            INTEGER NOT NULL,
+  material            INTEGER NOT NULL,
+  provenance          TEXT NOT NULL CHECK (provenance IN ('spawn', 'explicit', 'ambient')),
+  updated_at          INTEGER NOT NULL,
+  PRIMARY KEY (watcher_session_key, target_session_key, target_agent_id),
+  CHECK (last_seen <= notified AND notified <= material)
+) STRICT, WITHOUT ROWID;
+INSERT INTO session_watch_cursors_v4 (watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at)
+  SELECT watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at FROM session_watch_cursors;
+DROP TABLE session_watch_cursors;
+ALTER TABLE session_watch_cursors_v4 RENAME TO session_watch_cursors;
+CREATE INDEX session_watch_cursors_target ON session_watch_cursors (target_agent_id, target_session_key);
+CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key) WHERE notified > last_seen;
+`;
+
 /** Every schema step ever released, oldest first. Append only. */
 export const MIGRATIONS: readonly MigrationStep[] = [
   { version: 1, description: 'signal log, heads, watch cursors, meta', up: (db) => db.exec(V1) },
   { version: 2, description: 'drop the per-append row counter (session_state_meta)', up: (db) => db.exec(V2) },
   { version: 3, description: 'drop the cursor updated_at index (expiry scans cursors hourly instead)', up: (db) => db.exec(V3) },
+  { version: 4, description: 'cursor provenance ambient; pending index on notified > last_seen (durable pending notices)', up: (db) => db.exec(V4) },
 ];
 
 /** The schema version this code writes and fully understands. */

@@ -3,37 +3,46 @@ import type {
   ChangesSinceResponse,
   CreateOptions,
   Notice,
+  NoticeAck,
   SessionStateStore,
   StateEvent,
   StoreFactory,
+  UnwatchRequest,
+  UnwatchResult,
   WatchCursor,
   WatchRequest,
   WatchResult,
 } from '../../spec/index.js';
 import {
-  NoticeQueue,
+  ackMatches,
+  ackTargets,
   acknowledge,
   buildChangesSince,
   checkedNow,
+  compareNotices,
   emptyChangesSince,
   isAgentScopedKey,
+  isPending,
   isPruneDue,
   isValidationError,
   isWatched,
-  makeNotice,
+  noticeOf,
   normalizeChangesSince,
+  pendingNoticesOf,
   planNotifications,
   prepareRecord,
   raiseWatermark,
-  registerExplicit,
+  registerWatch,
   resolvePruneConfig,
   retentionCutoff,
-  sweep,
   validateIdentity,
+  validateNoticeAcks,
   validateSessionKey,
+  validateUnwatchRequest,
   validateWatchRequest,
   type PruneConfig,
 } from '../core/index.js';
+import type { PendingPair, PendingSource } from '../feed/types.js';
 import { consoleLogger, type Logger } from '../shared/logger.js';
 import { sqliteErrorCode } from './driver/error-codes.js';
 import { resolveSqliteDriver } from './driver/resolve.js';
@@ -51,8 +60,10 @@ import { MIGRATIONS, migrate, type MigrationStep } from './schema.js';
  * means, watermark raising) comes from src/core, exactly as in the in-memory reference store, so
  * the two are indistinguishable through the contract.
  *
- * Durable: events, heads, cursors, the sequence counter. In process memory: the notice queue and
- * the prune clock; opening a file (or restart()) rebuilds the queue from cursors (R29).
+ * Durable: events, heads, cursors, the sequence counter; pending notices are the cursors with
+ * N > L, read from the file whenever asked, so every connection and process sharing the file sees
+ * the same notices (R20, R26) and one IMMEDIATE transaction decides who drains each (R27). In
+ * process memory: only the prune clock (R29, R43).
  */
 
 export type SynchronousMode = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
@@ -111,8 +122,11 @@ export const SQL = {
   head: 'SELECT last_sequence, pruned_max_sequence FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
   page: `SELECT ${EVENT_COLUMNS} FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? AND sequence > ? ORDER BY sequence LIMIT ?`,
   lowestRetained: 'SELECT sequence FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? ORDER BY sequence LIMIT 1',
-  // R29 restart sweep: served by the partial index on pending cursors.
-  pendingCursors: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE material > last_seen`,
+  // R20, R26-R27: pending notices are cursors with N > L, served by the partial index (schema step 4).
+  pendingOfWatcher: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE watcher_session_key = ? AND notified > last_seen`,
+  pendingAll: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE notified > last_seen`,
+  // R52
+  deleteCursor: 'DELETE FROM session_watch_cursors WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?',
   // R40-R44 pruning. Each statement but capCut touches only the rows it removes (indexes on
   // occurred_at, the sequence primary key and cursor updated_at): O(removed * log n).
   // INDEXED BY / NOT INDEXED pin those plans: with some table statistics the planner would rather
@@ -136,7 +150,7 @@ export const SQL = {
   setPrunedWatermark: 'UPDATE session_state_heads SET pruned_max_sequence = ? WHERE session_key = ? AND agent_id = ?',
   // R44 without an updated_at index (schema step 3): one scan of the cursor table, hourly.
   anyIdleCursor: 'SELECT 1 AS hit FROM session_watch_cursors NOT INDEXED WHERE updated_at < ? LIMIT 1',
-  idleCursors: 'SELECT watcher_session_key, target_session_key, target_agent_id FROM session_watch_cursors NOT INDEXED WHERE updated_at < ?',
+  idleCursors: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors NOT INDEXED WHERE updated_at < ?`,
   deleteIdleCursors: 'DELETE FROM session_watch_cursors NOT INDEXED WHERE updated_at < ?',
   // R50-R51 lifecycle
   deleteCursorsOfWatcher: 'DELETE FROM session_watch_cursors WHERE watcher_session_key = ?',
@@ -156,15 +170,10 @@ function describeError(error: unknown): Record<string, unknown> {
   return { error: String(error) };
 }
 
-interface PruneOutcome {
-  /** Queued notices to drop once the deletion is committed (R44). */
-  expired: { watcher: string; target: string; agentId: string }[];
-}
-
-export class SqliteStore implements SessionStateStore {
+export class SqliteStore implements SessionStateStore, PendingSource {
   private readonly db: SqliteConnection;
   private readonly stmt: Statements;
-  private readonly queue = new NoticeQueue();
+  private readonly listeners = new Set<() => void>();
   private readonly config: PruneConfig;
   private readonly logger: Logger;
   private lastPruneAt: number;
@@ -204,8 +213,8 @@ export class SqliteStore implements SessionStateStore {
       throw error;
     }
     this.lastPruneAt = this.now();
-    // R29 on open: an existing file may hold pending cursors from a previous process.
-    this.recover();
+    // R29: opening prunes. It changes no cursor: the pending notices are already in the file.
+    this.prune();
   }
 
   private now(): number {
@@ -252,7 +261,7 @@ export class SqliteStore implements SessionStateStore {
     const outcome = this.guard('record', undefined, () =>
       // IMMEDIATE: take the write lock up front, so the dedupe probe, the cursor read and the writes
       // see one state even when another process shares the file.
-      immediateTransaction(this.db, (): { stored: StateEvent; notices: Notice[] } | { existing: StateEvent | undefined } => {
+      immediateTransaction(this.db, (): { stored: StateEvent; cursorsWritten: boolean } | { existing: StateEvent | undefined } => {
         // R8: a retained dedupe key returns the existing event and changes nothing.
         if (event.dedupeKey !== undefined) {
           const row = this.stmt.eventByDedupeKey.get(event.dedupeKey) as EventRow | undefined;
@@ -280,13 +289,14 @@ export class SqliteStore implements SessionStateStore {
         // R5: sequences are global and we hold the write lock, so this one is the identity's highest.
         this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
         const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
+        // R18: these rows are the notices; they become visible to every reader at the commit.
         for (const c of plan.cursorWrites) this.putCursor(c);
-        return { stored, notices: plan.notices };
+        return { stored, cursorsWritten: plan.cursorWrites.length > 0 };
       }),
     );
     if (outcome === undefined) return undefined;
     if ('existing' in outcome) return outcome.existing;
-    for (const n of outcome.notices) this.queue.enqueue(n); // R18: only after the commit
+    if (outcome.cursorsWritten) this.changed();
     if (isPruneDue(now, this.lastPruneAt)) this.prune(); // R43
     return outcome.stored;
   }
@@ -297,16 +307,35 @@ export class SqliteStore implements SessionStateStore {
     // R21: refusals write nothing.
     if (!isAgentScopedKey(r.watcherSessionKey) || r.watcherSessionKey === r.targetSessionKey) return { watched: false };
     const now = this.now();
-    return this.guard<WatchResult>('watch', { watched: false }, () =>
+    let promoted = false;
+    const result = this.guard<WatchResult>('watch', { watched: false }, () =>
       immediateTransaction(this.db, () => {
-        const existing = this.stmt.cursor.get(r.watcherSessionKey, r.targetSessionKey, r.agentId) as CursorRow | undefined;
+        const row = this.stmt.cursor.get(r.watcherSessionKey, r.targetSessionKey, r.agentId) as CursorRow | undefined;
+        const existing = row ? toCursor(row) : undefined;
         const head = this.stmt.head.get(r.targetSessionKey, r.agentId) as { last_sequence: unknown } | undefined;
         const headVersion = head ? toSafeNumber(head.last_sequence, 'session_state_heads.last_sequence') : 0;
         const id = { watcherSessionKey: r.watcherSessionKey, targetSessionKey: r.targetSessionKey, targetAgentId: r.agentId };
-        this.putCursor(registerExplicit(existing ? toCursor(existing) : undefined, id, headVersion, now));
+        // R21b: an ambient re-registration writes nothing.
+        const next = registerWatch(existing, id, headVersion, now, r.provenance);
+        if (next) this.putCursor(next);
+        // A promotion changes a pending notice's wake (R25).
+        promoted = next !== undefined && existing !== undefined && isPending(existing) && existing.provenance !== next.provenance;
         return { watched: true };
       }),
     );
+    if (promoted && result.watched) this.changed();
+    return result;
+  }
+
+  unwatch(request: UnwatchRequest): UnwatchResult {
+    this.assertOpen();
+    const r = validateUnwatchRequest(request);
+    // R52: a bare or self watcher can hold no cursor; nothing to delete.
+    if (!isAgentScopedKey(r.watcherSessionKey) || r.watcherSessionKey === r.targetSessionKey) return { unwatched: false };
+    const removed = this.guard('unwatch', 0, () => this.stmt.deleteCursor.run(r.watcherSessionKey, r.targetSessionKey, r.agentId).changes);
+    if (removed === 0) return { unwatched: false };
+    this.changed();
+    return { unwatched: true };
   }
 
   stateVersion(sessionKey: string, agentId: string): number {
@@ -340,34 +369,55 @@ export class SqliteStore implements SessionStateStore {
   pendingNotices(watcherSessionKey: string): Notice[] {
     this.assertOpen();
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
-    return this.queue.pending(watcherSessionKey);
+    // R20, R26: read from the file, so a notice raised by any connection or process is here. On a
+    // storage failure the notices stay pending for a later read (R9).
+    return this.guard('pendingNotices', [] as Notice[], () => pendingNoticesOf(this.pendingCursorsOf(watcherSessionKey)));
+  }
+
+  private pendingCursorsOf(watcherSessionKey: string): WatchCursor[] {
+    return (this.stmt.pendingOfWatcher.all(watcherSessionKey) as CursorRow[]).map(toCursor);
   }
 
   drainNotices(watcherSessionKey: string): Notice[] {
     this.assertOpen();
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
-    const now = this.now(); // R6: a refused clock throws whether or not anything is queued, as in the reference
-    const pending = this.queue.pending(watcherSessionKey);
-    if (pending.length === 0) return [];
-    // R27-R28: ack every drained pair in one transaction. Only after it commits are the notices
-    // taken off the queue and handed out; if it fails, they stay queued (nothing lost, nothing twice).
-    const followUps = this.guard('drainNotices', undefined, () =>
+    const now = this.now(); // R6: a refused clock throws whether or not anything is pending, as in the reference
+    // R27-R28: one IMMEDIATE transaction reads the pending cursors and acks them. Another process
+    // draining the same watcher waits for the lock and then finds them acked: each notice goes to
+    // exactly one drainer. A failure rolls back: the notices stay pending (nothing lost, nothing twice).
+    const drained = this.guard('drainNotices', [] as Notice[], () =>
       immediateTransaction(this.db, () => {
-        const out: Notice[] = [];
-        for (const n of pending) {
-          const row = this.stmt.cursor.get(watcherSessionKey, n.targetSessionKey, n.targetAgentId) as CursorRow | undefined;
-          if (!row) continue; // R27: the cursor is gone; nothing to ack
-          const { cursor, followUpLastSeen } = acknowledge(toCursor(row), now);
-          this.putCursor(cursor);
-          if (followUpLastSeen !== undefined) out.push(makeNotice(watcherSessionKey, n.targetSessionKey, n.targetAgentId, followUpLastSeen));
-        }
-        return out;
+        const pending = this.pendingCursorsOf(watcherSessionKey);
+        for (const c of pending) this.putCursor(acknowledge(c, now).cursor); // R28: a follow-up stays pending iff M > old N
+        return pendingNoticesOf(pending);
       }),
     );
-    if (followUps === undefined) return [];
-    const drained = this.queue.take(watcherSessionKey);
-    for (const n of followUps) this.queue.enqueue(n); // R28: visible to a later drain
+    if (drained.length > 0) this.changed();
     return drained;
+  }
+
+  ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] {
+    this.assertOpen();
+    const v = validateNoticeAcks(watcherSessionKey, notices);
+    const now = this.now(); // R6, before anything is written
+    const targets = ackTargets(v.notices);
+    if (targets.length === 0) return [];
+    // R27b: exactly the named pairs still pending with a quoted L, in one transaction.
+    const acked = this.guard('ackNotices', [] as Notice[], () =>
+      immediateTransaction(this.db, () => {
+        const out: Notice[] = [];
+        for (const t of targets) {
+          const row = this.stmt.cursor.get(v.watcherSessionKey, t.targetSessionKey, t.targetAgentId) as CursorRow | undefined;
+          const cursor = row ? toCursor(row) : undefined;
+          if (!ackMatches(cursor, t.lastSeen)) continue;
+          out.push(noticeOf(cursor));
+          this.putCursor(acknowledge(cursor, now).cursor);
+        }
+        return out.sort(compareNotices);
+      }),
+    );
+    if (acked.length > 0) this.changed();
+    return acked;
   }
 
   prune(): void {
@@ -376,8 +426,8 @@ export class SqliteStore implements SessionStateStore {
     // Set first, as the reference does: a failing prune is retried an interval later, not on every write.
     this.lastPruneAt = now;
     const cutoff = retentionCutoff(now, this.config);
-    const outcome = this.guard('prune', undefined, () => (this.pruneNeeded(cutoff) ? this.pruneRows(cutoff) : { expired: [] }));
-    for (const e of outcome?.expired ?? []) this.queue.dropPair(e.watcher, e.target, e.agentId); // R44, after the commit
+    const expiredPending = this.guard('prune', false, () => (this.pruneNeeded(cutoff) ? this.pruneRows(cutoff) : false));
+    if (expiredPending) this.changed();
   }
 
   /** Read-only probes (all indexed), so an idle prune takes no write lock. */
@@ -400,8 +450,9 @@ export class SqliteStore implements SessionStateStore {
     return row ? toSafeNumber(row.sequence, 'session_state_events.sequence') : undefined;
   }
 
-  private pruneRows(cutoff: number): PruneOutcome {
-    return immediateTransaction(this.db, (): PruneOutcome => {
+  /** Returns whether an expired cursor had a pending notice (R44). */
+  private pruneRows(cutoff: number): boolean {
+    return immediateTransaction(this.db, (): boolean => {
       // R40: by age (occurredAt). R42: stamp the watermarks first, then delete.
       this.stampWatermarks(this.stmt.agedMaxByIdentity.all(cutoff) as MaxRow[]);
       this.stmt.deleteAged.run(cutoff);
@@ -411,14 +462,10 @@ export class SqliteStore implements SessionStateStore {
         this.stampWatermarks(this.stmt.cappedMaxByIdentity.all(cut) as MaxRow[]);
         this.stmt.deleteUpTo.run(cut);
       }
-      // R44: idle cursors expire, with their queued notices (dropped by the caller after commit).
-      const expired = (this.stmt.idleCursors.all(cutoff) as CursorRow[]).map((c) => ({
-        watcher: c.watcher_session_key,
-        target: c.target_session_key,
-        agentId: c.target_agent_id,
-      }));
+      // R44: idle cursors expire, and with them their pending notices.
+      const expired = (this.stmt.idleCursors.all(cutoff) as CursorRow[]).map(toCursor);
       if (expired.length > 0) this.stmt.deleteIdleCursors.run(cutoff);
-      return { expired };
+      return expired.some(isPending);
     });
   }
 
@@ -437,60 +484,72 @@ export class SqliteStore implements SessionStateStore {
     this.assertOpen();
     validateSessionKey(sessionKey);
     // R50: the watcher's cursors go; its own log, head and the cursors watching it stay.
-    const ok = this.guard('resetSession', false, () => {
-      this.stmt.deleteCursorsOfWatcher.run(sessionKey);
-      return true;
-    });
-    if (ok) this.queue.dropWatcher(sessionKey);
+    const removed = this.guard('resetSession', 0, () => this.stmt.deleteCursorsOfWatcher.run(sessionKey).changes);
+    if (removed > 0) this.changed();
   }
 
   deleteSession(sessionKey: string, agentId: string): void {
     this.assertOpen();
     validateIdentity(sessionKey, agentId);
     // R51: events (freeing their dedupe keys), head, and cursors in both directions, in one transaction.
-    const ok = this.guard('deleteSession', false, () =>
+    const removed = this.guard('deleteSession', 0, () =>
       immediateTransaction(this.db, () => {
         this.stmt.deleteEventsOfIdentity.run(agentId, sessionKey);
         this.stmt.deleteHead.run(sessionKey, agentId);
-        this.stmt.deleteCursorsOnTarget.run(agentId, sessionKey);
-        this.stmt.deleteCursorsOfWatcher.run(sessionKey);
-        return true;
+        return this.stmt.deleteCursorsOnTarget.run(agentId, sessionKey).changes + this.stmt.deleteCursorsOfWatcher.run(sessionKey).changes;
       }),
     );
-    if (!ok) return;
-    this.queue.dropTarget(sessionKey, agentId);
-    this.queue.dropWatcher(sessionKey);
+    if (removed > 0) this.changed();
   }
 
   restart(): void {
     this.assertOpen();
-    // R6 first: a refused clock must leave the queue as it was.
-    const now = this.now();
-    // R29: the queue is process memory; drop it as a real restart would, then rebuild it from cursors.
-    this.queue.clear();
-    this.recover(now);
+    // R29: nothing pending lives in process memory, so nothing is rebuilt and no cursor changes:
+    // the prune clock (the one cache) starts again at now, and the restart prunes.
+    this.now(); // R6: a refused clock is refused before anything happens
+    this.prune();
+  }
+
+  // ---- PendingSource (the feed's hooks, D2; not part of the contract) ----
+
+  /** Every pending pair of every watcher (N > L), read from the file through the pending index. */
+  listPending(): PendingPair[] {
+    this.assertOpen();
+    return (this.stmt.pendingAll.all() as CursorRow[]).map((row) => {
+      const n = noticeOf(toCursor(row));
+      return { watcherSessionKey: n.watcherSessionKey, targetSessionKey: n.targetSessionKey, targetAgentId: n.targetAgentId, lastSeenSequence: n.lastSeenSequence, wake: n.wake };
+    });
   }
 
   /**
-   * R29 then R40-R44: the sweep re-enqueues every pending pair once, then prunes. When the N := M
-   * write cannot commit (a lock held past busy_timeout, a read-only file), the notices are still
-   * enqueued from the durable L: a later ack then owes one extra follow-up, and nothing is lost.
+   * PRAGMA data_version: changes when another connection (this process or another) committed to
+   * the file since this connection last looked, and not for this connection's own commits, which
+   * onLocalChange reports instead. One cheap pragma: a feed polls it.
    */
-  private recover(now: number = this.now()): void {
-    const sweepAll = (write: boolean): Notice[] => {
-      const out: Notice[] = [];
-      for (const row of this.stmt.pendingCursors.all() as CursorRow[]) {
-        const swept = sweep(toCursor(row), now);
-        if (!swept) continue;
-        if (write) this.putCursor(swept);
-        out.push(makeNotice(swept.watcherSessionKey, swept.targetSessionKey, swept.targetAgentId, swept.lastSeenSequence));
+  changeToken(): number {
+    this.assertOpen();
+    return toSafeNumber(this.db.pragma('data_version'), 'data_version');
+  }
+
+  onLocalChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** After this handle committed a write that may change pending state. */
+  private changed(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        // The write has committed; a listener's failure must not fail it (R9 best effort).
+        try {
+          this.logger.error('sqlite store: a change listener threw', { path: this.path, ...describeError(error) });
+        } catch {
+          // nor may a failing logger
+        }
       }
-      return out;
-    };
-    const written = this.guard('restart sweep', undefined as Notice[] | undefined, () => immediateTransaction(this.db, () => sweepAll(true)));
-    const notices = written ?? this.guard('restart sweep (read-only fallback)', [] as Notice[], () => readTransaction(this.db, () => sweepAll(false)));
-    for (const n of notices) this.queue.enqueue(n);
-    this.prune();
+    }
   }
 
   /**
@@ -517,7 +576,7 @@ export class SqliteStore implements SessionStateStore {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.queue.clear();
+    this.listeners.clear();
     try {
       this.db.close();
     } catch (error) {

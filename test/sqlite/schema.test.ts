@@ -24,7 +24,7 @@ import {
 } from '../../src/sqlite/index.js';
 import { SqliteStore } from '../../src/sqlite/sqlite-store.js';
 import { A, CHILD, COORD, T0, human, spawn, PARENT } from '../contract/harness.js';
-import { TEST_DRIVER, connect, scalar, tempDir } from './helpers.js';
+import { TEST_DRIVER, connect, rows, scalar, tempDir } from './helpers.js';
 import { silentLogger } from '../../src/shared/logger.js';
 
 const dir = tempDir('schema');
@@ -103,7 +103,7 @@ describe('sqlite schema', () => {
     const upgraded = open(path, [...MIGRATIONS, v2]);
     expect(header(path).userVersion).toBe(SCHEMA_VERSION + 1);
     expect(upgraded.stateVersion(CHILD, A)).toBe(2);
-    expect(upgraded.pendingNotices(PARENT)).toEqual(pending); // R29 on open, through the new schema
+    expect(upgraded.pendingNotices(PARENT)).toEqual(pending); // read from the file, through the new schema (R29)
     upgraded.close();
     const again = open(path, [...MIGRATIONS, v2]);
     expect(again.stateVersion(CHILD, A)).toBe(2);
@@ -124,7 +124,7 @@ describe('sqlite schema', () => {
     raw.close();
     expect(header(path)).toEqual({ applicationId: APPLICATION_ID, userVersion: 1 });
 
-    const store = create({ path, maxRows: 3 }); // opening migrates, sweeps (R29) and prunes (R41)
+    const store = create({ path, maxRows: 3 }); // opening migrates and prunes (R29, R41)
     expect(header(path).userVersion).toBe(SCHEMA_VERSION);
     const db = connect(path, { readonly: true });
     expect(scalar(db, "SELECT count(*) FROM sqlite_master WHERE name = 'session_state_meta'")).toBe(0);
@@ -134,6 +134,35 @@ describe('sqlite schema', () => {
     expect(store.eventCount()).toBe(3);
     expect(store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 }).stateChanges).toMatchObject({ historyGap: true, earliestAvailableSequence: 2 });
     expect(store.record(human())?.sequence).toBe(5); // R7: AUTOINCREMENT carried over
+    store.close();
+  });
+
+  it('migrates a version-3 file to step 4: cursor rows kept, ambient allowed, the pending index on notified > last_seen, pending notices unchanged', () => {
+    const path = freshPath();
+    const raw = connect(path);
+    migrate(raw, path, MIGRATIONS.slice(0, 3)); // exactly what release 3 wrote
+    raw.prepare("INSERT INTO session_state_heads VALUES (?, 'main', 9, 0, ?)").run(CHILD, T0);
+    raw.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 2, 4, 9, 'explicit', ?)").run(COORD, CHILD, T0); // pending, M > N
+    raw.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 9, 9, 9, 'spawn', ?)").run(PARENT, CHILD, T0); // settled
+    expect(() => raw.prepare("INSERT INTO session_watch_cursors VALUES ('agent:main:x', ?, 'main', 0, 0, 0, 'ambient', ?)").run(CHILD, T0)).toThrow(/CHECK/);
+    const before = rows(raw, 'SELECT * FROM session_watch_cursors ORDER BY watcher_session_key');
+    raw.close();
+    expect(header(path).userVersion).toBe(3);
+
+    const store = open(path);
+    expect(header(path).userVersion).toBe(SCHEMA_VERSION);
+    const db = connect(path);
+    expect(rows(db, 'SELECT * FROM session_watch_cursors ORDER BY watcher_session_key')).toEqual(before);
+    const pendingIndex = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'session_watch_cursors_pending'").get() as { sql: string };
+    expect(pendingIndex.sql).toMatch(/WHERE notified > last_seen$/);
+    db.prepare("INSERT INTO session_watch_cursors VALUES ('agent:main:x', ?, 'main', 0, 0, 0, 'ambient', ?)").run(CHILD, T0);
+    expect(() => db.prepare("INSERT INTO session_watch_cursors VALUES ('agent:main:y', ?, 'main', 0, 0, 0, 'group', ?)").run(CHILD, T0)).toThrow(/CHECK/);
+    db.close();
+    // The notice pending before the migration is pending after it, quoting the same L (R20, R29).
+    expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
+    expect(store.pendingNotices(PARENT)).toEqual([]);
+    expect(store.drainNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
+    expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([4]); // R28 follow-up
     store.close();
   });
 

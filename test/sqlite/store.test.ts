@@ -106,8 +106,10 @@ describe('sqlite store: bind limits', () => {
       total += drained.length;
     }
     expect(total).toBe(3);
-    // R29 rebuilt every pending pair: the 3 drained ones are acked, 39,997 remain pending.
-    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE material > last_seen')).toBe(39_997);
+    // R29: the restart changed no cursor. The 3 drained pairs were acked to the frozen watermark and
+    // each owes one follow-up for the second event (R28); the other 39,997 still quote 0.
+    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE notified > last_seen')).toBe(40_000);
+    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE last_seen = ?', first.sequence)).toBe(3);
   });
 });
 
@@ -216,7 +218,7 @@ describe('sqlite store: bare watcher keys (R13)', () => {
 });
 
 describe('sqlite store: lifecycle (R50, R51)', () => {
-  it('reset deletes exactly the watcher\'s cursor rows and queued notices', () => {
+  it('reset deletes exactly the watcher\'s cursor rows and so its pending notices', () => {
     const { store, db } = openStore();
     store.record(spawn());
     store.watch({ watcherSessionKey: PARENT, targetSessionKey: PEER, agentId: A });
@@ -257,7 +259,7 @@ describe('sqlite store: lifecycle (R50, R51)', () => {
 });
 
 describe('sqlite store: acknowledgement (R27, R28)', () => {
-  it('acks to the frozen watermark in the table and queues the follow-up in memory right after the commit', () => {
+  it('acks to the frozen watermark in the table; the follow-up is pending from the same commit', () => {
     const { store, db } = openStore();
     const s = store.record(spawn())!;
     const f = store.record(human())!;
@@ -272,7 +274,7 @@ describe('sqlite store: acknowledgement (R27, R28)', () => {
 });
 
 describe('sqlite store: restart recovery (R29)', () => {
-  it('reopening the file rebuilds exactly the pending notices, acked ones stay acked, and later prunes as the reference does', () => {
+  it('R29 reopening the file changes no cursor: the same pending notices, acked ones stay acked, and later prunes as the reference does', () => {
     const path = freshPath();
     let referenceClock = T0;
     const reference = createMemoryStore({ now: () => referenceClock, retentionMs: 10 * DAY });
@@ -293,18 +295,22 @@ describe('sqlite store: restart recovery (R29)', () => {
     expect(pendingCoord).toHaveLength(1);
     first.store.close();
 
-    // The next process, a day later: pending pairs come back once each, exactly as they were.
+    // The next process, a day later: the pending notices are the file's, exactly as they were.
     const second = openStore({ path, retentionMs: 10 * DAY }, T0 + DAY);
     expect(second.store.pendingNotices(PARENT)).toEqual(pendingParent);
     expect(second.store.pendingNotices(COORD)).toEqual(pendingCoord);
     expect(second.store.drainNotices(PARENT)).toEqual(pendingParent);
     second.store.close();
     const third = openStore({ path, retentionMs: 10 * DAY }, T0 + DAY + 1);
-    expect(third.store.pendingNotices(PARENT)).toEqual([]); // acked before the restart: stays acked
+    // Acked before the restart: stays acked; what is pending is the follow-up for the interleaved
+    // event (R28), quoting the old watermark, as it would be without any restart.
+    // Sequences: spawn 1, the first human turn 2 (the frozen N), then 3, 4, 5.
+    expect(pendingParent.map((n) => n.lastSeenSequence)).toEqual([1]);
+    expect(third.store.pendingNotices(PARENT).map((n) => n.lastSeenSequence)).toEqual([2]);
     expect(third.store.pendingNotices(COORD)).toEqual(pendingCoord);
     third.store.close();
 
-    // The reference restarted at the same moments; ten days on, the prune after the sweep (R44)
+    // The reference restarted at the same moments; ten days on, the prune at opening (R29, R44)
     // leaves the same cursors and notices in both.
     referenceClock = T0 + DAY;
     reference.restart();
@@ -331,8 +337,9 @@ describe('sqlite store: restart recovery (R29)', () => {
     expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
     expect(new Set(seqs).size).toBe(20);
     expect(a.store.stateVersion(CHILD, A)).toBe(b.store.stateVersion(CHILD, A));
-    // The cursor B wrote is durable, so A's record told COORD through A's queue.
+    // The cursor B wrote is durable, so A's records made COORD's notice pending, on both connections.
     expect(a.store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([0]);
+    expect(b.store.pendingNotices(COORD)).toEqual(a.store.pendingNotices(COORD));
     expect(a.store.eventCount()).toBe(20);
     a.store.close();
     b.store.close();
@@ -355,5 +362,144 @@ describe('sqlite store: options', () => {
     expect(() => createSqliteStore({ now: () => T0, maxRows: 0 })).toThrow(RangeError);
     for (const s of [def.store, full.store, mem]) s.close();
     expect(() => mem.stateVersion(CHILD, A)).toThrow(/closed/);
+  });
+});
+
+describe('sqlite store: durable pending notices across connections (R26, R27, R27b, R52)', () => {
+  it('R26 a notice raised on one connection is pending on another at once, with no restart; R27 a drain on either acks it for both', () => {
+    const path = freshPath();
+    const a = openStore({ path });
+    const b = openStore({ path });
+    b.store.record(spawn());
+    a.store.record(human());
+    const onB = b.store.pendingNotices(PARENT);
+    expect(onB.map((n) => n.lastSeenSequence)).toEqual([1]);
+    expect(a.store.pendingNotices(PARENT)).toEqual(onB);
+    expect(b.store.drainNotices(PARENT)).toEqual(onB);
+    expect(a.store.drainNotices(PARENT)).toEqual([]); // exactly once: the other connection finds it acked
+    expect(a.store.pendingNotices(PARENT)).toEqual([]);
+    a.store.close();
+    b.store.close();
+  });
+
+  it('R27 drains interleaved on two connections hand each notice to exactly one of them', () => {
+    const path = freshPath();
+    const a = openStore({ path });
+    const b = openStore({ path });
+    const watchers = Array.from({ length: 6 }, (_, i) => `agent:main:w${i}`);
+    const got = new Map<string, number[]>();
+    let expected = 0;
+    for (let round = 0; round < 8; round++) {
+      (round % 2 ? a : b).store.record(human(CHILD, { watchers }));
+      expected += watchers.length; // one new notice per watcher per round: each drained before the next record
+      for (const [i, w] of watchers.entries()) {
+        const first = (i + round) % 2 ? a : b;
+        const second = first === a ? b : a;
+        for (const n of [...first.store.drainNotices(w), ...second.store.drainNotices(w)]) {
+          got.set(w, [...(got.get(w) ?? []), n.lastSeenSequence]);
+        }
+      }
+    }
+    const all = [...got.values()].flat();
+    expect(all.length).toBe(expected);
+    for (const w of watchers) expect(new Set(got.get(w)).size).toBe(got.get(w)!.length); // never the same L twice
+    a.store.close();
+    b.store.close();
+  });
+
+  it('R27b ackNotices on one connection acks what the other delivered; a stale L acks nothing', () => {
+    const path = freshPath();
+    const a = openStore({ path });
+    const b = openStore({ path });
+    a.store.record(spawn());
+    a.store.record(human());
+    const delivered = b.store.pendingNotices(PARENT);
+    a.store.record(human()); // interleaved: M > N
+    expect(a.store.ackNotices(PARENT, delivered)).toEqual(delivered);
+    expect(b.store.ackNotices(PARENT, delivered)).toEqual([]); // already acked: the follow-up quotes another L
+    expect(b.store.pendingNotices(PARENT).map((n) => n.lastSeenSequence)).toEqual([2]);
+    a.store.close();
+    b.store.close();
+  });
+
+  it('R52 unwatch on one connection removes the pending notice for every connection', () => {
+    const path = freshPath();
+    const a = openStore({ path });
+    const b = openStore({ path });
+    a.store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
+    a.store.record(human(PEER));
+    expect(b.store.pendingNotices(COORD)).toHaveLength(1);
+    expect(b.store.unwatch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A })).toEqual({ unwatched: true });
+    expect(a.store.pendingNotices(COORD)).toEqual([]);
+    expect(a.store.cursor(COORD, PEER, A)).toBeUndefined();
+    a.store.close();
+    b.store.close();
+  });
+});
+
+describe('sqlite store: change hooks for the feed (PendingSource)', () => {
+  it('listPending lists every pending pair of every watcher with its wake, from the file', () => {
+    const path = freshPath();
+    const a = openStore({ path });
+    const b = openStore({ path });
+    a.store.record(spawn());
+    a.store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A, provenance: 'ambient' });
+    a.store.record(human());
+    a.store.record(human(PEER));
+    const byKey = (x: { watcherSessionKey: string }, y: { watcherSessionKey: string }) => (x.watcherSessionKey < y.watcherSessionKey ? -1 : 1);
+    expect(b.store.listPending().sort(byKey)).toEqual([
+      { watcherSessionKey: COORD, targetSessionKey: PEER, targetAgentId: A, lastSeenSequence: 0, wake: 'next-turn' }, // ambient (R25)
+      { watcherSessionKey: PARENT, targetSessionKey: CHILD, targetAgentId: A, lastSeenSequence: 1, wake: 'immediate' },
+    ]);
+    b.store.drainNotices(PARENT);
+    expect(a.store.listPending().map((p) => p.watcherSessionKey)).toEqual([COORD]);
+    a.store.close();
+    b.store.close();
+  });
+
+  it('changeToken (PRAGMA data_version) moves on another connection\'s commit, not on this one\'s own', () => {
+    const path = freshPath();
+    const a = openStore({ path });
+    const b = openStore({ path });
+    const t0 = a.store.changeToken();
+    a.store.record(human(PEER));
+    expect(a.store.changeToken()).toBe(t0); // its own commit: onLocalChange says so instead
+    const u0 = b.store.changeToken();
+    a.store.record(human(PEER));
+    expect(b.store.changeToken()).not.toBe(u0);
+    const u1 = b.store.changeToken();
+    expect(b.store.changeToken()).toBe(u1); // nothing new: the token stands still
+    a.store.close();
+    b.store.close();
+  });
+
+  it('onLocalChange fires after this handle\'s committed writes that can change pending state; a throwing listener is logged and fails nothing', () => {
+    const { store, logger } = openStore();
+    let calls = 0;
+    const off = store.onLocalChange(() => calls++);
+    store.onLocalChange(() => {
+      throw new Error('listener bug');
+    });
+    store.record(spawn()); // seeds a cursor
+    const afterSeed = calls;
+    expect(afterSeed).toBe(1);
+    store.record(human());
+    expect(calls).toBe(2);
+    store.pendingNotices(PARENT); // reads fire nothing
+    store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 });
+    expect(calls).toBe(2);
+    expect(store.drainNotices(PARENT)).toHaveLength(1);
+    expect(calls).toBe(3);
+    store.drainNotices(PARENT); // nothing pending: nothing written
+    expect(calls).toBe(3);
+    store.record(human(PEER)); // no watcher of PEER: no cursor written
+    expect(calls).toBe(3);
+    expect(store.unwatch({ watcherSessionKey: PARENT, targetSessionKey: CHILD, agentId: A })).toEqual({ unwatched: true });
+    expect(calls).toBe(4);
+    expect(logger.entries.filter((e) => e.message.includes('change listener'))).toHaveLength(4);
+    off();
+    store.record(human(CHILD, { watchers: [COORD] }));
+    expect(calls).toBe(4);
+    store.close();
   });
 });
