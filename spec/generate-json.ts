@@ -32,6 +32,18 @@ export function jsonSchemas(): Record<string, unknown> {
     'wire-response.json': spec.WireResponse,
     'wire-hello.json': spec.WireHello,
     'conformance-vector.json': spec.ConformanceVector,
+    // PROTOCOL.md section 11: the agent tools' arguments and results, and the tool vectors.
+    'tool-session-status-args.json': spec.SessionStatusArgs,
+    'tool-session-status-result.json': spec.SessionStatusResult,
+    'tool-sessions-list-args.json': spec.SessionsListArgs,
+    'tool-sessions-list-result.json': spec.SessionsListResult,
+    'tool-session-watch-args.json': spec.SessionWatchArgs,
+    'tool-session-watch-result.json': spec.SessionWatchResult,
+    'tool-session-unwatch-args.json': spec.SessionUnwatchArgs,
+    'tool-session-unwatch-result.json': spec.SessionUnwatchResult,
+    'tool-session-notices-args.json': spec.SessionNoticesArgs,
+    'tool-session-notices-result.json': spec.SessionNoticesResult,
+    'tool-vector.json': spec.ToolVector,
   };
 }
 

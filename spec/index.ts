@@ -12,4 +12,5 @@ export * from './schemas/notice.js';
 export * from './schemas/changes-since.js';
 export * from './schemas/wire.js';
 export * from './schemas/vectors.js';
+export * from './schemas/tools.js';
 export type * from './schemas/contract.js';

@@ -1,0 +1,156 @@
+import Type, { type Static } from 'typebox';
+import { ChangesSinceResponse } from './changes-since.js';
+import { Notice } from './notice.js';
+import { AgentId, SessionKey, Version } from './primitives.js';
+
+/**
+ * PROTOCOL.md section 11 (T rules): the agent-facing session tools. Each tool has an argument
+ * schema (what a model may send; JSON Schema copies in spec/json/tool-*.json, also served by the
+ * MCP server), a structured result and a compact text (T-rules, byte-exact in
+ * conformance/tools/vectors). Arguments are closed: an unknown field is a ValidationError (R9).
+ */
+
+const OptionalAgentId = Type.Optional(
+  Type.String({
+    ...AgentId,
+    description: "The session's agent id. May be left out for an agent-scoped key (agent:<agentId>:...), whose agent it must match (R1, T2).",
+  }),
+);
+
+/** T3: `session_status`. */
+export const SessionStatusArgs = Type.Object(
+  {
+    sessionKey: Type.String({ ...SessionKey, description: 'The session to report on, e.g. the key a notice names.' }),
+    agentId: OptionalAgentId,
+    changesSince: Type.Optional(
+      Type.Integer({
+        ...Version,
+        description: 'A stateVersion seen before (a notice quotes it): also return the typed events after it (at most 200), without moving any cursor.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: "A session's stateVersion and, with changesSince, the exact delta since a version seen before." },
+);
+export type SessionStatusArgs = Static<typeof SessionStatusArgs>;
+
+export const SessionStatusResult = Type.Object(
+  {
+    sessionKey: SessionKey,
+    agentId: AgentId,
+    stateVersion: Version,
+    stateChanges: Type.Optional(ChangesSinceResponse.properties.stateChanges),
+  },
+  { additionalProperties: false },
+);
+export type SessionStatusResult = Static<typeof SessionStatusResult>;
+
+/** T4: one row of a runtime's sessions_list, as the handler receives it (other fields pass through). */
+export const SessionsListRow = Type.Object(
+  { sessionKey: SessionKey, agentId: Type.Optional(AgentId), stateVersion: Type.Optional(Type.Integer({ ...Version, minimum: 1 })) },
+  { additionalProperties: true },
+);
+export type SessionsListRow = Static<typeof SessionsListRow>;
+
+/** T4: `sessions_list` (the MCP server lists the sessions its database knows). */
+export const SessionsListArgs = Type.Object({}, { additionalProperties: false, description: 'Sessions with their stateVersion (present only when the session has logged changes).' });
+export type SessionsListArgs = Static<typeof SessionsListArgs>;
+
+export const SessionsListResult = Type.Object({ sessions: Type.Array(SessionsListRow) }, { additionalProperties: false });
+export type SessionsListResult = Static<typeof SessionsListResult>;
+
+/** T5: `session_watch` (the registration sessions_send with watch: true performs after a successful dispatch). */
+export const SessionWatchArgs = Type.Object(
+  {
+    watcherSessionKey: Type.String({ ...SessionKey, description: 'Your own session key (agent-scoped: agent:<agentId>:...); notices go to it.' }),
+    targetSessionKey: Type.String({ ...SessionKey, description: 'The session to watch: the one that actually received your message.' }),
+    agentId: OptionalAgentId,
+  },
+  { additionalProperties: false, description: "Watch a session: one notice when another actor changes it, starting from its current stateVersion." },
+);
+export type SessionWatchArgs = Static<typeof SessionWatchArgs>;
+
+/** T5: why a watch was refused; absent when watched. */
+export const WatchRefusal = Type.Union([Type.Literal('not-dispatched'), Type.Literal('bare-watcher'), Type.Literal('same-session'), Type.Literal('unavailable')]);
+export type WatchRefusal = Static<typeof WatchRefusal>;
+
+export const SessionWatchResult = Type.Object(
+  { watched: Type.Boolean(), stateVersion: Type.Optional(Version), reason: Type.Optional(WatchRefusal) },
+  { additionalProperties: false },
+);
+export type SessionWatchResult = Static<typeof SessionWatchResult>;
+
+/** T6: `session_unwatch`. */
+export const SessionUnwatchArgs = Type.Object(
+  {
+    watcherSessionKey: Type.String({ ...SessionKey, description: 'Your own session key.' }),
+    targetSessionKey: Type.String({ ...SessionKey, description: 'The watched session.' }),
+    agentId: OptionalAgentId,
+  },
+  { additionalProperties: false, description: 'Stop watching a session; its pending notice, if any, goes too.' },
+);
+export type SessionUnwatchArgs = Static<typeof SessionUnwatchArgs>;
+
+export const SessionUnwatchResult = Type.Object({ unwatched: Type.Boolean() }, { additionalProperties: false });
+export type SessionUnwatchResult = Static<typeof SessionUnwatchResult>;
+
+/** T7: `session_notices` (drain). */
+export const SessionNoticesArgs = Type.Object(
+  { watcherSessionKey: Type.String({ ...SessionKey, description: 'Your own session key.' }) },
+  { additionalProperties: false, description: 'Take your pending stale-state notices (each is delivered once), oldest target first.' },
+);
+export type SessionNoticesArgs = Static<typeof SessionNoticesArgs>;
+
+export const SessionNoticesResult = Type.Object({ notices: Type.Array(Notice) }, { additionalProperties: false });
+export type SessionNoticesResult = Static<typeof SessionNoticesResult>;
+
+/** The tools an agent sees, by name, with their argument schemas. */
+export const TOOL_ARGS = {
+  session_status: SessionStatusArgs,
+  sessions_list: SessionsListArgs,
+  session_watch: SessionWatchArgs,
+  session_unwatch: SessionUnwatchArgs,
+  session_notices: SessionNoticesArgs,
+} as const;
+export type ToolName = keyof typeof TOOL_ARGS;
+export const TOOL_NAMES = Object.keys(TOOL_ARGS) as ToolName[];
+
+/** Tool vectors (conformance/tools/vectors/*.json): a store script, then tool calls with the exact structured result and text. */
+export const TOOL_VECTOR_FORMAT = 'session-state-kit-tool-vectors/1' as const;
+
+export const ToolVectorCall = Type.Object(
+  {
+    now: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The store clock for this call.' }),
+    tool: Type.Union([
+      Type.Literal('session_status'),
+      Type.Literal('sessions_list'),
+      Type.Literal('session_watch'),
+      Type.Literal('session_unwatch'),
+      Type.Literal('session_notices'),
+      Type.Literal('record'),
+    ], { description: 'A tool, or `record` (store.record with args as its input; result: the stored sequence or null) to change the store between calls.' }),
+    args: Type.Unknown({ description: 'Tool arguments; sessions_list takes {rows, defaultAgentId?} here (the runtime rows to annotate). May be invalid on purpose.' }),
+    expect: Type.Union([
+      Type.Object({ ok: Type.Literal(true), result: Type.Unknown(), text: Type.Optional(Type.String()) }, { additionalProperties: false }),
+      Type.Object(
+        { ok: Type.Literal(false), error: Type.Object({ name: Type.String({ minLength: 1 }), field: Type.Optional(Type.String()) }, { additionalProperties: false }) },
+        { additionalProperties: false },
+      ),
+    ]),
+  },
+  { additionalProperties: false },
+);
+export type ToolVectorCall = Static<typeof ToolVectorCall>;
+
+export const ToolVector = Type.Object(
+  {
+    format: Type.Literal(TOOL_VECTOR_FORMAT),
+    name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', description: 'Also the file name without .json.' }),
+    rules: Type.Array(Type.String({ pattern: '^[RTU][0-9]+b?$' })),
+    description: Type.String(),
+    startAt: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    defaultAgentId: Type.Optional(Type.String({ ...AgentId, description: "T2: the runtime's own agent, for bare keys without agentId." })),
+    calls: Type.Array(ToolVectorCall, { minItems: 1 }),
+  },
+  { additionalProperties: false, description: 'A fixed tool vector generated from the reference store and the tool handlers.' },
+);
+export type ToolVector = Static<typeof ToolVector>;
