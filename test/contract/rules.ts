@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LIMITS, NOTIFY_CLASS, StateEvent, type EventKind, type StoreFactory } from '../../spec/index.js';
-import { assertSchema, isValidationError, noticeText } from '../../src/core/index.js';
+import { assertSchema, encodeContextKey, isValidationError, noticeText } from '../../src/core/index.js';
 import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, harness, human, spawn } from './harness.js';
 
 async function rejects(p: unknown, field: string): Promise<void> {
@@ -398,7 +398,7 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       expect(await store.pendingNotices(COORD)).toEqual(once);
     });
 
-    it('R27 drain returns the pending notices, empties the queue and acks to the frozen watermark', async () => {
+    it('R27 drain returns the pending notices, leaves none pending and acks to the frozen watermark', async () => {
       const { store } = await harness(factory);
       await store.record(spawn());
       const f = await store.record(human());
@@ -419,7 +419,7 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       await store.record(human());
       const [first] = await store.drainNotices(PARENT);
       expect(first?.lastSeenSequence).toBe(s!.sequence);
-      // queued right at the ack, not only rebuilt by a restart
+      // pending right at the ack (the cursor has N > L again)
       expect((await store.pendingNotices(PARENT)).map((n) => n.lastSeenSequence)).toEqual([f!.sequence]);
       // and durable: a restart between the drains must not lose the interleaved events
       await store.restart();
@@ -436,22 +436,162 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       expect(await store.drainNotices(PARENT)).toEqual([]);
     });
 
-    it('R29 restart rebuilds exactly the pending notices from durable cursors', async () => {
+    it('R29 restart changes no cursor: the same pending notices before and after, and the same follow-ups as without it', async () => {
+      const script = async (withRestarts: boolean) => {
+        const { store } = await harness(factory);
+        const out: unknown[] = [];
+        const maybeRestart = async () => {
+          if (withRestarts) await store.restart();
+        };
+        await store.record(spawn());
+        await store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
+        await store.record(human());
+        await store.record(human());
+        await store.record(human(PEER));
+        await store.drainNotices(COORD); // settled
+        await maybeRestart();
+        out.push(await store.pendingNotices(PARENT), await store.pendingNotices(COORD));
+        await maybeRestart();
+        out.push(await store.drainNotices(PARENT)); // quotes the spawn; owes a follow-up (M > N)
+        await maybeRestart();
+        out.push(await store.drainNotices(PARENT), await store.drainNotices(PARENT));
+        await store.close();
+        return out;
+      };
+      const withRestarts = await script(true);
+      expect(withRestarts).toEqual(await script(false));
+      expect((withRestarts as { lastSeenSequence: number }[][]).map((ns) => ns.map((n) => n.lastSeenSequence))).toEqual([[1], [], [1], [2], []]);
+    });
+
+    it('R27b ackNotices acks exactly the delivered notices still pending with the same L, in R26 order', async () => {
+      const { store } = await harness(factory);
+      const T1 = 'agent:main:t1';
+      const T2 = 'agent:main:t2';
+      for (const t of [T2, T1]) await store.watch({ watcherSessionKey: COORD, targetSessionKey: t, agentId: A });
+      await store.record(human(T2));
+      await store.record(human(T1));
+      const delivered = await store.pendingNotices(COORD);
+      await store.record(human(T2)); // interleaved after delivery: T2 owes a follow-up
+      const acked = await store.ackNotices(COORD, [...delivered].reverse());
+      expect(acked).toEqual(delivered); // what was acked, as it was delivered, in R26 order
+      const left = await store.pendingNotices(COORD);
+      expect(left.map((n) => [n.targetSessionKey, n.lastSeenSequence])).toEqual([[T2, 1]]); // R28 follow-up
+      // Acking the same notices again acks nothing: T1 is settled, T2's L moved on.
+      expect(await store.ackNotices(COORD, delivered)).toEqual([]);
+      expect(await store.pendingNotices(COORD)).toEqual(left);
+      // Plain {contextKey, lastSeenSequence} pairs work as well as Notice objects.
+      expect(await store.ackNotices(COORD, left.map((n) => ({ contextKey: n.contextKey, lastSeenSequence: n.lastSeenSequence })))).toEqual(left);
+      expect(await store.pendingNotices(COORD)).toEqual([]);
+    });
+
+    it('R27b a foreign context key, a stale L, another watcher\'s pair or a bare watcher acks nothing', async () => {
       const { store } = await harness(factory);
       await store.record(spawn());
-      await store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
       await store.record(human());
+      const [n] = await store.pendingNotices(PARENT);
+      const foreign = [
+        { contextKey: n!.contextKey.toUpperCase().replace('SESSION-STATE', 'other'), lastSeenSequence: n!.lastSeenSequence },
+        { contextKey: `${n!.contextKey}0`, lastSeenSequence: n!.lastSeenSequence }, // odd hex
+        { contextKey: 'session-state:6d61696e:ff', lastSeenSequence: n!.lastSeenSequence }, // not UTF-8
+        { contextKey: n!.contextKey, lastSeenSequence: n!.lastSeenSequence + 1 }, // stale or future L
+        { contextKey: encodeContextKey('ops', CHILD), lastSeenSequence: n!.lastSeenSequence }, // another agent's identity
+      ];
+      expect(await store.ackNotices(PARENT, foreign)).toEqual([]);
+      expect(await store.ackNotices(COORD, [n!])).toEqual([]); // COORD has no cursor there
+      expect(await store.ackNotices('global', [n!])).toEqual([]);
+      expect(await store.ackNotices(PARENT, [])).toEqual([]);
+      expect(await store.pendingNotices(PARENT)).toEqual([n]);
+      // The key is decoded case-insensitively (R24), as drain would name it.
+      expect(await store.ackNotices(PARENT, [{ contextKey: n!.contextKey.toUpperCase(), lastSeenSequence: n!.lastSeenSequence }])).toEqual([n]);
+    });
+
+    it('R27b bad ackNotices input is a ValidationError naming the field, and nothing is acked', async () => {
+      const { store } = await harness(factory);
+      await store.record(spawn());
       await store.record(human());
+      const [n] = await store.pendingNotices(PARENT);
+      await rejects(() => store.ackNotices('', [n!]), 'watcherSessionKey');
+      await rejects(() => store.ackNotices(PARENT, 'all' as never), 'notices');
+      await rejects(() => store.ackNotices(PARENT, [n!, { contextKey: n!.contextKey }] as never), 'notices.1.lastSeenSequence');
+      await rejects(() => store.ackNotices(PARENT, [n!, { contextKey: n!.contextKey, lastSeenSequence: -1 }]), 'notices.1.lastSeenSequence');
+      await rejects(() => store.ackNotices(PARENT, [{ contextKey: 7, lastSeenSequence: 1 }] as never), 'notices.0.contextKey');
+      await rejects(() => store.ackNotices(PARENT, [n!, null] as never), 'notices.1');
+      expect(await store.pendingNotices(PARENT)).toEqual([n]);
+    });
+
+    it('R21b an ambient watch starts at the head, is notified like a spawn cursor with next-turn notices, and never by terminal runs', async () => {
+      const { store } = await harness(factory);
       await store.record(human(PEER));
-      await store.drainNotices(COORD); // settled: not rebuilt
-      await store.restart();
-      const pending = await store.pendingNotices(PARENT);
-      expect(pending.length).toBe(1);
+      const head = await store.stateVersion(PEER, A);
+      expect(await store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A, provenance: 'ambient' })).toEqual({ watched: true });
+      expect(await store.pendingNotices(COORD)).toEqual([]); // R22: history never notifies
+      await store.record({ sessionKey: PEER, agentId: A, kind: 'run_completed', actorType: 'system', summary: 'child run completed' });
+      expect(await store.pendingNotices(COORD)).toEqual([]); // R16
+      await store.record(human(PEER));
+      const [n] = await store.pendingNotices(COORD);
+      expect(n).toMatchObject({ lastSeenSequence: head, wake: 'next-turn' }); // queue-only: a main watcher, yet not woken (R25)
+      expect(n!.text).toBe(noticeText(PEER, head));
+      // An explicit watch promotes it (R20): the same pending notice now wakes, and terminal runs notify.
+      await store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
+      expect(await store.pendingNotices(COORD)).toEqual([{ ...n, wake: 'immediate' }]);
+      await store.drainNotices(COORD);
+      await store.record({ sessionKey: PEER, agentId: A, kind: 'run_completed', actorType: 'system', summary: 'child run completed' });
+      expect((await store.pendingNotices(COORD)).length).toBe(1);
+      // Never downgraded: an ambient registration of an explicit cursor changes nothing.
+      await store.drainNotices(COORD);
+      await store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A, provenance: 'ambient' });
+      await store.record({ sessionKey: PEER, agentId: A, kind: 'run_completed', actorType: 'system', summary: 'child run completed' });
+      expect((await store.pendingNotices(COORD))[0]?.wake).toBe('immediate');
+    });
+
+    it('R21b a spawn seed makes an ambient cursor spawn; ambient watch is refused for bare and self watchers', async () => {
+      const { store } = await harness(factory);
+      await store.watch({ watcherSessionKey: PARENT, targetSessionKey: CHILD, agentId: A, provenance: 'ambient' });
+      await store.record(spawn());
+      await store.record(human());
+      expect((await store.pendingNotices(PARENT))[0]).toMatchObject({ lastSeenSequence: 1, wake: 'immediate' }); // spawn now: seeded at 1, woken
+      expect(await store.watch({ watcherSessionKey: 'global', targetSessionKey: PEER, agentId: A, provenance: 'ambient' })).toEqual({ watched: false });
+      expect(await store.watch({ watcherSessionKey: PEER, targetSessionKey: PEER, agentId: A, provenance: 'ambient' })).toEqual({ watched: false });
+      await rejects(() => store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A, provenance: 'spawn' } as never), 'provenance');
+    });
+
+    it('R52 unwatch deletes the cursor and its pending notice; unwatched says whether a cursor existed', async () => {
+      const { store } = await harness(factory);
+      const req = { watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A };
+      expect(await store.unwatch(req)).toEqual({ unwatched: false });
+      await store.watch(req);
+      await store.record(human(PEER));
+      expect((await store.pendingNotices(COORD)).length).toBe(1);
+      expect(await store.unwatch(req)).toEqual({ unwatched: true });
       expect(await store.pendingNotices(COORD)).toEqual([]);
-      await store.restart();
-      expect(await store.pendingNotices(PARENT)).toEqual(pending);
-      await store.drainNotices(PARENT);
-      expect(await store.drainNotices(PARENT)).toEqual([]); // sweep froze N at M: nothing interleaved
+      expect(await store.unwatch(req)).toEqual({ unwatched: false });
+      await store.record(human(PEER));
+      expect(await store.pendingNotices(COORD)).toEqual([]); // no cursor: not notified any more
+      // Whatever its provenance: a spawn cursor goes too; a producer passing the watcher again re-creates it (R15).
+      await store.record(spawn());
+      expect(await store.unwatch({ watcherSessionKey: PARENT, targetSessionKey: CHILD, agentId: A })).toEqual({ unwatched: true });
+      await store.record(human());
+      expect(await store.pendingNotices(PARENT)).toEqual([]);
+      await store.record(human(CHILD, { watchers: [PARENT] }));
+      expect((await store.pendingNotices(PARENT)).map((n) => n.lastSeenSequence)).toEqual([0]);
+      // Another agent's session of the same key is another identity: untouched.
+      await store.watch({ watcherSessionKey: COORD, targetSessionKey: 'global', agentId: 'ops' });
+      expect(await store.unwatch({ watcherSessionKey: COORD, targetSessionKey: 'global', agentId: 'main' })).toEqual({ unwatched: false });
+      expect(await store.unwatch({ watcherSessionKey: COORD, targetSessionKey: 'global', agentId: 'ops' })).toEqual({ unwatched: true });
+    });
+
+    it('R52 unwatch of a bare or self watcher answers false; bad input is a ValidationError naming the field, nothing written', async () => {
+      const { store } = await harness(factory);
+      await store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
+      await store.record(human(PEER));
+      expect(await store.unwatch({ watcherSessionKey: 'global', targetSessionKey: PEER, agentId: A })).toEqual({ unwatched: false });
+      expect(await store.unwatch({ watcherSessionKey: PEER, targetSessionKey: PEER, agentId: A })).toEqual({ unwatched: false });
+      await rejects(() => store.unwatch({ watcherSessionKey: COORD, targetSessionKey: PEER } as never), 'agentId');
+      await rejects(() => store.unwatch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: 'ops' }), 'agentId'); // R1 mismatch
+      await rejects(() => store.unwatch({ watcherSessionKey: 'agent:main:a\uD800', targetSessionKey: PEER, agentId: A }), 'watcherSessionKey');
+      await rejects(() => store.unwatch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A, provenance: 'explicit' } as never), 'provenance');
+      await rejects(() => store.unwatch(null as never), '(input)');
+      expect((await store.pendingNotices(COORD)).length).toBe(1);
     });
   });
 
@@ -600,16 +740,31 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       await store.drainNotices(COORD); // acks T2 and T3 (R27 refresh)
       await store.record(human(T3)); // T3 pending again
       clock.advance(DAY);
-      await store.restart(); // T3 swept: N := M, but no refresh
+      await store.restart(); // changes no cursor (R29): no refresh
       clock.advance(5 * DAY); // T1, T2 last touched 6 days ago; T3 by its material event 6 days ago
       await store.prune();
       for (const t of [T1, T2, T3]) await store.record(human(t));
       expect((await store.pendingNotices(COORD)).map((n) => n.targetSessionKey)).toEqual([T1, T2, T3]);
       clock.advance(11 * DAY);
-      await store.restart(); // pending but idle for 11 days: the sweep keeps nothing alive
+      await store.restart(); // pending but idle for 11 days: a restart keeps nothing alive
       await store.prune();
       await store.record(human(T1));
       expect(await store.pendingNotices(COORD)).toEqual([]);
+    });
+
+    it('R44 an ambient cursor expires like the others, and re-registering it keeps nothing alive (R21b)', async () => {
+      const { store, clock } = await harness(factory, { retentionMs: 10 * DAY });
+      const ambient = { watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A, provenance: 'ambient' as const };
+      await store.watch(ambient);
+      await store.watch({ ...ambient, targetSessionKey: CHILD });
+      clock.advance(6 * DAY);
+      await store.watch(ambient); // re-registration: updatedAt kept
+      await store.watch({ ...ambient, targetSessionKey: CHILD, provenance: 'explicit' }); // promotion refreshes (R21)
+      clock.advance(5 * DAY);
+      await store.prune();
+      await store.record(human(PEER));
+      await store.record(human(CHILD));
+      expect((await store.pendingNotices(COORD)).map((n) => n.targetSessionKey)).toEqual([CHILD]);
     });
 
     it('R44 idle cursors expire; material events keep them alive', async () => {
