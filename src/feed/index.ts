@@ -5,3 +5,15 @@
  */
 export type { PendingPair, PendingSource } from './types.js';
 export { createNoticeFeed, DEFAULT_POLL_INTERVAL_MS, type NoticeFeed, type NoticeFeedOptions, type NoticeSignal } from './feed.js';
+export { startDelivery, type Delivery, type DeliveryOptions, type DeliveryStore } from './delivery.js';
+export {
+  WAKE_COALESCE_MS,
+  WakeScheduler,
+  defaultLaneOf,
+  isWakeable,
+  mainKeyLaneClassifier,
+  type Lane,
+  type LaneClassifier,
+  type WakeDecision,
+  type WakePolicyOptions,
+} from '../core/wake.js';

@@ -1,0 +1,197 @@
+import type { MaybePromise, Notice, NoticeAck } from '../../spec/index.js';
+import { WakeScheduler, isWakeable, type WakePolicyOptions } from '../core/index.js';
+import { consoleLogger, type Logger } from '../shared/logger.js';
+import type { NoticeFeed, NoticeSignal } from './feed.js';
+import type { PendingPair } from './types.js';
+
+/**
+ * R67: at-least-once delivery of notices to woken watchers. Wires a store, a change feed and the
+ * wake policy (src/core/wake, R64-R66) to the runtime's `deliver` callback: when a watcher's wake
+ * is due it reads `pendingNotices`, hands them to `deliver`, and only after that resolves acks
+ * exactly those notices (`ackNotices`: a pair acked is one whose L is still the L delivered).
+ * A failed delivery acks nothing: the notices stay pending in durable state and are offered
+ * again after `retryMs`. Watchers that are never woken (sub-agents, ambient cursors, side lanes)
+ * are left alone: they read their notices on their next turn.
+ */
+
+/** What delivery needs from a store: the two contract methods of at-least-once delivery. */
+export interface DeliveryStore {
+  pendingNotices(watcherSessionKey: string): MaybePromise<Notice[]>;
+  ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): MaybePromise<Notice[]>;
+}
+
+export interface DeliveryOptions {
+  store: DeliveryStore;
+  feed: NoticeFeed;
+  /**
+   * Wakes the watcher with these notices (e.g. starts its turn with them in the prompt). Resolve
+   * when they reached the watcher: they are then acked. Throw or reject when they did not: they
+   * stay pending and are retried. Resolve `false` when the runtime woke the watcher but its turn
+   * will read the notices itself (`drainNotices`): nothing is acked and nothing is retried.
+   */
+  deliver: (watcherSessionKey: string, notices: Notice[]) => MaybePromise<void | boolean>;
+  /** The wake policy (R64-R66) or a scheduler to share; default: 20 s coalescing, default lanes. */
+  wake?: WakeScheduler | WakePolicyOptions;
+  /** The clock, epoch ms; default Date.now. */
+  now?: () => number;
+  /** A one-shot timer returning its cancel; default an unref'd setTimeout. */
+  setTimer?: (fn: () => void, ms: number) => () => void;
+  /** Retry delay after a failed delivery or ack; default the coalescing window (at least 1 ms). */
+  retryMs?: number;
+  logger?: Logger;
+}
+
+export interface Delivery {
+  /** Stops listening and cancels owed wakes; a delivery in flight still finishes (and acks). */
+  close(): void;
+  /** Resolves when no delivery is in flight (for tests and orderly shutdown). */
+  idle(): Promise<void>;
+  readonly scheduler: WakeScheduler;
+}
+
+function defaultTimer(fn: () => void, ms: number): () => void {
+  const t = setTimeout(fn, ms);
+  (t as { unref?: () => void }).unref?.();
+  return () => clearTimeout(t);
+}
+
+function describe(error: unknown): Record<string, unknown> {
+  return error instanceof Error ? { error: error.message, name: error.name } : { error: String(error) };
+}
+
+export function startDelivery(options: DeliveryOptions): Delivery {
+  const { store, feed, deliver } = options;
+  if (!store || typeof store.pendingNotices !== 'function' || typeof store.ackNotices !== 'function') {
+    throw new TypeError('startDelivery: store must have pendingNotices and ackNotices');
+  }
+  if (!feed || typeof feed.subscribe !== 'function') throw new TypeError('startDelivery: feed must be a NoticeFeed');
+  if (typeof deliver !== 'function') throw new TypeError('startDelivery: deliver must be a function');
+  const scheduler = options.wake instanceof WakeScheduler ? options.wake : new WakeScheduler(options.wake);
+  const now = options.now ?? Date.now;
+  const setTimer = options.setTimer ?? defaultTimer;
+  const logger = options.logger ?? consoleLogger;
+  const retryMs = options.retryMs ?? Math.max(1, scheduler.policy.coalesceMs);
+  if (!Number.isSafeInteger(retryMs) || retryMs < 1) throw new RangeError(`retryMs must be a positive safe integer, got ${String(retryMs)}`);
+
+  const log = (message: string, details: Record<string, unknown>) => {
+    try {
+      logger.error(message, details);
+    } catch {
+      // best effort (R9): a throwing logger must not stop delivery
+    }
+  };
+
+  /** The latest pending pairs the feed reported per watcher (what a deferred wake is judged on). */
+  const latest = new Map<string, PendingPair[]>();
+  const inFlight = new Map<string, Promise<void>>();
+  const rerun = new Set<string>();
+  const retries = new Map<string, () => void>();
+  let cancelDue: (() => void) | undefined;
+  let dueAt: number | undefined;
+  let closed = false;
+
+  const armDue = () => {
+    if (closed) return;
+    const next = scheduler.nextDueAt();
+    if (next === dueAt) return;
+    cancelDue?.();
+    cancelDue = undefined;
+    dueAt = next;
+    if (next === undefined) return;
+    cancelDue = setTimer(fireDue, Math.max(0, next - now()));
+  };
+
+  const fireDue = () => {
+    cancelDue = undefined;
+    dueAt = undefined;
+    if (closed) return;
+    for (const w of scheduler.takeDue(now())) run(w);
+    armDue();
+  };
+
+  const consider = (watcher: string, pending: readonly PendingPair[] | readonly Notice[]) => {
+    if (closed) return;
+    const decision = scheduler.request(watcher, pending, now());
+    if (decision.wake === 'now') run(watcher);
+    else if (decision.wake === 'later') armDue();
+  };
+
+  const retryLater = (watcher: string) => {
+    if (closed || retries.has(watcher)) return;
+    retries.set(
+      watcher,
+      setTimer(() => {
+        retries.delete(watcher);
+        consider(watcher, latest.get(watcher) ?? [{ wake: 'immediate' } as PendingPair]);
+      }, retryMs),
+    );
+  };
+
+  const attempt = async (watcher: string): Promise<void> => {
+    let notices: Notice[];
+    try {
+      notices = await store.pendingNotices(watcher);
+    } catch (error) {
+      log('notice delivery: reading pending notices failed; retrying later', { watcherSessionKey: watcher, ...describe(error) });
+      retryLater(watcher);
+      return;
+    }
+    // Judged again on durable state: another process may have delivered them meanwhile.
+    if (notices.length === 0 || !isWakeable(watcher, notices, scheduler.policy.laneOf)) return;
+    let outcome: void | boolean;
+    try {
+      outcome = await deliver(watcher, notices);
+    } catch (error) {
+      log('notice delivery: deliver failed; the notices stay pending and are retried', { watcherSessionKey: watcher, notices: notices.length, ...describe(error) });
+      retryLater(watcher);
+      return;
+    }
+    if (outcome === false) return;
+    let acked: Notice[];
+    try {
+      acked = await store.ackNotices(watcher, notices);
+    } catch (error) {
+      log('notice delivery: ack failed; the notices stay pending and will be delivered again', { watcherSessionKey: watcher, ...describe(error) });
+      retryLater(watcher);
+      return;
+    }
+    // Fewer acked than delivered: changed meanwhile (the feed signals a new L) or the ack could
+    // not be written. Look again later; a notice still pending unchanged is delivered again.
+    if (acked.length < notices.length) retryLater(watcher);
+  };
+
+  const run = (watcher: string) => {
+    if (inFlight.has(watcher)) {
+      rerun.add(watcher);
+      return;
+    }
+    const p = attempt(watcher)
+      .catch((error: unknown) => log('notice delivery: unexpected failure', { watcherSessionKey: watcher, ...describe(error) }))
+      .finally(() => {
+        inFlight.delete(watcher);
+        if (rerun.delete(watcher)) consider(watcher, latest.get(watcher) ?? []);
+      });
+    inFlight.set(watcher, p);
+  };
+
+  const onSignal = (s: NoticeSignal) => {
+    latest.set(s.watcherSessionKey, s.pending);
+    consider(s.watcherSessionKey, s.pending);
+  };
+  const unsubscribe = feed.subscribe(onSignal);
+
+  return {
+    scheduler,
+    close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      cancelDue?.();
+      for (const cancel of retries.values()) cancel();
+      retries.clear();
+    },
+    async idle() {
+      while (inFlight.size > 0) await Promise.all([...inFlight.values()]);
+    },
+  };
+}
