@@ -1,0 +1,21 @@
+import type pg from 'pg';
+import { PostgresDriverUnavailableError } from './errors.js';
+
+/**
+ * `pg` is an optional peer dependency, loaded on first use: importing session-state-kit (or this
+ * subpath) never needs it, only opening a PostgreSQL store does.
+ */
+export type PgModule = typeof pg;
+
+let loaded: Promise<PgModule> | undefined;
+
+export function loadPg(): Promise<PgModule> {
+  loaded ??= import('pg').then(
+    (mod) => ((mod as unknown as { default?: PgModule }).default ?? (mod as unknown as PgModule)),
+    (error: unknown) => {
+      loaded = undefined;
+      throw new PostgresDriverUnavailableError(error instanceof Error ? error.message : String(error), { cause: error });
+    },
+  );
+  return loaded;
+}

