@@ -63,7 +63,7 @@ export function concretize(drafts: readonly Draft[]): Command[] {
     let out = cmd;
     if (skew !== undefined && (cmd.op === 'record' || cmd.op === 'recordMany')) {
       const input = { ...(cmd.args[0] as Record<string, unknown>), occurredAt: Math.floor(t) + skew }; // an integer even on a fractional clock (R6)
-      out = { op: cmd.op, args: [input, ...cmd.args.slice(1)] };
+      out = { ...cmd, args: [input, ...cmd.args.slice(1)] };
     }
     if (clockAt === undefined) return [out];
     return [{ op: 'advance' as const, args: [clockAt - t] }, out, { op: 'advance' as const, args: [t - clockAt] }];

@@ -5,6 +5,7 @@
  * while the unmodified variant they are built from passes everything.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import * as handleLocalQueue from './broken/handle-local-queue.js';
 import { BROKEN, CONTROL } from './broken/index.js';
 import { PROPERTIES, formatReport, runConformance } from './index.js';
 
@@ -17,6 +18,14 @@ const DESIGNATED_RUNS = 60;
 // bug lies in pruning (below), so this file stays fast.
 const FAST = PROPERTIES.map((p) => p.name).filter((n) => n !== 'R42-real-limits');
 const caughtBy = new Map<string, string[]>();
+
+/**
+ * Broken only across handles (conformance/handles.ts): with one handle each is the reference, so
+ * the ordinary suite passes it; in multi-handle mode (3 handles on one store) it must be caught,
+ * by the designated multi-handle property on its own.
+ */
+const ACROSS_HANDLES = [{ name: 'handle-local-queue', ...handleLocalQueue.breaks, create: handleLocalQueue.create, target: handleLocalQueue.handles, designated: 'R20-R27-handles-agree' }];
+const SINGLE = FAST.filter((n) => !PROPERTIES.find((p) => p.name === n)!.multiHandle);
 
 /**
  * The rule-tied property that must catch each broken store by itself (with the fixed seed), so a
@@ -89,9 +98,20 @@ describe('broken implementations', () => {
     expect(r.passed).toBe(false);
   }, 60_000);
 
+  it.each(ACROSS_HANDLES.map((b) => [b.name, b] as const))('%s passes with one handle and is caught with three handles on one store', async (_name, b) => {
+    const single = await runConformance(b.create, { seed: SEED, runs: RUNS, shrink: false, properties: SINGLE });
+    expect(single.properties.filter((p) => !p.passed).map((p) => p.name), `${b.name} must be the reference with one handle`).toEqual([]);
+    const multi = await runConformance(b.target, { seed: SEED, runs: RUNS, shrink: false, properties: FAST, handles: 3 });
+    const caught = multi.properties.filter((p) => !p.passed).map((p) => p.name);
+    caughtBy.set(b.name, caught);
+    expect(caught, `${b.name} (${b.rule}: ${b.what}) must be caught by ${b.designated} on its own`).toContain(b.designated);
+    expect(caught, `${b.name}: the lockstep model must catch it across handles too`).toContain('model');
+  }, 120_000);
+
   afterAll(() => {
-    const width = Math.max(...BROKEN.map((b) => b.name.length));
-    const lines = BROKEN.map((b) => `  ${b.name.padEnd(width)}  ${b.rule.padEnd(4)}  [${DESIGNATED[b.name]}]  ${(caughtBy.get(b.name) ?? ['(not run)']).join(', ')}`);
+    const all = [...BROKEN.map((b) => ({ ...b, designated: DESIGNATED[b.name]! })), ...ACROSS_HANDLES.map((b) => ({ ...b, name: `${b.name} (3 handles)` }))];
+    const width = Math.max(...all.map((b) => b.name.length));
+    const lines = all.map((b) => `  ${b.name.padEnd(width)}  ${b.rule.padEnd(4)}  [${b.designated}]  ${(caughtBy.get(b.name.replace(' (3 handles)', '')) ?? ['(not run)']).join(', ')}`);
     console.log(`which properties caught each broken implementation (seed ${SEED}, ${RUNS} cases; [the one that must]):\n${lines.join('\n')}`);
   });
 });

@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StoreFactory } from '../spec/index.js';
 import { createMemoryStore } from '../src/memory/index.js';
 import { memoryLogger } from '../src/shared/logger.js';
-import { sqliteStoreFactory } from '../src/sqlite/index.js';
+import { SqliteStore, createSqliteStore, sqliteStoreFactory } from '../src/sqlite/index.js';
 import { brokenByName } from './broken/index.js';
+import { MEMORY_HANDLES, type ConformanceTarget, type HandleFactory } from './handles.js';
 import { PROPERTIES, formatReport, listProperties, runConformance, selectProperties } from './index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ssk-conformance-'));
@@ -17,16 +17,30 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
 const sqliteLog = memoryLogger();
 
-/** [name, factory, cases per property (undefined: each property's default), skip the 50,000-row property] */
-const FACTORIES: [string, StoreFactory, number | undefined, boolean][] = [
+/** Multi-handle mode on SQLite: each handle is its own connection to one file. */
+const SQLITE_CONNECTIONS: HandleFactory = {
+  create: (o) => createSqliteStore({ logger: sqliteLog, ...o, path: join(dir, `store-${files++}.db`) }),
+  openHandle: (first, o) => {
+    if (!(first instanceof SqliteStore)) throw new TypeError('not a SqliteStore');
+    return createSqliteStore({ logger: sqliteLog, ...o, path: first.path });
+  },
+};
+
+const MULTI = PROPERTIES.filter((p) => p.multiHandle).map((p) => p.name);
+
+/** [name, target, cases per property (undefined: each property's default), skip the 50,000-row property] */
+const FACTORIES: [string, ConformanceTarget, number | undefined, boolean][] = [
   ['memory', createMemoryStore, undefined, false],
+  ['memory (3 handles on one state)', MEMORY_HANDLES, 40, true],
   ['sqlite (:memory:)', sqliteStoreFactory({ logger: sqliteLog }), 40, false],
   ['sqlite (file)', sqliteStoreFactory({ logger: sqliteLog, path: () => join(dir, `store-${files++}.db`) }), 10, true],
+  ['sqlite (file, 3 connections)', SQLITE_CONNECTIONS, 10, true],
 ];
 
 describe.each(FACTORIES)('conformance suite against %s', (_name, factory, runs, skipRealLimits) => {
   it('passes every property', async () => {
-    const names = PROPERTIES.map((p) => p.name).filter((n) => !(skipRealLimits && n === 'R42-real-limits'));
+    const multi = typeof factory !== 'function' && factory.openHandle !== undefined;
+    const names = PROPERTIES.map((p) => p.name).filter((n) => !(skipRealLimits && n === 'R42-real-limits') && (multi || !MULTI.includes(n)));
     const result = await runConformance(factory, { seed: 20260101, properties: names, ...(runs !== undefined ? { runs } : {}) });
     if (!result.passed) console.error(formatReport(result));
     expect(result.properties.map((p) => [p.name, p.passed])).toEqual(names.map((n) => [n, true]));

@@ -5,6 +5,9 @@
  *   import { runConformance, formatReport } from 'session-state-kit/conformance';
  *   const result = await runConformance(createMyStore, { runs: 50 });
  *   console.log(formatReport(result));
+ *
+ * Multi-handle mode: pass `{ create, openHandle }` (another handle on the same backing store) and
+ * the model-based properties spread their commands over `handles` (default 3) handles.
  */
 export {
   runConformance,
@@ -18,7 +21,8 @@ export {
   type PropertyResult,
   type PropertyFailure,
 } from './runner.js';
-export { PROPERTIES, type ConformanceProperty, type PropertyContext } from './properties/index.js';
+export { PROPERTIES, type ArbitraryOptions, type ConformanceProperty, type PropertyContext } from './properties/index.js';
+export { MEMORY_HANDLES, DEFAULT_HANDLES, asHandleFactory, type ConformanceTarget, type HandleFactory, type OpenHandle } from './handles.js';
 export { loadVectors, runVector, vectorsDir, type VectorRun } from './vectors.js';
 export { formatScript, formatCommand, T0, type Command, type Scenario, type ScenarioOptions, type Outcome } from './script.js';
 export { execFactory, RemoteError, type ExecFactory, type ExecOptions } from './exec.js';

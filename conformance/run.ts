@@ -3,7 +3,8 @@
  * the script's commands (numbered steps) and to make extra read-only observations between them
  * (pendingNotices, stateVersion: R26, R34 promise these change nothing).
  */
-import type { Notice, SessionStateStore, StoreFactory } from '../spec/index.js';
+import type { CreateOptions, Notice, SessionStateStore } from '../spec/index.js';
+import { asHandleFactory, type ConformanceTarget } from './handles.js';
 import {
   Clock,
   ConformanceFailure,
@@ -12,7 +13,6 @@ import {
   describeOutcome,
   execute,
   formatCommand,
-  openStore,
   type Command,
   type Outcome,
   type ScenarioOptions,
@@ -26,26 +26,52 @@ export class Run {
   inEpilogue = false;
 
   private constructor(
-    readonly store: SessionStateStore,
+    /** The handles on one backing store (multi-handle mode); one in the ordinary mode. */
+    readonly stores: SessionStateStore[],
     readonly clock: Clock,
   ) {}
 
-  static async open(factory: StoreFactory, options: ScenarioOptions): Promise<Run> {
-    const clock = new Clock();
-    let store: SessionStateStore;
-    try {
-      store = await openStore(factory, clock, options);
-    } catch (error) {
-      throw new ConformanceFailure(0, `the factory threw while creating a store: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    return new Run(store, clock);
+  /** The first handle: where every command without a `handle` runs, and the default observer. */
+  get store(): SessionStateStore {
+    return this.stores[0]!;
   }
 
-  /** Executes the next scripted command. */
+  /**
+   * A fresh store and, with `handles` > 1, that many handles on it (the target's openHandle), all
+   * on one clock and opened before the first step.
+   */
+  static async open(target: ConformanceTarget, options: ScenarioOptions, handles = 1): Promise<Run> {
+    const clock = new Clock();
+    const f = asHandleFactory(target);
+    const o: CreateOptions = { now: clock.now };
+    if (options.retentionMs !== undefined) o.retentionMs = options.retentionMs;
+    if (options.maxRows !== undefined) o.maxRows = options.maxRows;
+    const stores: SessionStateStore[] = [];
+    try {
+      stores.push(await f.create({ ...o }));
+      for (let i = 1; i < handles; i++) {
+        if (!f.openHandle) throw new Error(`${handles} handles need a factory with openHandle`);
+        stores.push(await f.openHandle(stores[0]!, { ...o }));
+      }
+    } catch (error) {
+      for (const s of stores.reverse()) await closeQuietly(s);
+      throw new ConformanceFailure(0, `the factory threw while ${stores.length === 0 ? 'creating a store' : `opening handle ${stores.length}`}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return new Run(stores, clock);
+  }
+
+  /** The handle a command names (0 when it names none). */
+  on(handle = 0): SessionStateStore {
+    const s = this.stores[handle];
+    if (!s) throw new ConformanceFailure(this.step, `the script names handle ${handle}, but only ${this.stores.length} are open`);
+    return s;
+  }
+
+  /** Executes the next scripted command, on the handle it names. */
   async do(cmd: Command): Promise<Outcome> {
     this.step++;
     this.current = cmd;
-    return execute(this.store, this.clock, cmd);
+    return execute(this.on(cmd.handle), this.clock, cmd);
   }
 
   fail(message: string): never {
@@ -63,8 +89,13 @@ export class Run {
 
   /** An extra observation that must succeed. */
   async must<T>(op: Exclude<ScriptOp, 'advance' | 'recordMany'>, ...args: unknown[]): Promise<T> {
-    const o = await callStore(this.store, op, args);
-    if (!o.ok) this.fail(`${op}(${args.map((a) => JSON.stringify(a)).join(', ')}) ${describeOutcome(o)}`);
+    return this.mustOn<T>(0, op, ...args);
+  }
+
+  /** The same, through one handle. */
+  async mustOn<T>(handle: number, op: Exclude<ScriptOp, 'advance' | 'recordMany'>, ...args: unknown[]): Promise<T> {
+    const o = await callStore(this.on(handle), op, args);
+    if (!o.ok) this.fail(`${this.stores.length > 1 ? `[handle ${handle}] ` : ''}${op}(${args.map((a) => JSON.stringify(a)).join(', ')}) ${describeOutcome(o)}`);
     return o.result as T;
   }
 
@@ -74,8 +105,8 @@ export class Run {
     return o.result as T;
   }
 
-  pending(watcher: string): Promise<Notice[]> {
-    return this.must<Notice[]>('pendingNotices', watcher);
+  pending(watcher: string, handle = 0): Promise<Notice[]> {
+    return this.mustOn<Notice[]>(handle, 'pendingNotices', watcher);
   }
 
   async pendingAll(watchers: readonly string[]): Promise<Map<string, Notice[]>> {
@@ -84,14 +115,15 @@ export class Run {
     return out;
   }
 
-  close(): Promise<void> {
-    return closeQuietly(this.store);
+  /** Closes the extra handles first, then the first (the one that made the store). */
+  async close(): Promise<void> {
+    for (const s of [...this.stores].reverse()) await closeQuietly(s);
   }
 }
 
-/** Opens a run, hands it to `body`, and always closes the store. */
-export async function withRun<T>(factory: StoreFactory, options: ScenarioOptions, body: (run: Run) => Promise<T>): Promise<T> {
-  const run = await Run.open(factory, options);
+/** Opens a run (with `handles` handles), hands it to `body`, and always closes the store. */
+export async function withRun<T>(factory: ConformanceTarget, options: ScenarioOptions, body: (run: Run) => Promise<T>, handles = 1): Promise<T> {
+  const run = await Run.open(factory, options, handles);
   try {
     return await body(run);
   } finally {

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
-import type { StoreFactory } from '../spec/index.js';
-import { createMemoryStore } from '../src/memory/index.js';
-import { PROPERTIES, type ConformanceProperty } from './properties/index.js';
+import { DEFAULT_HANDLES, MEMORY_HANDLES, asHandleFactory, type ConformanceTarget } from './handles.js';
+import { PROPERTIES, type ConformanceProperty, type PropertyContext } from './properties/index.js';
 import { ConformanceFailure, formatScript, type Scenario } from './script.js';
 
 export interface ConformanceOptions {
@@ -17,8 +16,15 @@ export interface ConformanceOptions {
   thorough?: boolean;
   /** Shrink counterexamples (default true). Off makes failing runs faster and scripts longer. */
   shrink?: boolean;
-  /** The oracle of the `model` property; default: the in-memory reference store. */
-  reference?: StoreFactory;
+  /** The oracle of the `model` property; default: the in-memory reference store (with handles). */
+  reference?: ConformanceTarget;
+  /**
+   * Multi-handle mode (conformance/handles.ts): handles per store, over which `model` and the
+   * multi-handle properties spread their commands. Default: 3 when the target has openHandle,
+   * else 1 (the multi-handle properties are then not run, and the result says so). More than 1
+   * needs a target with openHandle.
+   */
+  handles?: number;
   onProgress?: (event: ConformanceProgress) => void;
 }
 
@@ -57,11 +63,15 @@ export interface ConformanceResult {
   passed: boolean;
   seed: number;
   durationMs: number;
+  /** Handles per store the run used (1: the ordinary mode). */
+  handles: number;
   properties: PropertyResult[];
+  /** Selected properties that could not run, and why (multi-handle properties with one handle). */
+  notRun: { name: string; reason: string }[];
 }
 
-export function listProperties(): { name: string; rules: string[]; title: string; runs: number; fixed: boolean }[] {
-  return PROPERTIES.map((p) => ({ name: p.name, rules: p.rules, title: p.title, runs: p.runs, fixed: p.fixed === true }));
+export function listProperties(): { name: string; rules: string[]; title: string; runs: number; fixed: boolean; multiHandle: boolean }[] {
+  return PROPERTIES.map((p) => ({ name: p.name, rules: p.rules, title: p.title, runs: p.runs, fixed: p.fixed === true, multiHandle: p.multiHandle === true }));
 }
 
 /** Resolves names and rule numbers (`R24`, `r28`) to properties, in suite order. */
@@ -84,16 +94,28 @@ export function randomSeed(): number {
 }
 
 /**
- * Runs the conformance suite against `factory` (a contract StoreFactory: spec/schemas/contract.ts).
- * Never throws for a failing implementation: the result says which property failed, with a
- * shrunk, numbered counterexample script and the seed and path that replay it.
+ * Runs the conformance suite against `target`: a contract StoreFactory (spec/schemas/contract.ts),
+ * or `{create, openHandle?}` whose openHandle opens more handles on one store (multi-handle mode,
+ * conformance/handles.ts). Never throws for a failing implementation: the result says which
+ * property failed, with a shrunk, numbered counterexample script and the seed and path that replay it.
  */
-export async function runConformance(factory: StoreFactory, options: ConformanceOptions = {}): Promise<ConformanceResult> {
+export async function runConformance(target: ConformanceTarget, options: ConformanceOptions = {}): Promise<ConformanceResult> {
   const started = Date.now();
   const seed = options.seed ?? randomSeed();
   const thorough = options.thorough === true;
-  const selected = selectProperties(options.properties);
-  const ctx = { factory, reference: options.reference ?? createMemoryStore, thorough };
+  const sub = asHandleFactory(target);
+  const reference = asHandleFactory(options.reference ?? MEMORY_HANDLES);
+  const handles = Math.floor(options.handles ?? (sub.openHandle ? DEFAULT_HANDLES : 1));
+  if (!(handles >= 1)) throw new RangeError(`handles must be at least 1, got ${options.handles}`);
+  if (handles > 1 && !sub.openHandle) throw new TypeError(`handles: ${handles} needs a target with openHandle(first, options) (conformance/handles.ts)`);
+  if (handles > 1 && !reference.openHandle) throw new TypeError(`handles: ${handles} needs a reference with openHandle`);
+  const notRun: { name: string; reason: string }[] = [];
+  const selected = selectProperties(options.properties).filter((p) => {
+    if (!p.multiHandle || handles > 1) return true;
+    notRun.push({ name: p.name, reason: sub.openHandle ? 'runs with handles > 1 only' : 'needs a target with openHandle (multi-handle mode)' });
+    return false;
+  });
+  const ctx: PropertyContext = { factory: sub.create, target: sub, reference, handles, thorough };
   const results: PropertyResult[] = [];
   for (const [index, p] of selected.entries()) {
     const runs = p.fixed ? 1 : Math.max(1, Math.floor(options.runs ?? (thorough ? p.runs * 10 : p.runs)));
@@ -101,7 +123,7 @@ export async function runConformance(factory: StoreFactory, options: Conformance
     const t0 = Date.now();
     let done = 0;
     const every = Math.max(1, Math.floor(runs / 10));
-    const property = fc.asyncProperty(p.arbitrary({ thorough }), async (sc) => {
+    const property = fc.asyncProperty(p.arbitrary({ thorough, handles }), async (sc) => {
       try {
         await p.check(sc, ctx);
       } finally {
@@ -130,7 +152,7 @@ export async function runConformance(factory: StoreFactory, options: Conformance
     results.push(result);
     options.onProgress?.({ type: 'end', property: p.name, index, total: selected.length, result });
   }
-  return { passed: results.every((r) => r.passed), seed, durationMs: Date.now() - started, properties: results };
+  return { passed: results.every((r) => r.passed), seed, durationMs: Date.now() - started, handles, properties: results, notRun };
 }
 
 function describeFailure(p: ConformanceProperty, details: fc.RunDetails<[Scenario]>, seed: number): PropertyFailure {
@@ -163,6 +185,10 @@ function describeFailure(p: ConformanceProperty, details: fc.RunDetails<[Scenari
   };
 }
 
+function handles(result: ConformanceResult): string {
+  return (result.handles ?? 1) > 1 ? `, ${result.handles} handles per store` : '';
+}
+
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
@@ -178,9 +204,10 @@ export function formatReport(result: ConformanceResult, opts: { replayPrefix?: s
   out.push('');
   out.push(
     failed.length === 0
-      ? `PASS: ${result.properties.length} properties in ${seconds(result.durationMs)} (seed ${result.seed})`
-      : `FAIL: ${failed.length} of ${result.properties.length} properties failed in ${seconds(result.durationMs)} (seed ${result.seed})`,
+      ? `PASS: ${result.properties.length} properties in ${seconds(result.durationMs)} (seed ${result.seed}${handles(result)})`
+      : `FAIL: ${failed.length} of ${result.properties.length} properties failed in ${seconds(result.durationMs)} (seed ${result.seed}${handles(result)})`,
   );
+  for (const n of result.notRun ?? []) out.push(`not run: ${n.name} (${n.reason})`);
   for (const r of failed) {
     const f = r.failure!;
     out.push('', `=== ${r.name} (${r.rules.join(', ')}): ${r.title}`, f.message, '', 'counterexample' + (f.shrinks ? ` (shrunk ${f.shrinks} times)` : '') + ':', f.script, '');

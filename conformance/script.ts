@@ -11,6 +11,8 @@ export type ScriptOp = Exclude<StoreOp, 'close'> | 'advance' | 'recordMany';
 export interface Command {
   op: ScriptOp;
   args: unknown[];
+  /** Multi-handle mode (conformance/handles.ts): which handle runs it; absent means the first (0). */
+  handle?: number;
 }
 
 /** Store options of a scenario (the clock is the driver's). */
@@ -179,6 +181,7 @@ function argText(a: unknown): string {
 
 /** One line per command: `op(args...)`, valid JSON arguments, so a line can be pasted back. */
 export function formatCommand(cmd: Command): string {
+  if (cmd.handle !== undefined && cmd.op !== 'advance') return `[handle ${cmd.handle}] ${formatCommand({ op: cmd.op, args: cmd.args })}`;
   if (cmd.op === 'advance') {
     const ms = cmd.args[0] as number;
     return `advance(${ms})  // clock ${ms < 0 ? '-' : '+'}${humanDuration(Math.abs(ms))}`;

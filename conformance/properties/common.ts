@@ -4,14 +4,26 @@
 import fc from 'fast-check';
 import type { Notice, StoreFactory } from '../../spec/index.js';
 import type { Draft } from '../arbitraries.js';
+import type { HandleFactory } from '../handles.js';
 import { canonical, type Command, humanDuration, type Outcome, type Scenario, T0 } from '../script.js';
 
 export interface PropertyContext {
-  /** The implementation under test. */
+  /** The implementation under test (its first handle's factory). */
   factory: StoreFactory;
-  /** The oracle (only `model` uses it). */
-  reference: StoreFactory;
+  /** The same with openHandle, for the properties that spread commands over handles. */
+  target: HandleFactory;
+  /** The oracle (only `model` uses it); with openHandle when `handles` > 1. */
+  reference: HandleFactory;
+  /** Handles per store in multi-handle mode (1: the ordinary mode). */
+  handles: number;
   thorough: boolean;
+}
+
+/** What an arbitrary is told about the run. */
+export interface ArbitraryOptions {
+  thorough: boolean;
+  /** Handles per store (1 unless the run is in multi-handle mode); commands may name 0..handles-1. */
+  handles: number;
 }
 
 export interface ConformanceProperty {
@@ -22,7 +34,9 @@ export interface ConformanceProperty {
   runs: number;
   /** Fixed scenarios run once, whatever --runs says. */
   fixed?: boolean;
-  arbitrary(options: { thorough: boolean }): fc.Arbitrary<Scenario>;
+  /** Runs only in multi-handle mode (a target with openHandle and handles > 1). */
+  multiHandle?: boolean;
+  arbitrary(options: ArbitraryOptions): fc.Arbitrary<Scenario>;
   check(scenario: Scenario, ctx: PropertyContext): Promise<void>;
 }
 
@@ -51,4 +65,14 @@ export function ok(result: unknown): Outcome {
 
 export function drainDraftOf(w: string): Draft {
   return { cmd: { op: 'drainNotices', args: [w] } };
+}
+
+/** Spreads commands over handles: each command (clock advances excepted) gets one of `handles`. */
+export function onHandles(drafts: fc.Arbitrary<Draft[]>, handles: number): fc.Arbitrary<Draft[]> {
+  if (handles <= 1) return drafts;
+  return drafts.chain((ds) =>
+    fc.array(fc.nat({ max: handles - 1 }), { minLength: ds.length, maxLength: ds.length }).map((hs) =>
+      ds.map((d, i) => (d.cmd.op === 'advance' ? d : { ...d, cmd: { ...d.cmd, handle: hs[i]! } })),
+    ),
+  );
 }

@@ -11,12 +11,14 @@
  *   notices-r20-r29.ts     R21-R29                      watchers, notices, acknowledgement
  *   reconcile-r30-r35.ts   R30-R34                      changesSince, history gap, read-only
  *   retention-r40-r44.ts   R5/R40-R44                   pruning, heads, cursor expiry
+ *   handles-r20-r27.ts     R20, R26, R27                multi-handle mode: every handle agrees
  *   model.ts               R1-R51                       lockstep with the reference store
  *   fixed-vectors.ts       R1-R51                       the recorded vectors
  * Shared helpers: common.ts (property shape), pair.ts (one cursor's model), log-script.ts (log model scripts).
  */
 import type { ConformanceProperty } from './common.js';
 import { vectors } from './fixed-vectors.js';
+import { handlesAgree } from './handles-r20-r27.js';
 import { clock, dedupe, identityAgent, noMessageText, onlyIfWatched, validation } from './log-r1-r9b.js';
 import { model } from './model.js';
 import { ackOnDrain, explicitWatch, noticeText, oneNoticePerPair, restart } from './notices-r20-r29.js';
@@ -24,7 +26,7 @@ import { bareKeys, frozenWatermark, logOnly, selfSuppression, spawnSeeding, term
 import { changesSincePage, historyGap, readOnly } from './reconcile-r30-r35.js';
 import { cursorExpiry, headsMonotonic, pruneSchedule, realLimits } from './retention-r40-r44.js';
 
-export type { ConformanceProperty, PropertyContext } from './common.js';
+export type { ArbitraryOptions, ConformanceProperty, PropertyContext } from './common.js';
 
 export const PROPERTIES: readonly ConformanceProperty[] = [
   model,
@@ -52,5 +54,6 @@ export const PROPERTIES: readonly ConformanceProperty[] = [
   identityAgent,
   onlyIfWatched,
   validation,
+  handlesAgree,
   vectors,
 ];
