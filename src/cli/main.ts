@@ -16,13 +16,15 @@ Commands:
   inspect       read-only views of a SQLite state database: heads, changes, cursors, notices, stats
   conformance   run the conformance suite against an implementation
   bench         run the benchmarks (from a checkout of the repository)
+  mcp           MCP server on stdio: session tools and notice resources for agents
+  hook          agent hooks (claude-code): record a person's turn, hand the session its notices
   help [cmd]    show this help, or a command's
 
 Run "session-state-kit <command> --help" for a command's options.
 
 ${EXIT_CODES_HELP}`;
 
-const COMMANDS = ['demo', 'inspect', 'conformance', 'bench', 'help'] as const;
+const COMMANDS = ['demo', 'inspect', 'conformance', 'bench', 'mcp', 'hook', 'help'] as const;
 
 async function commandHelp(command: string, io: Io): Promise<number> {
   switch (command) {
@@ -30,6 +32,8 @@ async function commandHelp(command: string, io: Io): Promise<number> {
     case 'inspect':
     case 'conformance':
     case 'bench':
+    case 'mcp':
+    case 'hook':
       // Each command prints its own help, so the text lives in one place.
       return main([command, '--help'], io);
     default:
@@ -55,6 +59,11 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
         return await (await import('./conformance.js')).conformanceCommand(rest, { out: io.out, err: io.err, isTTY: process.stderr.isTTY === true });
       case 'bench':
         return await (await import('./bench.js')).benchCommand(rest, io);
+      case 'mcp':
+        // The MCP SDK is an optional peer dependency: only this command loads it.
+        return await (await import('./mcp.js')).mcpCommand(rest, io);
+      case 'hook':
+        return await (await import('./hook.js')).hookCommand(rest, io);
       case 'help':
         if (rest[0] !== undefined) return await commandHelp(rest[0], io);
         io.out(USAGE);

@@ -1,0 +1,226 @@
+import type { Notice, NoticeAck, RecordInput, StateEvent } from '../../spec/index.js';
+import { parseAgentScopedKey, validateRecordInput } from '../core/index.js';
+import { noticesText } from '../tools/text.js';
+import { parseCommand, wantsHelp } from './args.js';
+import { EXIT, type ExitCode, type Io } from './io.js';
+
+export const HOOK_USAGE = `session-state-kit hook claude-code --db <file> [--agent <id>]
+
+A Claude Code hook (PROTOCOL.md T9). Reads the hook's JSON payload on stdin:
+
+  SessionStart       registers the session (a "created" event, once per session) and tells the
+                     model its session key, plus any pending notices
+  UserPromptSubmit   records the person's turn on the session (if anyone watches it) and hands
+                     the model the session's pending notices as additional context
+
+A Claude Code session <session_id> is the session "agent:<agent>:<session_id>" (--agent, default
+claude-code). Notices are acknowledged only after they were printed. Input it cannot use
+(not JSON, another event, a session id that is not a valid key) is ignored: exit 0, nothing
+written, one line on stderr. A hook never blocks the person's prompt.
+
+  --db <file>    SQLite state database (created if missing), shared with "session-state-kit mcp"
+  --agent <id>   agent id of the session keys (default claude-code)
+
+In .claude/settings.json:
+  {"hooks": {
+    "SessionStart": [{"hooks": [{"type": "command", "command": "npx session-state-kit hook claude-code --db /tmp/team.db"}]}],
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "npx session-state-kit hook claude-code --db /tmp/team.db"}]}]
+  }}
+
+Exit codes: 0 always, except 1 for a bad command line (never 2, which would block the prompt).`;
+
+export const CLAUDE_CODE_AGENT = 'claude-code';
+const CHANNEL = 'claude-code';
+/** Hook payloads are small; a prompt with a pasted file is the largest. */
+const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+
+type HookEvent = 'SessionStart' | 'UserPromptSubmit';
+
+/** The part of the hook store the hook uses: the contract's record, pendingNotices and ackNotices. */
+export interface HookStore {
+  record(input: RecordInput): StateEvent | undefined | Promise<StateEvent | undefined>;
+  pendingNotices(watcherSessionKey: string): Notice[] | Promise<Notice[]>;
+  ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] | Promise<Notice[]>;
+  close(): void | Promise<void>;
+}
+
+export interface ClaudeCodeHookRun {
+  /** The raw stdin text. */
+  input: string;
+  agentId: string;
+  /** Opens the store; called only once the input is known to be usable (nothing is written otherwise). */
+  openStore: () => HookStore | Promise<HookStore>;
+  /** Writes stdout; resolves once the text was handed over, rejects if it could not be. */
+  write: (text: string) => Promise<void>;
+  /** One diagnostic line (stderr). */
+  warn: (line: string) => void;
+}
+
+export interface PlannedHook {
+  event: HookEvent;
+  sessionKey: string;
+  record: RecordInput;
+}
+
+/**
+ * T9: what a payload asks for, decided before anything is opened, or the one-line reason to
+ * ignore it. The record input is validated here (R1-R4), so a payload the store would reject
+ * writes nothing at all, not even a new database file.
+ */
+export function planClaudeCodeHook(input: string, agentId: string): PlannedHook | string {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(input);
+  } catch {
+    return 'input is not JSON';
+  }
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return 'input is not a JSON object';
+  const p = payload as Record<string, unknown>;
+  const event = p['hook_event_name'];
+  if (event !== 'SessionStart' && event !== 'UserPromptSubmit') return `ignored hook event ${JSON.stringify(event)} (handles SessionStart and UserPromptSubmit)`;
+  const sessionId = p['session_id'];
+  if (typeof sessionId !== 'string' || sessionId.length === 0) return 'session_id is missing or not a string';
+  const sessionKey = `agent:${agentId}:${sessionId}`;
+  if (parseAgentScopedKey(sessionKey)?.agentId !== agentId) return `session_id ${JSON.stringify(sessionId)} does not make a session key`;
+  const promptId = p['prompt_id'];
+  const record: RecordInput =
+    event === 'SessionStart'
+      ? { sessionKey, agentId, kind: 'created', actorType: 'system', summary: `session started via ${CHANNEL}`, dedupeKey: `${CHANNEL}:created:${sessionId}` }
+      : {
+          sessionKey,
+          agentId,
+          kind: 'human_direct_message',
+          actorType: 'human',
+          summary: `human message via ${CHANNEL}`,
+          payload: { channel: CHANNEL },
+          onlyIfWatched: true,
+          ...(typeof promptId === 'string' && promptId.length > 0 ? { dedupeKey: `${CHANNEL}:prompt:${sessionId}:${promptId}` } : {}),
+        };
+  try {
+    validateRecordInput(record);
+  } catch (error) {
+    return `session_id ${JSON.stringify(sessionId)} cannot be recorded: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  return { event, sessionKey, record };
+}
+
+/** T9: the additional context for the model, or undefined when there is nothing to say. */
+export function hookContext(plan: PlannedHook, notices: readonly Notice[]): string | undefined {
+  const lines: string[] = [];
+  if (plan.event === 'SessionStart') lines.push(`Session-state key of this session: "${plan.sessionKey}". Pass it as watcherSessionKey to the session-state tools.`);
+  if (notices.length > 0) lines.push(noticesText(notices));
+  return lines.length > 0 ? lines.join('\n') : undefined;
+}
+
+/** T9: one hook run. Never throws: every failure is one line through `warn`, and the prompt goes on. */
+export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
+  const plan = planClaudeCodeHook(run.input, run.agentId);
+  if (typeof plan === 'string') return run.warn(plan);
+  let store: HookStore;
+  try {
+    store = await run.openStore();
+  } catch (error) {
+    return run.warn(`state database unavailable: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    // The store logs and swallows its own failures (R9): a turn that could not be recorded is lost,
+    // the person's prompt is not.
+    await store.record(plan.record);
+    const notices = await store.pendingNotices(plan.sessionKey);
+    const context = hookContext(plan, notices);
+    if (context === undefined) return;
+    const output = JSON.stringify({ hookSpecificOutput: { hookEventName: plan.event, additionalContext: context } });
+    try {
+      await run.write(`${output}\n`);
+    } catch (error) {
+      // Not printed, so not delivered: the notices stay pending for the next prompt.
+      return run.warn(`could not write the hook output: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    // Delivered: acknowledge exactly the notices printed (a newer one stays pending).
+    if (notices.length > 0) await store.ackNotices(plan.sessionKey, notices);
+  } catch (error) {
+    run.warn(`hook failed: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    try {
+      await store.close();
+    } catch {
+      // Closing a store we only read from cannot lose anything the person needs.
+    }
+  }
+}
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    process.stdin.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_INPUT_BYTES) {
+        process.stdin.destroy();
+        reject(new Error(`input is larger than ${MAX_INPUT_BYTES} bytes`));
+      } else chunks.push(chunk);
+    });
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('error', reject);
+  });
+}
+
+function writeStdout(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
+  });
+}
+
+/** `session-state-kit hook claude-code ...`: exits 0 whatever the input (1 only for a bad command line). */
+export async function hookCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
+  if (wantsHelp(argv)) return (io.out(HOOK_USAGE), EXIT.ok);
+  const warn = (line: string) => io.err(`session-state-kit hook: ${line.replace(/[\r\n]+/g, ' ')}\n`);
+  let values: { db?: string | undefined; agent?: string | undefined };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseCommand(argv, { db: { type: 'string' }, agent: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'hook'));
+  } catch (error) {
+    warn(error instanceof Error ? error.message : String(error));
+    return EXIT.failure;
+  }
+  const [runtime, ...extra] = positionals;
+  const agentId = values.agent ?? CLAUDE_CODE_AGENT;
+  const problem =
+    runtime !== 'claude-code'
+      ? `unknown hook runtime ${JSON.stringify(runtime ?? '')} (supported: claude-code)`
+      : extra.length > 0
+        ? `unexpected arguments: ${extra.join(' ')}`
+        : values.db === undefined
+          ? 'needs --db <file>'
+          : !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(agentId)
+            ? `--agent must be an agent id, got ${JSON.stringify(agentId)}`
+            : undefined;
+  if (problem !== undefined) {
+    warn(`${problem}; see: session-state-kit hook --help`);
+    return EXIT.failure;
+  }
+  if (process.stdin.isTTY) {
+    warn('reads a Claude Code hook payload (JSON) on stdin; nothing to read from a terminal');
+    return EXIT.ok;
+  }
+  let input: string;
+  try {
+    input = await readStdin();
+  } catch (error) {
+    warn(`could not read stdin: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT.ok;
+  }
+  const path = values.db!;
+  await runClaudeCodeHook({
+    input,
+    agentId,
+    warn,
+    write: writeStdout,
+    openStore: async () => {
+      const { loadSqlite } = await import('./load-sqlite.js');
+      const { createSqliteStore } = await loadSqlite();
+      return createSqliteStore({ path, now: Date.now, logger: { warn: (m) => warn(m), error: (m) => warn(m) } });
+    },
+  });
+  return EXIT.ok;
+}

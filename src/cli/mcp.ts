@@ -1,0 +1,117 @@
+import type { MaybePromise } from '../../spec/index.js';
+import type { SessionsListRow } from '../../spec/schemas/tools.js';
+import type { PendingSource } from '../feed/index.js';
+import type { ToolStore } from '../tools/index.js';
+import { parseCommand, parseInteger, wantsHelp } from './args.js';
+import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
+import { loadSqlite } from './load-sqlite.js';
+
+export const MCP_USAGE = `session-state-kit mcp --db <file> [--agent <id>] [--poll-ms <n>]
+session-state-kit mcp --pg <url> [--schema <name>] [--agent <id>]
+
+An MCP server on stdio (PROTOCOL.md T8) for agents: the tools session_status, sessions_list,
+session_watch, session_unwatch and session_notices over one state database, and each watcher's
+pending notices as the resource session-state://notices/<watcher key, percent-encoded>, with
+resources/updated sent to subscribers when a notice arrives, from this or any other process.
+
+  --db <file>      SQLite state database (created if missing); share it between agents
+  --pg <url>       PostgreSQL instead (postgres://user:password@host/db); needs the pg package
+  --schema <name>  PostgreSQL schema holding the tables (default public)
+  --agent <id>     the agent a bare session key (global, main) belongs to when a call leaves
+                   agentId out (T2)
+  --poll-ms <n>    how often another process's commits are looked for (SQLite; default 200)
+
+Register it with an MCP client, e.g. in .mcp.json:
+  {"mcpServers": {"session-state": {"command": "npx", "args": ["session-state-kit", "mcp", "--db", "/tmp/team.db"]}}}
+
+Needs the @modelcontextprotocol/sdk package (an optional peer dependency).
+
+${EXIT_CODES_HELP}`;
+
+/** The server version MCP clients see (the package's). */
+const VERSION = '0.1.0';
+
+type McpModule = typeof import('../mcp/stdio.js');
+
+/** The SDK is an optional peer: load it (and the server built on it) only here, and say how to get it. */
+export async function loadMcp(): Promise<McpModule> {
+  try {
+    return await import('../mcp/stdio.js');
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/@modelcontextprotocol\/sdk/.test(message)) {
+      throw new CliError(EXIT.failure, `the mcp command needs the @modelcontextprotocol/sdk package: ${message.split('\n')[0]}`, [
+        'install it next to session-state-kit: npm install @modelcontextprotocol/sdk',
+      ]);
+    }
+    throw error;
+  }
+}
+
+const stderrLogger = {
+  warn: (message: string, details?: Record<string, unknown>) => void process.stderr.write(`session-state-kit mcp: ${message}${details ? ` ${JSON.stringify(details)}` : ''}\n`),
+  error: (message: string, details?: Record<string, unknown>) => void process.stderr.write(`session-state-kit mcp: ${message}${details ? ` ${JSON.stringify(details)}` : ''}\n`),
+};
+
+export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
+  if (wantsHelp(argv)) return (io.out(MCP_USAGE), EXIT.ok);
+  const { values, positionals } = parseCommand(
+    argv,
+    { db: { type: 'string' }, pg: { type: 'string' }, schema: { type: 'string' }, agent: { type: 'string' }, 'poll-ms': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    'mcp',
+  );
+  if (positionals.length > 0) throw new UsageError(`mcp takes no arguments, got: ${positionals.join(' ')}`, ['see: session-state-kit mcp --help']);
+  if ((values.db === undefined) === (values.pg === undefined)) throw new UsageError('mcp needs exactly one of --db <file> or --pg <url>', ['see: session-state-kit mcp --help']);
+  if (values.schema !== undefined && values.pg === undefined) throw new UsageError('--schema goes with --pg');
+  if (values.agent !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(values.agent)) throw new UsageError(`--agent must be an agent id (letters, digits, _ . -), got ${JSON.stringify(values.agent)}`);
+  const pollIntervalMs = values['poll-ms'] === undefined ? undefined : parseInteger(values['poll-ms'], '--poll-ms', 1);
+
+  const mcp = await loadMcp();
+  const { createNoticeFeed } = await import('../feed/index.js');
+  let store: ToolStore & PendingSource;
+  let listSessions: (() => MaybePromise<SessionsListRow[]>) | undefined;
+  if (values.db !== undefined) {
+    const path = values.db;
+    const sqlite = await loadSqlite();
+    try {
+      store = sqlite.createSqliteStore({ path, now: Date.now, logger: stderrLogger });
+    } catch (error) {
+      throw new CliError(EXIT.database, `${path}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    // T4: the sessions this database has heads for, read on a read-only connection of their own.
+    listSessions = () => {
+      const db = sqlite.openStateConnectionReadOnly(path);
+      try {
+        const rows = db.prepare(`SELECT session_key, agent_id FROM ${sqlite.TABLES.heads.name}`).all() as { session_key: string; agent_id: string }[];
+        return rows
+          .map((r) => ({ sessionKey: r.session_key, agentId: r.agent_id }))
+          .sort((a, b) => (a.sessionKey < b.sessionKey ? -1 : a.sessionKey > b.sessionKey ? 1 : a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0));
+      } finally {
+        db.close();
+      }
+    };
+  } else {
+    const postgres = await import('../postgres/index.js');
+    try {
+      store = await postgres.createPostgresStore({ connectionString: values.pg!, now: Date.now, logger: stderrLogger, ...(values.schema ? { schema: values.schema } : {}) });
+    } catch (error) {
+      throw new CliError(EXIT.database, `PostgreSQL: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  const feed = createNoticeFeed(store, { logger: stderrLogger, ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}) });
+  try {
+    await mcp.serveStdio({
+      store,
+      feed,
+      pending: store,
+      logger: stderrLogger,
+      version: VERSION,
+      ...(values.agent !== undefined ? { defaultAgentId: values.agent } : {}),
+      ...(listSessions !== undefined ? { listSessions } : {}),
+    });
+  } finally {
+    feed.close();
+    await store.close();
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,22 @@
+import { spawn } from 'node:child_process';
+
+export interface HookRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI with `hook ...`, the payload (an object, or raw text) on stdin, as Claude Code does. */
+export function runHook(cli: string, args: readonly string[], payload: unknown): Promise<HookRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, 'hook', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', (e) => (clearTimeout(timer), reject(e)));
+    child.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
+    child.stdin.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
+  });
+}
