@@ -8,6 +8,7 @@ export const entries: Record<string, string> = {
   memory: 'src/memory/index.ts',
   sqlite: 'src/sqlite/index.ts',
   upstream: 'src/upstream/index.ts',
+  feed: 'src/feed/index.ts',
   tools: 'src/tools/index.ts',
   conformance: 'conformance/index.ts',
   cli: 'src/cli/main.ts',
