@@ -1,0 +1,172 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
+import { createSqliteStore } from '../../src/sqlite/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { runClaudeCodeHook, type HookStore } from '../../src/cli/hook.js';
+import { tempDir, useBuiltCli } from '../cli/helpers.js';
+import { runHook } from './run-hook.js';
+
+const payload = (name: string) => readFileSync(join(import.meta.dirname, 'payloads', `${name}.json`), 'utf8');
+const SESSION = 'agent:claude-code:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11';
+const LEAD = 'agent:claude-code:lead';
+const T0 = 1_767_225_600_000;
+const IDENTITY = `Session-state key of this session: "${SESSION}". Pass it as watcherSessionKey to the session-state tools.`;
+
+/** One hook run in-process against a memory store (kept open across runs, as a file would be). */
+async function hook(store: MemoryStore, input: string, options: { write?: (text: string) => Promise<void>; agentId?: string } = {}) {
+  const out: string[] = [];
+  const warnings: string[] = [];
+  let opened = 0;
+  await runClaudeCodeHook({
+    input,
+    agentId: options.agentId ?? 'claude-code',
+    openStore: (): HookStore => {
+      opened++;
+      return { record: (i) => store.record(i), pendingNotices: (w) => store.pendingNotices(w), ackNotices: (w, n) => store.ackNotices(w, n), close: () => undefined };
+    },
+    write: options.write ?? (async (text) => void out.push(text)),
+    warn: (line) => void warnings.push(line),
+  });
+  return { out, warnings, opened, context: out.length ? (JSON.parse(out.join('')) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } }).hookSpecificOutput : undefined };
+}
+
+function watched(store: MemoryStore): void {
+  store.watch({ watcherSessionKey: LEAD, targetSessionKey: SESSION, agentId: 'claude-code' });
+}
+
+describe('T9 Claude Code hook (recorded payloads, in-process)', () => {
+  it('T9 SessionStart registers the session once and tells the model its key', async () => {
+    const store = createMemoryStore({ now: () => T0 });
+    const first = await hook(store, payload('session-start-startup'));
+    expect(first.context).toEqual({ hookEventName: 'SessionStart', additionalContext: IDENTITY });
+    expect(store.changesSince({ sessionKey: SESSION, agentId: 'claude-code', since: 0 }).stateChanges.events).toMatchObject([
+      { kind: 'created', actorType: 'system', summary: 'session started via claude-code', dedupeKey: 'claude-code:created:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11' },
+    ]);
+    await hook(store, payload('session-start-resume'));
+    expect(store.stateVersion(SESSION, 'claude-code')).toBe(1);
+  });
+
+  it('T9 UserPromptSubmit on a session nobody watches records nothing and prints nothing (R9b)', async () => {
+    const store = createMemoryStore({ now: () => T0 });
+    const r = await hook(store, payload('user-prompt-submit'));
+    expect(r).toMatchObject({ out: [], warnings: [], opened: 1 });
+    expect(store.stateVersion(SESSION, 'claude-code')).toBe(0);
+  });
+
+  it("T9 UserPromptSubmit records the person's turn for the watchers, deduped by prompt_id", async () => {
+    const store = createMemoryStore({ now: () => T0 });
+    watched(store);
+    await hook(store, payload('user-prompt-submit'));
+    await hook(store, payload('user-prompt-submit-with-prompt-id'));
+    await hook(store, payload('user-prompt-submit-with-prompt-id'));
+    const events = store.changesSince({ sessionKey: SESSION, agentId: 'claude-code', since: 0 }).stateChanges.events;
+    expect(events.map((e) => [e.kind, e.actorType, e.summary, e.dedupeKey])).toEqual([
+      ['human_direct_message', 'human', 'human message via claude-code', undefined],
+      ['human_direct_message', 'human', 'human message via claude-code', 'claude-code:prompt:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11:b1d2e3f4-0a9b-4c8d-9e7f-123456789abc'],
+    ]);
+    expect(store.pendingNotices(LEAD)).toHaveLength(1);
+  });
+
+  it("T9 the watcher's next prompt prints its notices and acknowledges them only after the write", async () => {
+    const store = createMemoryStore({ now: () => T0 });
+    watched(store);
+    await hook(store, payload('user-prompt-submit'));
+    const lead = payload('user-prompt-submit').replace('3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11', 'lead');
+    const line = `Session "${SESSION}" changed (other actor). Reconcile before acting: session_status sessionKey "${SESSION}" changesSince 0.`;
+
+    // The write fails: nothing was delivered, so the notice stays pending.
+    const failed = await hook(store, lead, { write: () => Promise.reject(new Error('EPIPE')) });
+    expect(failed.warnings).toEqual(['could not write the hook output: EPIPE']);
+    expect(store.pendingNotices(LEAD).map((n) => n.text)).toEqual([line]);
+
+    // While the write is under way another change lands: the printed notice is acked, the
+    // follow-up (R28) quoting the newer watermark stays for the next prompt.
+    const printed = await hook(store, lead, {
+      write: async () => void store.record({ sessionKey: SESSION, agentId: 'claude-code', kind: 'goal_changed', actorType: 'human', summary: 'goal updated' }),
+    });
+    expect(printed.warnings).toEqual([]);
+    expect(store.pendingNotices(LEAD).map((n) => n.lastSeenSequence)).toEqual([1]);
+
+    const next = await hook(store, lead);
+    expect(next.context).toEqual({ hookEventName: 'UserPromptSubmit', additionalContext: line.replace('changesSince 0.', 'changesSince 1.') });
+    expect(store.pendingNotices(LEAD)).toEqual([]);
+  });
+
+  it('T9 SessionStart prints pending notices after the key', async () => {
+    const store = createMemoryStore({ now: () => T0 });
+    store.watch({ watcherSessionKey: SESSION, targetSessionKey: LEAD, agentId: 'claude-code' });
+    store.record({ sessionKey: LEAD, agentId: 'claude-code', kind: 'goal_changed', actorType: 'human', summary: 'goal updated' });
+    const r = await hook(store, payload('session-start-resume'));
+    expect(r.context?.additionalContext.split('\n')).toEqual([IDENTITY, `Session "${LEAD}" changed (other actor). Reconcile before acting: session_status sessionKey "${LEAD}" changesSince 0.`]);
+    expect(store.pendingNotices(SESSION)).toEqual([]);
+  });
+
+  const unusable: [string, string][] = [
+    ['not JSON', '{"session_id": '],
+    ['an array', '[]'],
+    ['another event', payload('stop')],
+    ['no session id', JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'hi' })],
+    ['a numeric session id', JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 7 })],
+    ['a session id with a quote', JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'a"b' })],
+    ['a session id with a newline', JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'a\nb' })],
+    ['an empty input', ''],
+  ];
+  it.each(unusable)('T9 %s: one warning, the store is never opened', async (_what, input) => {
+    const store = createMemoryStore({ now: () => T0 });
+    const r = await hook(store, input);
+    expect(r.out).toEqual([]);
+    expect(r.warnings).toHaveLength(1);
+    expect(r.opened).toBe(0);
+  });
+});
+
+describe('T9 Claude Code hook as a process', () => {
+  const cli = useBuiltCli();
+  const dir = tempDir('hook');
+
+  it('T9 SessionStart from stdin: the context JSON on stdout, exit 0, the session in the file', async () => {
+    const db = join(dir, 'start.db');
+    const r = await runHook(cli.path(), ['claude-code', '--db', db], payload('session-start-startup'));
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: IDENTITY } });
+    const store = createSqliteStore({ path: db, now: () => Date.now(), logger: silentLogger });
+    try {
+      expect(store.stateVersion(SESSION, 'claude-code')).toBe(1);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('T9 a notice written by one hook process reaches the watcher through the next one', async () => {
+    const db = join(dir, 'two.db');
+    const store = createSqliteStore({ path: db, now: () => Date.now(), logger: silentLogger });
+    store.watch({ watcherSessionKey: LEAD, targetSessionKey: SESSION, agentId: 'claude-code' });
+    store.close();
+    expect((await runHook(cli.path(), ['claude-code', '--db', db], payload('user-prompt-submit'))).stdout).toBe('');
+    const lead = await runHook(cli.path(), ['claude-code', '--db', db], payload('user-prompt-submit').replace('3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11', 'lead'));
+    expect(lead.code).toBe(0);
+    expect(JSON.parse(lead.stdout).hookSpecificOutput.additionalContext).toBe(
+      `Session "${SESSION}" changed (other actor). Reconcile before acting: session_status sessionKey "${SESSION}" changesSince 0.`,
+    );
+    const again = await runHook(cli.path(), ['claude-code', '--db', db], payload('user-prompt-submit').replace('3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11', 'lead'));
+    expect(again.stdout).toBe('');
+  });
+
+  it('T9 malformed input: exit 0, nothing on stdout, one line on stderr, no database created', async () => {
+    const db = join(dir, 'never.db');
+    const r = await runHook(cli.path(), ['claude-code', '--db', db], 'not json at all');
+    expect(r).toMatchObject({ code: 0, stdout: '' });
+    expect(r.stderr.trimEnd().split('\n')).toEqual(['session-state-kit hook: input is not JSON']);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it('T9 a bad command line exits 1, never 2 (which would block the prompt)', async () => {
+    const r = await runHook(cli.path(), ['claude-code'], payload('user-prompt-submit'));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/needs --db <file>/);
+    const unknown = await runHook(cli.path(), ['claude-code', '--db', join(dir, 'x.db'), '--nope'], payload('user-prompt-submit'));
+    expect(unknown.code).toBe(1);
+  });
+});
