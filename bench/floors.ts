@@ -43,6 +43,9 @@ export const LIMITS_FOR_CHECK: readonly Limit[] = [
   { id: 'sweep/sqlite@1k', metric: 'ratio', min: 0.15, why: 'measured 0.38-0.74: sweep, notice building and the prune probes' },
   { id: 'sweep/sqlite@10k', metric: 'ratio', min: 0.12, why: 'measured 0.28-0.45: as at 1k, notices for 10k cursors rebuilt' },
 
+  // --- cross-process notice latency: not a ratio; multiples of the feed's poll interval (machine-independent).
+  { id: 'latency/sqlite-cross-process@poll50ms', metric: 'p99OverPoll', max: 3, why: 'measured 1.11 (smoke, load 11): the first poll after a commit sees it, plus one read; missed or stalled polls would exceed 2' },
+
   // --- memory: not a ratio; bytes of JS heap kept per append after a forced GC.
   { id: 'memory/sqlite', metric: 'heapSlopeBytesPerAppend', max: 8, why: 'measured 0.19-0.46 B/append over 50k appends; retaining one small object per append would exceed 16' },
 ];

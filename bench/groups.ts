@@ -1,9 +1,10 @@
 import { appendGroup, appendSizeGroup } from './cases/append.js';
 import { changesSinceGroup } from './cases/changes-since.js';
+import { latencyGroup } from './cases/latency.js';
 import type { BenchGroup } from './cases/context.js';
 import { memoryGroup } from './cases/memory.js';
 import { drainGroup, sweepGroup } from './cases/notices.js';
 import { pruneAgeGroup, pruneCapGroup } from './cases/prune.js';
 
 /** Run order: cheap groups first; the event logs changes-since builds are reused by append-size and prune. */
-export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, sweepGroup, memoryGroup];
+export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, sweepGroup, memoryGroup, latencyGroup];
