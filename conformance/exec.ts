@@ -2,7 +2,11 @@
  * The driver side of the conformance wire protocol (spec/schemas/wire.ts, PROTOCOL.md "Conformance wire protocol"):
  * a contract StoreFactory whose stores live in a child process, spoken to in JSON lines. The
  * driver's clock travels with every request as `now`, since the other side cannot share it.
- * One store is open at a time: `create` replaces the previous one.
+ * One store is open at a time per process: `create` replaces the previous one.
+ *
+ * Multi-handle mode (`handles: true`, W8): each extra handle is another process of the same
+ * command, which opens the first process's store again by the name (`backing`) its `create`
+ * returned: separate OS processes on one backing store, as real deployments run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -12,15 +16,18 @@ import {
   WIRE_PROTOCOL_VERSION,
   WireHello,
   WireResponse,
+  WireCreated,
   type CreateOptions,
   type SessionStateStore,
   type StoreFactory,
   type WireCreateOptions,
   type WireOp,
 } from '../spec/index.js';
+import type { OpenHandle } from './handles.js';
 
 const responseCheck = Compile(WireResponse);
 const helloCheck = Compile(WireHello);
+const createdCheck = Compile(WireCreated);
 
 export interface ExecOptions {
   cwd?: string;
@@ -29,13 +36,20 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Receives the child's stderr (default: dropped). */
   onStderr?: (text: string) => void;
+  /**
+   * Multi-handle mode (W8): offer openHandle, each extra handle being another process of the same
+   * command. The implementation's `create` must then answer `{backing}`.
+   */
+  handles?: boolean;
 }
 
 export interface ExecFactory extends StoreFactory {
   /** Starts the child if needed and returns its hello. */
   hello(): Promise<WireHello>;
-  /** Asks the child to shut down, then kills it if it lingers. */
+  /** Asks the children to shut down, then kills any that linger. */
   dispose(): Promise<void>;
+  /** With `handles: true`: another handle on `first`'s backing store, in another process. */
+  openHandle?: OpenHandle;
 }
 
 /** An error thrown by the other side, rebuilt with its name and field (R9). */
@@ -55,12 +69,20 @@ interface Pending {
   op: string;
 }
 
-export function execFactory(command: string, options: ExecOptions = {}): ExecFactory {
+/** One child process speaking the wire protocol, holding one store at a time. */
+interface Connection {
+  request(op: WireOp, args: unknown[], now: number): Promise<unknown>;
+  hello(): Promise<WireHello>;
+  /** Bumped by every create/openHandle: a store from an older one is stale. */
+  generation: number;
+  dispose(): Promise<void>;
+}
+
+function connect(command: string, options: ExecOptions): Connection {
   const timeoutMs = options.timeoutMs ?? 30_000;
   let child: ChildProcess | undefined;
   let dead: Error | undefined;
   let nextId = 1;
-  let generation = 0;
   let hello: Promise<WireHello> | undefined;
   const pending = new Map<number, Pending>();
 
@@ -121,49 +143,91 @@ export function execFactory(command: string, options: ExecOptions = {}): ExecFac
     });
   };
 
-  const ensureHello = (): Promise<WireHello> => {
-    hello ??= request('hello', [], Date.now()).then((h) => {
-      if (!helloCheck.Check(h)) throw new Error(`protocol error: hello must answer {protocol: "${WIRE_PROTOCOL_VERSION}"}, got ${JSON.stringify(h)}`);
-      return h;
-    });
-    return hello;
+  const conn: Connection = {
+    request,
+    generation: 0,
+    hello: () => {
+      hello ??= request('hello', [], Date.now()).then((h) => {
+        if (!helloCheck.Check(h)) throw new Error(`protocol error: hello must answer {protocol: "${WIRE_PROTOCOL_VERSION}"}, got ${JSON.stringify(h)}`);
+        return h;
+      });
+      return hello;
+    },
+    dispose: async () => {
+      const c = child;
+      if (!c || dead) return;
+      try {
+        await Promise.race([request('shutdown', [], Date.now()), new Promise((r) => setTimeout(r, 2000))]);
+      } catch {
+        // already gone
+      }
+      if (c.exitCode === null && c.signalCode === null) c.kill();
+      failAll(new Error('disposed'));
+    },
   };
+  return conn;
+}
+
+/** The contract methods over one connection, valid until that connection opens another store. */
+function remoteStore(conn: Connection, options: CreateOptions): SessionStateStore {
+  const mine = conn.generation;
+  let closed = false;
+  const call = (op: WireOp) => (...args: unknown[]) => {
+    if (closed) return Promise.reject(new Error('store is closed'));
+    if (mine !== conn.generation) return Promise.reject(new Error('this store was replaced by a newer create (the wire protocol keeps one store at a time per process)'));
+    const p = conn.request(op, args, options.now());
+    return op === 'record' ? p.then((r) => (r === null ? undefined : r)) : p;
+  };
+  const store: Record<string, unknown> = {};
+  for (const op of STORE_OPS) store[op] = call(op);
+  store['close'] = async () => {
+    if (closed || mine !== conn.generation) return;
+    closed = true;
+    await conn.request('close', [], options.now());
+  };
+  return store as unknown as SessionStateStore;
+}
+
+function limitsOf(createOptions: CreateOptions): WireCreateOptions {
+  const o: WireCreateOptions = {};
+  if (createOptions.retentionMs !== undefined) o.retentionMs = createOptions.retentionMs;
+  if (createOptions.maxRows !== undefined) o.maxRows = createOptions.maxRows;
+  return o;
+}
+
+export function execFactory(command: string, options: ExecOptions = {}): ExecFactory {
+  const main = connect(command, options);
+  /** Extra processes for multi-handle mode, started on first use and kept for the next stores. */
+  const extras: Connection[] = [];
+  /** Per first handle: its backing name and how many extra handles it has. */
+  const firsts = new WeakMap<SessionStateStore, { backing: string | undefined; opened: number }>();
 
   const factory = (async (createOptions: CreateOptions): Promise<SessionStateStore> => {
-    await ensureHello();
-    const wireOptions: WireCreateOptions = {};
-    if (createOptions.retentionMs !== undefined) wireOptions.retentionMs = createOptions.retentionMs;
-    if (createOptions.maxRows !== undefined) wireOptions.maxRows = createOptions.maxRows;
-    const mine = ++generation;
-    await request('create', [wireOptions], createOptions.now());
-    let closed = false;
-    const call = (op: WireOp) => (...args: unknown[]) => {
-      if (closed) return Promise.reject(new Error('store is closed'));
-      if (mine !== generation) return Promise.reject(new Error('this store was replaced by a newer create (the wire protocol keeps one store at a time)'));
-      const p = request(op, args, createOptions.now());
-      return op === 'record' ? p.then((r) => (r === null ? undefined : r)) : p;
-    };
-    const store: Record<string, unknown> = {};
-    for (const op of STORE_OPS) store[op] = call(op);
-    store['close'] = async () => {
-      if (closed || mine !== generation) return;
-      closed = true;
-      await request('close', [], createOptions.now());
-    };
-    return store as unknown as SessionStateStore;
+    await main.hello();
+    main.generation++;
+    const created = await main.request('create', [limitsOf(createOptions)], createOptions.now());
+    if (created !== null && !createdCheck.Check(created)) throw new Error(`protocol error: create must answer null or {backing: string}, got ${JSON.stringify(created)}`);
+    const store = remoteStore(main, createOptions);
+    firsts.set(store, { backing: created === null ? undefined : created.backing, opened: 0 });
+    return store;
   }) as ExecFactory;
 
-  factory.hello = ensureHello;
+  factory.hello = () => main.hello();
   factory.dispose = async () => {
-    const c = child;
-    if (!c || dead) return;
-    try {
-      await Promise.race([request('shutdown', [], Date.now()), new Promise((r) => setTimeout(r, 2000))]);
-    } catch {
-      // already gone
-    }
-    if (c.exitCode === null && c.signalCode === null) c.kill();
-    failAll(new Error('disposed'));
+    await Promise.all([main, ...extras].map((c) => c.dispose()));
   };
+  if (options.handles) {
+    factory.openHandle = async (first, createOptions) => {
+      const info = firsts.get(first);
+      if (!info) throw new Error('openHandle: the first handle was not made by this factory');
+      if (info.backing === undefined) throw new Error('openHandle: the implementation\'s create answered null, so no other process can open its store (W8: answer {backing})');
+      const conn = (extras[info.opened] ??= connect(command, options));
+      info.opened++;
+      await conn.hello();
+      conn.generation++;
+      await conn.request('openHandle', [{ backing: info.backing, ...limitsOf(createOptions) }], createOptions.now());
+      return remoteStore(conn, createOptions);
+    };
+  }
   return factory;
 }

@@ -15,8 +15,8 @@ import { serveWire } from './wire-server.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const server = (flags: string) => `"${process.execPath}" --import tsx conformance/stdio-server.ts ${flags}`;
 const started: ExecFactory[] = [];
-function spawnServer(flags: string): ExecFactory {
-  const f = execFactory(server(flags), { cwd: root, timeoutMs: 20_000 });
+function spawnServer(flags: string, handles = false): ExecFactory {
+  const f = execFactory(server(flags), { cwd: root, timeoutMs: 20_000, handles });
   started.push(f);
   return f;
 }
@@ -45,6 +45,22 @@ describe('conformance over the wire protocol (child process)', () => {
       ['R6-clock', true], // fractional and negative clocks cross the wire; ClockError comes back by name
       ['R9-validation', true], // errors cross the wire with name and field
     ]);
+  }, 60_000);
+
+  it('W8: in multi-handle mode each handle is its own OS process on one SQLite file, and the suite passes', async () => {
+    const f = spawnServer('--store sqlite-file', true);
+    const properties = ['model', 'R20-R27-handles-agree'];
+    const r = await runConformance(f, { seed: 808, runs: 6, properties, handles: 3 });
+    if (!r.passed) console.error(formatReport(r));
+    expect(r.handles).toBe(3);
+    expect(r.properties.map((p) => [p.name, p.passed])).toEqual(properties.map((n) => [n, true]));
+  }, 180_000);
+
+  it('W8: a server that cannot share its store says so instead of pretending', async () => {
+    const f = spawnServer('--store memory', true);
+    const r = await runConformance(f, { seed: 1, runs: 1, properties: ['R20-R27-handles-agree'], handles: 2 });
+    expect(r.passed).toBe(false);
+    expect(r.properties[0]!.failure!.message).toMatch(/create answered null/);
   }, 60_000);
 
   it('reports a dead or silent implementation instead of hanging', async () => {

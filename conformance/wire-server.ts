@@ -10,9 +10,12 @@ import {
   STORE_OPS,
   WIRE_PROTOCOL_VERSION,
   WireRequest,
+  type CreateOptions,
+  type MaybePromise,
   type SessionStateStore,
   type StoreFactory,
   type StoreOp,
+  type WireCreated,
   type WireError,
   type WireResponse,
 } from '../spec/index.js';
@@ -29,8 +32,18 @@ function toWireError(error: unknown): WireError {
   return { name: 'Error', message: String(error) };
 }
 
+/**
+ * W8, multi-handle mode: how a served store is opened again from another process of the same
+ * command. `backingOf` names a store `create` made (a database file path, say); `open` opens
+ * another handle on the store so named. Without it, `create` answers null and `openHandle` fails.
+ */
+export interface WireSharing {
+  backingOf(store: SessionStateStore): string | undefined;
+  open(backing: string, options: CreateOptions): MaybePromise<SessionStateStore>;
+}
+
 /** Serves `factory` on `input`/`output` until the input ends or a `shutdown` request arrives. */
-export function serveWire(factory: StoreFactory, io: { input: Readable; output: Writable }, implementation = 'session-state-kit'): Promise<void> {
+export function serveWire(factory: StoreFactory, io: { input: Readable; output: Writable }, implementation = 'session-state-kit', sharing?: WireSharing): Promise<void> {
   let now = 0;
   const clock = () => now;
   let store: SessionStateStore | undefined;
@@ -79,6 +92,17 @@ export function serveWire(factory: StoreFactory, io: { input: Readable; output: 
             store = undefined;
             await previous?.close();
             store = await factory({ now: clock, ...req.args[0] });
+            const backing = sharing?.backingOf(store);
+            if (backing !== undefined) result = { backing } satisfies WireCreated;
+            break;
+          }
+          case 'openHandle': {
+            const previous = store;
+            store = undefined;
+            await previous?.close();
+            if (!sharing) throw Object.assign(new Error('this implementation cannot open a handle on a store made by another process (W8)'), { name: 'ProtocolError' });
+            const { backing, ...limits } = req.args[0];
+            store = await sharing.open(backing, { now: clock, ...limits });
             break;
           }
           case 'shutdown':

@@ -54,6 +54,26 @@ export const WireCreateOptions = Type.Object(
 );
 export type WireCreateOptions = Static<typeof WireCreateOptions>;
 
+/** W8: the result of `create` when the store can be opened again from another process. */
+export const WireCreated = Type.Object(
+  {
+    backing: Type.String({ minLength: 1, maxLength: 4096, description: 'Opaque name of the backing store (e.g. a database file path), passed to openHandle in another process of the same command.' }),
+  },
+  { additionalProperties: false },
+);
+export type WireCreated = Static<typeof WireCreated>;
+
+/** W8: options of `openHandle`: the backing store named by a `create`, and the same limits. */
+export const WireOpenHandleOptions = Type.Object(
+  {
+    backing: Type.String({ minLength: 1, maxLength: 4096 }),
+    retentionMs: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    maxRows: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  },
+  { additionalProperties: false },
+);
+export type WireOpenHandleOptions = Static<typeof WireOpenHandleOptions>;
+
 const RequestId = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Echoed in the response.' });
 /**
  * The driver's clock, passed through like `args`: any JSON number, so the suite can send a
@@ -75,7 +95,8 @@ const Any = Type.Unknown();
 export const WireRequest = Type.Union(
   [
     request('hello', Type.Tuple([]), 'Handshake; the first request. Result: WireHello.'),
-    request('create', Type.Tuple([WireCreateOptions]), 'Close the current store (if any) and open a fresh, empty one with these options; its lastPruneAt is `now` (R43). Result: null.'),
+    request('create', Type.Tuple([WireCreateOptions]), 'Close the current store (if any) and open a fresh, empty one with these options; its lastPruneAt is `now` (R43). Result: null, or WireCreated when another process of the same command can open a handle on it (W8).'),
+    request('openHandle', Type.Tuple([WireOpenHandleOptions]), 'W8 (multi-handle mode): close the current store (if any) and open another handle on the backing store a `create` in another process of the same command named; its lastPruneAt is `now`, and opening prunes (R29). Result: null.'),
     request('record', Type.Tuple([Any]), 'store.record(input). Result: StateEvent or null (undefined).'),
     request('watch', Type.Tuple([Any]), 'store.watch(request). Result: WatchResult.'),
     request('unwatch', Type.Tuple([Any]), 'store.unwatch(request). Result: UnwatchResult (R52).'),
