@@ -32,7 +32,7 @@ async function connect(db: string): Promise<{ client: Client; transport: StdioCl
 }
 
 type TextContent = { type: 'text'; text: string };
-const textOf = (r: { content?: unknown }) => (r.content as TextContent[]).map((c) => c.text).join('\n');
+const textOf = (r: unknown) => (r as { content: TextContent[] }).content.map((c) => c.text).join('\n');
 
 describe('T8 MCP server over stdio (real child process)', () => {
   it('T8 lists the tools with their JSON Schemas', async () => {
@@ -80,7 +80,7 @@ describe('T8 MCP server over stdio (real child process)', () => {
       });
     });
     await client.subscribeResource({ uri });
-    expect(textOf({ content: (await client.readResource({ uri })).contents.map((c) => ({ type: 'text', text: c.text })) })).toBe('No pending notices.');
+    expect((await client.readResource({ uri })).contents).toEqual([{ uri, mimeType: 'text/plain', text: 'No pending notices.' }]);
 
     // Another OS process: the Claude Code hook records the person's turn in the worker session.
     const hook = await runHook(cli.path(), ['claude-code', '--db', db], { hook_event_name: 'UserPromptSubmit', session_id: 'worker-session', prompt: 'switch to plan B', cwd: '/tmp', transcript_path: '/tmp/t.jsonl' });
