@@ -136,8 +136,12 @@ function recorder(path: string): void {
       process.disconnect?.();
       return;
     }
+    // Stamped before the commit: after it, a poll in the other process can see the commit before
+    // this process gets to stamp it (negative samples under load). So each sample is an upper
+    // bound, by the time one record() takes (tens of µs).
+    const committedAt = now();
     store.record({ sessionKey: m.target, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram', watchers: [WATCHER] });
-    process.send!({ committedAt: now(), target: m.target });
+    process.send!({ committedAt, target: m.target });
   });
   process.send!({ ready: true });
 }
