@@ -143,6 +143,22 @@ export const SCENARIOS: Scenario[] = [
       { now: T0 + 7 * MIN, tool: 'session_status', args: { sessionKey: WORKER, changesSince: 1 } },
     ],
   },
+  {
+    name: 't06-unwatch',
+    rules: ['T6', 'T7', 'R52'],
+    description: 'Unwatching ends the watch and takes its pending notice with it; a second unwatch has nothing to stop; a bare target names its agent.',
+    calls: [
+      { now: T0, tool: 'session_watch', args: { watcherSessionKey: LEAD, targetSessionKey: WORKER } },
+      human(WORKER, 'main', T0 + MIN),
+      { now: T0 + 2 * MIN, tool: 'session_unwatch', args: { watcherSessionKey: LEAD, targetSessionKey: WORKER } },
+      { now: T0 + 2 * MIN, tool: 'session_notices', args: { watcherSessionKey: LEAD } },
+      { now: T0 + 2 * MIN, tool: 'session_unwatch', args: { watcherSessionKey: LEAD, targetSessionKey: WORKER } },
+      human(WORKER, 'main', T0 + 3 * MIN),
+      { now: T0 + 3 * MIN, tool: 'session_notices', args: { watcherSessionKey: LEAD } },
+      { now: T0 + 3 * MIN, tool: 'session_watch', args: { watcherSessionKey: LEAD, targetSessionKey: 'global', agentId: 'ops' } },
+      { now: T0 + 3 * MIN, tool: 'session_unwatch', args: { watcherSessionKey: LEAD, targetSessionKey: 'global', agentId: 'ops' } },
+    ],
+  },
 ];
 
 /** Records expectations from the reference store. */
