@@ -658,6 +658,11 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     return this.pool;
   }
 
+  /** The advisory lock (two int4 keys) one pruner of this schema holds while it prunes. */
+  get pruneLockKeys(): readonly [number, number] {
+    return this.pruneLock;
+  }
+
   /** Test hook: the backend pid of the listening connection, when connected. */
   get listenerPid(): number | undefined {
     return this.remote.pid;
