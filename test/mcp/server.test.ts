@@ -91,9 +91,11 @@ describe('T8 MCP server over stdio (real child process)', () => {
     const line = 'Session "agent:claude-code:worker-session" changed (other actor). Reconcile before acting: session_status sessionKey "agent:claude-code:worker-session" changesSince 0.';
     const read = await client.readResource({ uri });
     expect(read.contents).toEqual([{ uri, mimeType: 'text/plain', text: line }]);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual([uri]);
     // Reading peeks; the tool takes.
     expect(textOf(await client.callTool({ name: 'session_notices', arguments: { watcherSessionKey: LEAD } }))).toBe(line);
     expect((await client.readResource({ uri })).contents[0]).toMatchObject({ text: 'No pending notices.' });
+    expect((await client.listResources()).resources).toEqual([]);
 
     const status = await client.callTool({ name: 'session_status', arguments: { sessionKey: WORKER, changesSince: 0 } });
     expect(textOf(status)).toBe('Session "agent:claude-code:worker-session": stateVersion 1.\n1 change since 0:\n#1 human_direct_message by human: human message via claude-code [channel=claude-code]');
