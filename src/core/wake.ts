@@ -94,6 +94,7 @@ interface WatcherWake {
 export class WakeScheduler {
   readonly policy: ResolvedWakePolicy;
   private readonly watchers = new Map<string, WatcherWake>();
+  private sweepAt = 1024;
 
   constructor(options: WakePolicyOptions = {}) {
     this.policy = resolveWakePolicy(options);
@@ -101,6 +102,7 @@ export class WakeScheduler {
 
   request(watcherSessionKey: string, pending: readonly { wake: 'immediate' | 'next-turn' }[], now: number): WakeDecision {
     if (!isWakeable(watcherSessionKey, pending, this.policy.laneOf)) return { wake: 'never' };
+    if (this.watchers.size >= this.sweepAt) this.sweep(now);
     const state = this.watchers.get(watcherSessionKey) ?? {};
     const last = state.lastWakeAt;
     if (last === undefined || now < last || now - last >= this.policy.coalesceMs) {
@@ -131,6 +133,24 @@ export class WakeScheduler {
       if (state.dueAt !== undefined && (next === undefined || state.dueAt < next)) next = state.dueAt;
     }
     return next;
+  }
+
+  /**
+   * Forgets watchers whose window is over and who are owed nothing: such an entry answers exactly
+   * as an absent one (a wake at once), so memory stays bounded by the watchers of one window.
+   */
+  sweep(now: number): void {
+    for (const [watcher, state] of this.watchers) {
+      if (state.dueAt === undefined && state.lastWakeAt !== undefined && now >= state.lastWakeAt && now - state.lastWakeAt >= this.policy.coalesceMs) {
+        this.watchers.delete(watcher);
+      }
+    }
+    this.sweepAt = Math.max(1024, 2 * this.watchers.size);
+  }
+
+  /** How many watchers the scheduler remembers (diagnostics and tests). */
+  get size(): number {
+    return this.watchers.size;
   }
 
   /** Drops what is known of a watcher (it was deleted, or reset: a new lifecycle starts unthrottled). */

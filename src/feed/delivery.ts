@@ -158,6 +158,7 @@ export function startDelivery(options: DeliveryOptions): Delivery {
     // Fewer acked than delivered: changed meanwhile (the feed signals a new L) or the ack could
     // not be written. Look again later; a notice still pending unchanged is delivered again.
     if (acked.length < notices.length) retryLater(watcher);
+    else latest.delete(watcher); // nothing owed: keep memory to the watchers with something pending
   };
 
   const run = (watcher: string) => {

@@ -107,6 +107,21 @@ describe('R65 coalescing over 20 s', () => {
   });
 });
 
+describe('R65 memory', () => {
+  it('R65: watchers whose window is over are forgotten, which changes no decision', () => {
+    const s = new WakeScheduler();
+    for (let i = 0; i < 3000; i++) expect(s.request(`agent:w${i}:main`, [now], i * 30)).toEqual({ wake: 'now' });
+    expect(s.size).toBeLessThan(3000); // swept as it grew: the early ones' windows were over
+    expect(s.request('agent:w2999:main', [now], 2999 * 30 + 1)).toEqual({ wake: 'later', at: 2999 * 30 + WAKE_COALESCE_MS });
+    s.sweep(200_000);
+    expect(s.size).toBe(1); // only the one owed a wake
+    expect(s.takeDue(200_000)).toEqual(['agent:w2999:main']);
+    s.sweep(300_000);
+    expect(s.size).toBe(0);
+    expect(s.request('agent:w0:main', [now], 300_001)).toEqual({ wake: 'now' });
+  });
+});
+
 describe('R66 wake by lane', () => {
   it.each([
     ['agent:main:main', 'main'],
