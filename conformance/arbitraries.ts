@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { EVENT_KINDS, NOTIFY_CLASS, type EventKind } from '../spec/index.js';
 import { DAY, HOUR, MINUTE, T0, same, type Command, type Scenario, type ScenarioOptions } from './script.js';
+import { expectedContextKey } from './facts.js';
 
 export const MAIN = 'main';
 export const OPS = 'ops';
@@ -197,6 +198,26 @@ export function watchDraft(watchers: fc.Arbitrary<string> = watcher, ids: fc.Arb
 
 const simple = (op: Command['op'], args: unknown[] = []): Draft => ({ cmd: { op, args } });
 
+/** R21b: an ambient (queue-only) watch. */
+export function ambientWatchDraft(watchers: fc.Arbitrary<string> = watcher, ids: fc.Arbitrary<Identity> = identity): fc.Arbitrary<Draft> {
+  return fc.record({ w: watchers, id: ids }).map(({ w, id }) => ({
+    cmd: { op: 'watch', args: [{ watcherSessionKey: w, targetSessionKey: id[0], agentId: id[1], provenance: 'ambient' }] },
+  }));
+}
+
+/** R52. */
+export function unwatchDraft(watchers: fc.Arbitrary<string> = watcher, ids: fc.Arbitrary<Identity> = identity): fc.Arbitrary<Draft> {
+  return fc.record({ w: watchers, id: ids }).map(({ w, id }) => ({
+    cmd: { op: 'unwatch', args: [{ watcherSessionKey: w, targetSessionKey: id[0], agentId: id[1] }] },
+  }));
+}
+
+/** R27b: acks of guessed notices (a context key and a small L; some match a pending cursor, most do not). */
+export function ackDraft(watchers: fc.Arbitrary<string> = watcher, ids: fc.Arbitrary<Identity> = identity): fc.Arbitrary<Draft> {
+  const one = fc.record({ id: ids, l: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 16 })) }).map(({ id, l }) => ({ contextKey: expectedContextKey(id[1], id[0]), lastSeenSequence: l }));
+  return fc.record({ w: watchers, acks: fc.array(one, { maxLength: 3 }) }).map(({ w, acks }) => ({ cmd: { op: 'ackNotices', args: [w, acks] } }));
+}
+
 export const advanceSmall = fc.integer({ min: 1, max: 10 * MINUTE }).map((ms) => simple('advance', [ms]));
 /** Past the 1 h prune interval (R43). */
 export const advanceHours = fc.integer({ min: HOUR, max: 3 * HOUR }).map((ms) => simple('advance', [ms]));
@@ -328,6 +349,9 @@ export function modelDrafts(maxLength: number): fc.Arbitrary<Draft[]> {
   return fc.array(
     fc.oneof(
       { arbitrary: genericDraft({ invalid: true }), weight: 16 },
+      { arbitrary: ambientWatchDraft(), weight: 1 },
+      { arbitrary: unwatchDraft(), weight: 1 },
+      { arbitrary: ackDraft(), weight: 1 },
       { arbitrary: advanceFraction, weight: 1 },
       { arbitrary: refusedClockDraft, weight: 1 },
     ),

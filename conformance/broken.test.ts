@@ -57,11 +57,14 @@ const DESIGNATED: Record<string, string> = {
   'rewatch-no-refresh': 'R44-cursor-expiry',
   'ack-no-refresh': 'R44-cursor-expiry',
   'sweep-refreshes': 'R44-cursor-expiry',
-  'noop-restart': 'R29-restart',
+  'noop-restart': 'R43-prune-schedule',
   'delete-ignores-agent': 'R1-identity-agent',
   'prune-waits-for-clock': 'R43-prune-schedule',
   'gate-counts-self': 'R9b-only-if-watched',
   'clock-unchecked': 'R6-clock',
+  'restart-sweeps': 'R29-restart',
+  'unwatch-keeps-notice': 'R52-unwatch',
+  'ack-ignores-last-seen': 'R27b-ack-notices',
 };
 
 describe('broken implementations', () => {

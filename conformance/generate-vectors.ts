@@ -11,6 +11,7 @@ import { LIMITS, VECTOR_FORMAT, type ConformanceVector, type StoreFactory, type 
 import { createMemoryStore } from '../src/memory/index.js';
 import { modelDrafts, optionsArb, scenario } from './arbitraries.js';
 import { Clock, DAY, HOUR, MINUTE, T0, callStore, closeQuietly, openStore, type Command, type ScenarioOptions } from './script.js';
+import { expectedContextKey } from './facts.js';
 import { toExpectation } from './vectors.js';
 
 export interface VectorSpec {
@@ -54,6 +55,13 @@ const spawn = (child = CHILD, parent = PARENT, run = 'r1'): Command =>
     watchers: [parent],
   });
 const watch = (w: string, t: string, a = agentOfKey(t)): Command => ({ op: 'watch', args: [{ watcherSessionKey: w, targetSessionKey: t, agentId: a }] });
+const ambient = (w: string, t: string, a = agentOfKey(t)): Command => ({ op: 'watch', args: [{ watcherSessionKey: w, targetSessionKey: t, agentId: a, provenance: 'ambient' }] });
+const unwatch = (w: string, t: string, a = agentOfKey(t)): Command => ({ op: 'unwatch', args: [{ watcherSessionKey: w, targetSessionKey: t, agentId: a }] });
+/** R27b: ack by context key and L, as a runtime would pass back the notices it delivered. */
+const ack = (w: string, notices: [target: string, lastSeen: number, agent?: string][]): Command => ({
+  op: 'ackNotices',
+  args: [w, notices.map(([t, l, a = agentOfKey(t)]) => ({ contextKey: expectedContextKey(a, t), lastSeenSequence: l }))],
+});
 const pending = (w: string): Command => ({ op: 'pendingNotices', args: [w] });
 const drain = (w: string): Command => ({ op: 'drainNotices', args: [w] });
 const since = (key: string, s: number, limit?: number, agent = agentOfKey(key)): Command => ({
@@ -368,7 +376,7 @@ export const HAND_WRITTEN: VectorSpec[] = [
   {
     name: 'r29-restart',
     rules: ['R29'],
-    description: 'restart drops the in-memory queue and rebuilds exactly the pending notices from durable cursors.',
+    description: 'A restart changes no cursor: the same notices are pending before and after, and a drain after it owes the same follow-up (R28) as without the restart.',
     script: [spawn(), watch(COORD, PEER), human(), human(), human(PEER), drain(COORD), restart, pending(PARENT), pending(COORD), restart, pending(PARENT), drain(PARENT), drain(PARENT)],
   },
   {
@@ -524,9 +532,9 @@ export const HAND_WRITTEN: VectorSpec[] = [
     ],
   },
   {
-    name: 'r29-r44-sweep-keeps-expiry-clock',
+    name: 'r29-r44-restart-keeps-expiry-clock',
     rules: ['R29', 'R44'],
-    description: 'The restart sweep rebuilds a pending notice and sets N := M but does not refresh updatedAt: a pending cursor idle past the retention expires with its notice, restart or not.',
+    description: 'A restart keeps a pending notice as it is and does not refresh updatedAt: a pending cursor idle past the retention expires with its notice, restart or not.',
     options: { retentionMs: 10 * DAY },
     script: [
       watch(COORD, PEER),
@@ -546,6 +554,101 @@ export const HAND_WRITTEN: VectorSpec[] = [
       restart,
       drain(COORD),
       drain(COORD),
+    ],
+  },
+  {
+    name: 'r21b-ambient-watch',
+    rules: ['R21b', 'R14', 'R16', 'R20', 'R25', 'R44'],
+    description:
+      'An ambient watch starts at the head; its notices never wake (next-turn) and terminal runs skip it; re-registering writes nothing (updatedAt kept, so it expires); an explicit watch promotes it (the pending notice now wakes), a spawn seed makes it spawn, and nothing downgrades.',
+    options: { retentionMs: 10 * DAY },
+    script: [
+      human(PEER),
+      ambient(COORD, PEER),
+      pending(COORD),
+      ev(PEER, 'run_completed'),
+      pending(COORD),
+      human(PEER),
+      human(PEER),
+      pending(COORD),
+      watch(COORD, PEER),
+      pending(COORD),
+      ambient(COORD, PEER),
+      drain(COORD),
+      ev(PEER, 'run_completed'),
+      pending(COORD),
+      ambient(PARENT, CHILD),
+      spawn(),
+      human(),
+      pending(PARENT),
+      ambient(COORD, OPS_MAIN),
+      ambient('global', PEER),
+      ambient(PEER, PEER),
+      advance(6 * DAY),
+      ambient(COORD, OPS_MAIN),
+      advance(5 * DAY),
+      prune,
+      human(OPS_MAIN),
+      pending(COORD),
+      { op: 'watch', args: [{ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A, provenance: 'spawn' }] },
+    ],
+  },
+  {
+    name: 'r27b-ack-notices',
+    rules: ['R27b', 'R24', 'R28'],
+    description:
+      'ackNotices acks exactly the delivered notices still pending with the quoted L, in one call, and returns them in R26 order; a stale L, a foreign or non-UTF-8 context key, another watcher or a bare key acks nothing; the interleaved event reopens one follow-up; bad input names the field.',
+    script: [
+      spawn(),
+      watch(COORD, PEER),
+      human(),
+      human(PEER),
+      pending(PARENT),
+      human(),
+      ack(PARENT, [[CHILD, 2]]),
+      ack(PARENT, [[CHILD, 1]]),
+      pending(PARENT),
+      ack(PARENT, [[CHILD, 1]]),
+      ack(COORD, [[CHILD, 2]]),
+      ack('global', [[PEER, 0]]),
+      { op: 'ackNotices', args: [COORD, [{ contextKey: 'session-state:6d61696e:ff', lastSeenSequence: 0 }, { contextKey: 'other:6d61696e:70', lastSeenSequence: 0 }]] },
+      ack(COORD, [[PEER, 0], [PEER, 3]]),
+      ack(PARENT, [[CHILD, 3], [PEER, 0]]),
+      pending(PARENT),
+      pending(COORD),
+      { op: 'ackNotices', args: [PARENT, [{ contextKey: 'x' }]] },
+      { op: 'ackNotices', args: [PARENT, 'all'] },
+      { op: 'ackNotices', args: ['', []] },
+    ],
+  },
+  {
+    name: 'r52-unwatch',
+    rules: ['R52', 'R1', 'R15'],
+    description:
+      'unwatch deletes the cursor and its pending notice whatever its provenance and says whether one existed; bare and self watchers get false; a producer that passes the watcher again re-creates the cursor from 0; bad input names the field.',
+    script: [
+      unwatch(COORD, PEER),
+      watch(COORD, PEER),
+      human(PEER),
+      pending(COORD),
+      unwatch(COORD, PEER),
+      pending(COORD),
+      unwatch(COORD, PEER),
+      human(PEER),
+      pending(COORD),
+      spawn(),
+      human(),
+      unwatch(PARENT, CHILD),
+      pending(PARENT),
+      human(CHILD, { watchers: [PARENT] }),
+      pending(PARENT),
+      ambient(LEAD, OPS_MAIN),
+      unwatch(LEAD, OPS_MAIN, 'main'),
+      unwatch(LEAD, OPS_MAIN),
+      unwatch('global', PEER),
+      unwatch(PEER, PEER),
+      { op: 'unwatch', args: [{ watcherSessionKey: COORD, targetSessionKey: PEER }] },
+      { op: 'unwatch', args: [{ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A, provenance: 'explicit' }] },
     ],
   },
   {

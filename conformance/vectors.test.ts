@@ -48,12 +48,16 @@ describe('fixed vectors (conformance/vectors)', () => {
     const cases: [string, string, RegExp][] = [
       ['rewatch-no-refresh', 'r44-refresh-by-rewatch-and-ack', /^step 11 pendingNotices\("agent:main:coordinator"\)/],
       ['ack-no-refresh', 'r44-refresh-by-rewatch-and-ack', /^step 12 pendingNotices\("agent:main:subagent:lead"\)/],
-      ['sweep-refreshes', 'r29-r44-sweep-keeps-expiry-clock', /^step 7 pendingNotices/],
+      ['sweep-refreshes', 'r29-r44-restart-keeps-expiry-clock', /^step 7 pendingNotices/],
       ['delete-ignores-agent', 'r01-identity-agent-match', /^step 7 deleteSession/],
       ['clock-unchecked', 'r06-clock-floor-and-refusal', /^step 1 record/],
       ['prune-waits-for-clock', 'r43-clock-steps-back', /^step 7 changesSince/],
       ['gate-counts-self', 'r09b-only-if-watched', /^step 2 record/],
-      ['noop-restart', 'r29-restart', /^step 13 drainNotices/],
+      ['noop-restart', 'r43-prune-schedule', /^step 16 changesSince/],
+      ['restart-sweeps', 'r29-restart', /^step 13 drainNotices/],
+      ['forgets-on-restart', 'r29-restart', /^step 8 pendingNotices/],
+      ['unwatch-keeps-notice', 'r52-unwatch', /^step 6 pendingNotices/],
+      ['ack-ignores-last-seen', 'r27b-ack-notices', /^step 7 ackNotices/],
     ];
     for (const [broken, vector, where] of cases) {
       expect((await runVector(brokenByName(broken)!.create, byName(vector))).failure?.message, `${broken} on ${vector}`).toMatch(where);

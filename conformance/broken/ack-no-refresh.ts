@@ -9,9 +9,8 @@ import { VariantStore } from './variant.js';
 export const breaks = { rule: 'R44', what: 'a drain (ack) does not refresh updatedAt (R27/R44)' };
 
 class AckNoRefresh extends VariantStore {
-  protected override ack(c: WatchCursor, now: number) {
-    const r = acknowledge(c, now);
-    return { ...r, cursor: { ...r.cursor, updatedAt: c.updatedAt } };
+  protected override ack(c: WatchCursor, now: number): WatchCursor {
+    return { ...acknowledge(c, now).cursor, updatedAt: c.updatedAt };
   }
 }
 

@@ -8,8 +8,8 @@ import { VariantStore } from './variant.js';
 export const breaks = { rule: 'R28', what: 'acks to the head and loses the interleaved event' };
 
 class AcksToHead extends VariantStore {
-  protected override ack(c: WatchCursor, now: number) {
-    return { cursor: { ...c, lastSeenSequence: c.materialSequence, notifiedSequence: c.materialSequence, updatedAt: now } };
+  protected override ack(c: WatchCursor, now: number): WatchCursor {
+    return { ...c, lastSeenSequence: c.materialSequence, notifiedSequence: c.materialSequence, updatedAt: now };
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * BROKEN (R34): reading acks. changesSince marks the session as seen by every watcher (cursor to
- * the head, queued notice dropped), as if the reader were all of them.
+ * the head, so no notice is pending), as if the reader were all of them.
  */
 import type { ChangesSinceRequest, CreateOptions } from '../../spec/index.js';
 import { VariantStore } from './variant.js';
@@ -13,7 +13,6 @@ class ChangesSinceAcks extends VariantStore {
     for (const c of this.cursorsOn(request.sessionKey, request.agentId)) {
       const head = r.stateVersion;
       this.put({ ...c, lastSeenSequence: head, notifiedSequence: head, materialSequence: Math.max(head, c.materialSequence), updatedAt: this.clock() });
-      this.notices.dropPair(c.watcherSessionKey, c.targetSessionKey, c.targetAgentId);
     }
     return r;
   }

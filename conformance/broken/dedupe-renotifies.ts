@@ -1,6 +1,6 @@
 /**
  * BROKEN (R8): a dedupe hit returns the existing event (correctly) but runs the notification step
- * again, so a retried producer call re-opens notices that were already drained.
+ * again, so a retried producer call tells watchers it names (who had no cursor) about an old event.
  */
 import type { CreateOptions, StateEvent } from '../../spec/index.js';
 import { VariantStore } from './variant.js';
@@ -11,7 +11,6 @@ class DedupeRenotifies extends VariantStore {
   protected override onDedupeHit(existing: StateEvent, watchers: string[], now: number): void {
     const plan = this.plan(existing, this.cursorsOn(existing.sessionKey, existing.agentId), watchers, now);
     for (const c of plan.cursorWrites) this.put(c);
-    for (const n of plan.notices) this.enqueue(n);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * BROKEN (R1): deleteSession does not check that the agent matches an agent-scoped key, so
  * deleteSession("agent:main:main", "ops") deletes the (empty) identity of the wrong agent and then
- * ends every watch the real session "agent:main:main" holds, with its queued notices.
+ * ends every watch the real session "agent:main:main" holds, with its pending notices.
  */
 import type { CreateOptions } from '../../spec/index.js';
 import { identityKey, parseAgentScopedKey, validateIdentity } from '../../src/core/index.js';
@@ -21,7 +21,6 @@ class DeleteIgnoresAgent extends VariantStore {
     this.state.sessionEvents.delete(id);
     this.state.heads.delete(id);
     this.state.cursors.delete(id);
-    this.notices.dropTarget(sessionKey, agentId);
     this.resetSession(sessionKey);
   }
 }

@@ -1,9 +1,9 @@
 /**
  * BROKEN (R22): a new explicit watch treats the target's existing history as unseen: the cursor
- * starts at 0 and a notice is queued at once when the target already has events.
+ * starts at 0 (N at the head), so a notice is pending at once when the target already has events.
  */
 import type { CreateOptions, WatchRequest } from '../../spec/index.js';
-import { identityKey, isAgentScopedKey, makeNotice } from '../../src/core/index.js';
+import { identityKey, isAgentScopedKey } from '../../src/core/index.js';
 import { VariantStore } from './variant.js';
 
 export const breaks = { rule: 'R22', what: 'history before the watch notifies' };
@@ -17,7 +17,6 @@ class HistoryNotifies extends VariantStore {
     if (r.watched && !existed && head > 0 && isAgentScopedKey(request.watcherSessionKey)) {
       const c = this.state.cursors.get(id)!.get(request.watcherSessionKey)!;
       this.put({ ...c, lastSeenSequence: 0 });
-      this.enqueue(makeNotice(request.watcherSessionKey, request.targetSessionKey, request.agentId, 0));
     }
     return r;
   }

@@ -4,6 +4,7 @@
  * report looks like: `session-state-kit conformance --broken acks-to-head`.
  */
 import type { StoreFactory } from '../../spec/index.js';
+import * as ackIgnoresLastSeen from './ack-ignores-last-seen.js';
 import * as ackNoRefresh from './ack-no-refresh.js';
 import * as acksToHead from './acks-to-head.js';
 import * as changesSinceAcks from './changes-since-acks.js';
@@ -25,12 +26,14 @@ import * as notifiesActor from './notifies-actor.js';
 import * as notifiesBareKeys from './notifies-bare-keys.js';
 import * as pruneWaitsForClock from './prune-waits-for-clock.js';
 import * as pruneWithoutWatermark from './prune-without-watermark.js';
+import * as restartSweeps from './restart-sweeps.js';
 import * as rewatchClobbers from './rewatch-clobbers.js';
 import * as rewatchNoRefresh from './rewatch-no-refresh.js';
 import * as spawnNotSeeded from './spawn-not-seeded.js';
 import * as storesMessageText from './stores-message-text.js';
 import * as sweepRefreshes from './sweep-refreshes.js';
 import * as terminalNotifiesParent from './terminal-notifies-parent.js';
+import * as unwatchKeepsNotice from './unwatch-keeps-notice.js';
 import * as vagueValidationField from './vague-validation-field.js';
 import * as wrongNoticeText from './wrong-notice-text.js';
 import { createVariantStore } from './variant.js';
@@ -73,6 +76,9 @@ const modules: Record<string, { breaks: { rule: string; what: string }; create: 
   'prune-waits-for-clock': pruneWaitsForClock,
   'gate-counts-self': gateCountsSelf,
   'clock-unchecked': clockUnchecked,
+  'restart-sweeps': restartSweeps,
+  'unwatch-keeps-notice': unwatchKeepsNotice,
+  'ack-ignores-last-seen': ackIgnoresLastSeen,
 };
 
 export const BROKEN: readonly BrokenImplementation[] = Object.entries(modules).map(([name, m]) => ({ name, rule: m.breaks.rule, what: m.breaks.what, create: m.create }));

@@ -16,7 +16,6 @@ class RewatchClobbers extends VariantStore {
     const head = this.state.heads.get(identityKey(request.targetSessionKey, request.agentId))?.stateVersion ?? 0;
     if (c) {
       this.put({ ...c, lastSeenSequence: head, notifiedSequence: head, materialSequence: head });
-      this.notices.dropPair(request.watcherSessionKey, request.targetSessionKey, request.agentId);
     }
     return r;
   }

@@ -1,28 +1,30 @@
 /**
  * VariantStore: the reference store with hook points, so each deliberately broken implementation
  * in this folder changes exactly one thing. Unmodified, it must pass the whole suite (the broken
- * test checks that first), which keeps these copies of record/drain/restart honest.
+ * test checks that first), which keeps these copies of record/drain/ack/restart honest.
  */
-import type { CreateOptions, Notice, StateEvent, WatchCursor } from '../../spec/index.js';
+import type { CreateOptions, Notice, NoticeAck, StateEvent, WatchCursor } from '../../spec/index.js';
 import {
+  ackMatches,
+  ackTargets,
   acknowledge,
   checkedNow,
+  compareNotices,
   identityKey,
+  isPending,
   isPruneDue,
   isWatched,
-  makeNotice,
+  noticeOf,
   planNotifications,
   prepareRecord,
-  sweep,
+  validateNoticeAcks,
   validateSessionKey,
-  type NoticeQueue,
   type NotificationPlan,
 } from '../../src/core/index.js';
 import { MemoryStore } from '../../src/memory/index.js';
 
 /** The reference store's private parts, reached at run time (TypeScript privacy is compile-time only). */
 interface Internals {
-  queue: NoticeQueue;
   lastPruneAt: number;
   options: CreateOptions;
 }
@@ -30,14 +32,6 @@ interface Internals {
 export class VariantStore extends MemoryStore {
   protected get internals(): Internals {
     return this as unknown as Internals;
-  }
-
-  protected get notices(): NoticeQueue {
-    return this.internals.queue;
-  }
-
-  protected set notices(queue: NoticeQueue) {
-    this.internals.queue = queue;
   }
 
   /** R6: the store's clock, floored; a reading that is not a finite number >= 0 throws ClockError. */
@@ -56,18 +50,34 @@ export class VariantStore extends MemoryStore {
     return [...(this.state.cursors.get(identityKey(sessionKey, agentId))?.values() ?? [])];
   }
 
+  /** Every cursor of one watcher. */
+  protected cursorsOfWatcher(watcherSessionKey: string): WatchCursor[] {
+    const out: WatchCursor[] = [];
+    for (const byWatcher of this.state.cursors.values()) {
+      const c = byWatcher.get(watcherSessionKey);
+      if (c) out.push(c);
+    }
+    return out;
+  }
+
   // ---- hooks (defaults: the reference behaviour) ----
 
   protected plan(event: StateEvent, cursorsOnTarget: WatchCursor[], watchers: string[], now: number): NotificationPlan {
     return planNotifications(event, cursorsOnTarget, watchers, now);
   }
 
-  protected ack(cursor: WatchCursor, now: number): { cursor: WatchCursor; followUpLastSeen?: number } {
-    return acknowledge(cursor, now);
+  protected ack(cursor: WatchCursor, now: number): WatchCursor {
+    return acknowledge(cursor, now).cursor;
   }
 
-  protected enqueue(notice: Notice): void {
-    this.notices.enqueue(notice);
+  /** R20, R23-R25: the notices a pending cursor stands for (the reference: exactly one). */
+  protected noticesOf(cursor: WatchCursor): Notice[] {
+    return [noticeOf(cursor)];
+  }
+
+  /** R27b: whether a pair named with these L values may be acked now. */
+  protected ackable(cursor: WatchCursor | undefined, lastSeen: readonly number[]): cursor is WatchCursor {
+    return ackMatches(cursor, lastSeen);
   }
 
   /** R9b: whether an onlyIfWatched record may be written. */
@@ -80,11 +90,6 @@ export class VariantStore extends MemoryStore {
     return isPruneDue(now, lastPruneAt);
   }
 
-  /** R29: the restart sweep of one cursor (undefined: nothing pending). */
-  protected sweepCursor(cursor: WatchCursor, now: number): WatchCursor | undefined {
-    return sweep(cursor, now);
-  }
-
   /** Called on a dedupe hit (R8: the reference does nothing). */
   protected onDedupeHit(_existing: StateEvent, _watchers: string[], _now: number): void {}
 
@@ -93,7 +98,7 @@ export class VariantStore extends MemoryStore {
     return event;
   }
 
-  // ---- the reference's record / drain / restart, routed through the hooks ----
+  // ---- the reference's record / pending / drain / ack / restart, routed through the hooks ----
 
   override record(input: Parameters<MemoryStore['record']>[0]): StateEvent | undefined {
     const now = this.clock();
@@ -125,36 +130,46 @@ export class VariantStore extends MemoryStore {
     });
     const plan = this.plan(stored, cursorsOnTarget, watchers, now);
     for (const c of plan.cursorWrites) this.put(c);
-    for (const n of plan.notices) this.enqueue(n);
     if (this.pruneDue(now, this.internals.lastPruneAt)) this.prune();
     return stored;
   }
 
+  /** R26: the watcher's pending cursors with their notices, in R26 order. */
+  protected pendingWithCursors(watcherSessionKey: string): { cursor: WatchCursor; notices: Notice[] }[] {
+    return this.cursorsOfWatcher(watcherSessionKey)
+      .filter(isPending)
+      .map((cursor) => ({ cursor, notices: this.noticesOf(cursor) }))
+      .sort((a, b) => compareNotices(a.cursor, b.cursor));
+  }
+
+  override pendingNotices(watcherSessionKey: string): Notice[] {
+    validateSessionKey(watcherSessionKey, 'watcherSessionKey');
+    return this.pendingWithCursors(watcherSessionKey).flatMap((p) => p.notices);
+  }
+
   override drainNotices(watcherSessionKey: string): Notice[] {
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
-    const now = this.clock(); // R6: a refused clock must not cost the queued notices
-    const drained = this.notices.take(watcherSessionKey);
-    for (const n of drained) {
-      const cursor = this.state.cursors.get(identityKey(n.targetSessionKey, n.targetAgentId))?.get(watcherSessionKey);
-      if (!cursor) continue;
-      const { cursor: next, followUpLastSeen } = this.ack(cursor, now);
-      this.put(next);
-      if (followUpLastSeen !== undefined) this.enqueue(makeNotice(watcherSessionKey, n.targetSessionKey, n.targetAgentId, followUpLastSeen));
+    const now = this.clock(); // R6: a refused clock must not cost the pending notices
+    const pending = this.pendingWithCursors(watcherSessionKey);
+    for (const p of pending) this.put(this.ack(p.cursor, now));
+    return pending.flatMap((p) => p.notices);
+  }
+
+  override ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] {
+    const v = validateNoticeAcks(watcherSessionKey, notices);
+    const now = this.clock();
+    const acked: Notice[] = [];
+    for (const t of ackTargets(v.notices)) {
+      const cursor = this.state.cursors.get(identityKey(t.targetSessionKey, t.targetAgentId))?.get(v.watcherSessionKey);
+      if (!this.ackable(cursor, t.lastSeen)) continue;
+      acked.push(...this.noticesOf(cursor));
+      this.put(this.ack(cursor, now));
     }
-    return drained;
+    return acked.sort(compareNotices);
   }
 
   override restart(): void {
-    const now = this.clock(); // R6: before the queue is dropped
-    this.notices.clear();
-    for (const byWatcher of this.state.cursors.values()) {
-      for (const c of byWatcher.values()) {
-        const swept = this.sweepCursor(c, now);
-        if (!swept) continue;
-        this.put(swept);
-        this.enqueue(makeNotice(swept.watcherSessionKey, swept.targetSessionKey, swept.targetAgentId, swept.lastSeenSequence));
-      }
-    }
+    this.clock(); // R6
     this.prune();
   }
 }

@@ -9,6 +9,7 @@
  *   log-r1-r9b.ts          R1, R3/R4, R6, R8, R9, R9b   keys, input and events
  *   notify-r10-r18.ts      R12-R17                      which events notify whom
  *   notices-r20-r29.ts     R21-R29                      watchers, notices, acknowledgement
+ *   watches-r21b-r27b-r52.ts  R21b, R27b, R52           ambient watches, ackNotices, unwatch
  *   reconcile-r30-r35.ts   R30-R34                      changesSince, history gap, read-only
  *   retention-r40-r44.ts   R5/R40-R44                   pruning, heads, cursor expiry
  *   handles-r20-r27.ts     R20, R26, R27                multi-handle mode: every handle agrees
@@ -25,6 +26,7 @@ import { ackOnDrain, explicitWatch, noticeText, oneNoticePerPair, restart } from
 import { bareKeys, frozenWatermark, logOnly, selfSuppression, spawnSeeding, terminalRuns } from './notify-r10-r18.js';
 import { changesSincePage, historyGap, readOnly } from './reconcile-r30-r35.js';
 import { cursorExpiry, headsMonotonic, pruneSchedule, realLimits } from './retention-r40-r44.js';
+import { ackNotices, ambientWatch, unwatch } from './watches-r21b-r27b-r52.js';
 
 export type { ArbitraryOptions, ConformanceProperty, PropertyContext } from './common.js';
 
@@ -47,6 +49,9 @@ export const PROPERTIES: readonly ConformanceProperty[] = [
   realLimits,
   pruneSchedule,
   restart,
+  ambientWatch,
+  ackNotices,
+  unwatch,
   cursorExpiry,
   dedupe,
   noMessageText,

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { type ChangesSinceResponse, EVENT_KINDS, LIMITS, type Notice, type StateEvent } from '../../spec/index.js';
-import { advanceFraction, advanceSmall, AGENT_SCOPED_WATCHERS, CHILD, deleteDraft, type Draft, drainDraft, expectedInvalidField, genericDraft, genericDrafts, GLOBAL, IDENTITIES, inputOf, invalidDraft, LEAD, MAIN, OPS, OPS_MAIN, OPS_SUB, optionsArb, PARENT, PEER, refusedClockDraft, resetDraft, restartDraft, scenario, watchDraft, WATCHERS } from '../arbitraries.js';
+import { advanceFraction, advanceSmall, AGENT_SCOPED_WATCHERS, CHILD, deleteDraft, type Draft, drainDraft, expectedInvalidField, genericDraft, genericDrafts, GLOBAL, IDENTITIES, inputOf, invalidDraft, LEAD, MAIN, OPS, OPS_MAIN, OPS_SUB, optionsArb, PARENT, PEER, refusedClockDraft, resetDraft, restartDraft, scenario, unwatchDraft, watchDraft, WATCHERS } from '../arbitraries.js';
 import { agentOf, eventProblems, isAgentScoped } from '../facts.js';
 import { CursorSet, eligiblePassed } from '../cursor-model.js';
 import { LogModel } from '../log-model.js';
@@ -362,6 +362,7 @@ export const onlyIfWatched: ConformanceProperty = {
         fc.oneof(
           { arbitrary: rec, weight: 12 },
           { arbitrary: watchDraft(), weight: 2 },
+          { arbitrary: unwatchDraft(), weight: 1 },
           { arbitrary: resetDraft, weight: 1 },
           { arbitrary: deleteDraft, weight: 2 },
           { arbitrary: drainDraft(), weight: 1 },
@@ -401,6 +402,10 @@ export const onlyIfWatched: ConformanceProperty = {
           const want = isAgentScoped(r.watcherSessionKey) && r.watcherSessionKey !== r.targetSessionKey;
           if (run.ok<{ watched: boolean }>(o, 'watch').watched !== want) run.fail(`R21: watch must return {watched: ${want}}`);
           cursors.onWatch(r.watcherSessionKey, r.targetSessionKey, r.agentId);
+        } else if (cmd.op === 'unwatch') {
+          const r = cmd.args[0] as { watcherSessionKey: string; targetSessionKey: string; agentId: string };
+          run.ok(o, 'unwatch');
+          cursors.onUnwatch(r.watcherSessionKey, r.targetSessionKey, r.agentId); // R52
         } else if (cmd.op === 'resetSession') {
           run.ok(o, 'resetSession');
           cursors.onReset(cmd.args[0] as string);

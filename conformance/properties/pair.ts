@@ -21,7 +21,7 @@ interface PairCursor {
   explicit: boolean;
 }
 
-/** The cursor of one (watcher, target) pair, as R14-R16, R21, R27-R29 describe it. */
+/** The cursor of one (watcher, target) pair, as R14-R16, R21, R27-R29 describe it; `queued` is N > L (R20). */
 class PairModel {
   cursor: PairCursor | undefined;
   queued = false;
@@ -72,11 +72,8 @@ class PairModel {
     return quoted;
   }
 
-  onRestart(): void {
-    const c = this.cursor;
-    this.queued = !!c && c.M > c.L;
-    if (c && this.queued) c.N = c.M;
-  }
+  /** R29: a restart changes no cursor. */
+  onRestart(): void {}
 }
 
 type PairBias = 'mixed' | 'self' | 'log-only';

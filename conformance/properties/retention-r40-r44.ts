@@ -117,6 +117,7 @@ export const pruneSchedule: ConformanceProperty = {
 // ---------------------------------------------------------------------------------------------
 
 const notice3 = (n: Notice): [string, string, number] => [n.targetSessionKey, n.targetAgentId, n.lastSeenSequence];
+const model3 = ([k, a, l]: readonly [string, string, number, string]): [string, string, number] => [k, a, l];
 
 function expiryScenario(maxLength: number): fc.Arbitrary<Scenario> {
   return fc
@@ -129,6 +130,7 @@ function expiryScenario(maxLength: number): fc.Arbitrary<Scenario> {
       const watchT = (t: Identity) => simple('watch', [{ watcherSessionKey: w, targetSessionKey: t[0], agentId: t[1] }]);
       const kinds = {
         watch: watchT,
+        ambient: (t: Identity) => simple('watch', [{ watcherSessionKey: w, targetSessionKey: t[0], agentId: t[1], provenance: 'ambient' }]), // creates, or changes nothing (R21b)
         human: (t: Identity) => rec(t, 'human_direct_message', { actorType: 'human' }), // material for cursor holders (R15)
         passed: (t: Identity) => rec(t, 'goal_changed', { actorType: 'human', watchers: [w] }), // material, creates a cursor
         terminal: (t: Identity) => rec(t, 'run_completed', {}), // material for explicit cursors only (R16)
@@ -136,10 +138,11 @@ function expiryScenario(maxLength: number): fc.Arbitrary<Scenario> {
         logOnly: (t: Identity) => rec(t, 'compacted', { watchers: [w] }), // no write (R17)
         spawn: (t: Identity) => rec(t, 'child_spawned', { actorType: 'agent', actorId: w, watchers: [w] }), // seeding refreshes (R14)
         drain: () => simple('drainNotices', [w]), // acks refresh (R27)
-        restart: () => simple('restart'), // the sweep does not refresh (R29)
+        restart: () => simple('restart'), // changes no cursor (R29)
       };
       const single = fc.oneof(
         { arbitrary: T.map(kinds.watch), weight: 4 },
+        { arbitrary: T.map(kinds.ambient), weight: 2 },
         { arbitrary: T.map(kinds.human), weight: 4 },
         { arbitrary: T.map(kinds.passed), weight: 2 },
         { arbitrary: T.map(kinds.terminal), weight: 1 },
@@ -161,9 +164,9 @@ function expiryScenario(maxLength: number): fc.Arbitrary<Scenario> {
       const episode = fc
         .record({
           t: T,
-          start: fc.constantFrom<keyof typeof kinds>('watch', 'passed', 'spawn'),
+          start: fc.constantFrom<keyof typeof kinds>('watch', 'passed', 'spawn', 'ambient'),
           pendingFirst: fc.boolean(),
-          refresh: fc.constantFrom<keyof typeof kinds>('watch', 'watch', 'drain', 'drain', 'drain', 'human', 'spawn', 'restart', 'restart', 'logOnly', 'self', 'terminal'),
+          refresh: fc.constantFrom<keyof typeof kinds>('watch', 'watch', 'ambient', 'drain', 'drain', 'drain', 'human', 'spawn', 'restart', 'restart', 'logOnly', 'self', 'terminal'),
           a: fc.constantFrom(R / 4, R / 2, (2 * R) / 3),
           d: fc.constantFrom(1, R / 8),
         })
@@ -194,7 +197,7 @@ const EXPIRY_TARGETS: readonly Identity[] = [
 export const cursorExpiry: ConformanceProperty = {
   name: 'R44-cursor-expiry',
   rules: ['R44'],
-  title: 'idle cursors expire after the retention with their notices; exactly watch, ack, material events and spawn seeding refresh them (log-only and own events and the restart sweep do not)',
+  title: 'idle cursors expire after the retention with their notices, ambient ones too; exactly an explicit watch, ack, material events and spawn seeding refresh them (log-only and own events, an ambient re-registration and a restart do not)',
   runs: 100,
   arbitrary: ({ thorough }) => expiryScenario(len(thorough, 12)),
   check: (sc, ctx) =>
@@ -205,7 +208,7 @@ export const cursorExpiry: ConformanceProperty = {
       const at = clockText;
       const explain = () =>
         m.targets
-          .map((t) => `    ${t.key} (${t.agentId}): ${t.cursor ? `L=${t.cursor.L} N=${t.cursor.N} M=${t.cursor.M}${t.cursor.explicit ? ' explicit' : ''}, last refreshed at ${at(t.cursor.updatedAt)}${t.queued ? ', notice queued' : ''}` : 'no cursor (never created, or expired)'}`)
+          .map((t) => `    ${t.key} (${t.agentId}): ${t.cursor ? `L=${t.cursor.L} N=${t.cursor.N} M=${t.cursor.M}${t.cursor.provenance === 'spawn' ? '' : ` ${t.cursor.provenance}`}, last refreshed at ${at(t.cursor.updatedAt)}${t.cursor.N > t.cursor.L ? ', notice pending' : ''}` : 'no cursor (never created, or expired)'}`)
           .join('\n');
       for (const cmd of sc.commands) {
         const o = await run.do(cmd);
@@ -217,10 +220,10 @@ export const cursorExpiry: ConformanceProperty = {
           m.onRecord(input, e.sequence, now);
         } else if (cmd.op === 'watch') {
           if (run.ok<{ watched: boolean }>(o, 'watch').watched !== true) run.fail('R21: an agent-scoped watcher watching another session must get {watched: true}');
-          const r = cmd.args[0] as { targetSessionKey: string; agentId: string };
-          m.onWatch(r.targetSessionKey, r.agentId, now);
+          const r = cmd.args[0] as { targetSessionKey: string; agentId: string; provenance?: 'explicit' | 'ambient' };
+          m.onWatch(r.targetSessionKey, r.agentId, now, r.provenance);
         } else if (cmd.op === 'drainNotices') {
-          const want = m.onDrain(now);
+          const want = m.onDrain(now).map(model3);
           const got = run.ok<Notice[]>(o, 'drainNotices').map(notice3);
           if (!same(got, want)) run.fail(`R27/R44: drainNotices(${show(w)}) must return ${show(want)}, got ${show(got)}\n  cursors (retention ${humanDuration(retention)}, now ${at(now)}) before this drain acked them:\n${explain()}`);
         } else if (cmd.op === 'restart') {
@@ -231,10 +234,10 @@ export const cursorExpiry: ConformanceProperty = {
           m.onPrune(now);
         }
         const got = (await run.pending(w)).map(notice3);
-        const want = m.pending();
+        const want = m.pending().map(model3);
         if (!same(got, want)) {
           run.fail(
-            `R44: pendingNotices(${show(w)}) must be ${show(want)} ([target, agent, changesSince]), got ${show(got)}\n  a cursor expires when pruning finds it idle for more than the retention (${humanDuration(retention)}); watch (R21), a drain's ack (R27), a material event (R15) and spawn seeding (R14) refresh it, the watcher's own and log-only events and the restart sweep (R29) do not.\n  cursors as the spec has them now (${at(now)}):\n${explain()}`,
+            `R44: pendingNotices(${show(w)}) must be ${show(want)} ([target, agent, changesSince]), got ${show(got)}\n  a cursor expires when pruning finds it idle for more than the retention (${humanDuration(retention)}); watch (R21), a drain's ack (R27), a material event (R15) and spawn seeding (R14) refresh it, the watcher's own and log-only events, an ambient re-registration (R21b) and a restart (R29) do not.\n  cursors as the spec has them now (${at(now)}):\n${explain()}`,
           );
         }
       }
