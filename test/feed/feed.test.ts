@@ -203,6 +203,28 @@ describe('notice feed: no lost signal, no thrown error', () => {
     feed.close();
   });
 
+  it('R62: never a busy loop: a source that always fails is read once per interval, and a storm of local changes during a slow read costs one more read', async () => {
+    const src = new FakeSource();
+    src.failList = Number.POSITIVE_INFINITY;
+    const log = memoryLogger();
+    const feed = createNoticeFeed(src, { pollIntervalMs: 100, logger: log });
+    feed.subscribe(() => {});
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(src.listCalls).toBeGreaterThanOrEqual(10);
+    expect(src.listCalls).toBeLessThanOrEqual(12);
+    src.failList = 0;
+    await vi.advanceTimersByTimeAsync(100);
+    let open!: () => void;
+    src.gate = new Promise((r) => (open = r));
+    const before = src.listCalls;
+    for (let i = 0; i < 1_000; i++) src.commitLocal([pendingPair(A, T, i)]);
+    src.gate = undefined;
+    open();
+    await settle();
+    expect(src.listCalls - before).toBe(2); // the read in flight, then one for everything after it
+    feed.close();
+  });
+
   it('pollIntervalMs is settable and validated; a source that is not a PendingSource is refused', () => {
     const src = new FakeSource();
     for (const bad of [0, -5, 1.5, Number.NaN, '200', 3_600_001]) expect(() => createNoticeFeed(src, { pollIntervalMs: bad as number })).toThrow(RangeError);
