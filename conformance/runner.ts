@@ -148,14 +148,14 @@ export async function runConformance(target: ConformanceTarget, options: Conform
       durationMs: Date.now() - t0,
       seed,
     };
-    if (details.failed) result.failure = describeFailure(p, details, seed);
+    if (details.failed) result.failure = describeFailure(p, details, seed, handles);
     results.push(result);
     options.onProgress?.({ type: 'end', property: p.name, index, total: selected.length, result });
   }
   return { passed: results.every((r) => r.passed), seed, durationMs: Date.now() - started, handles, properties: results, notRun };
 }
 
-function describeFailure(p: ConformanceProperty, details: fc.RunDetails<[Scenario]>, seed: number): PropertyFailure {
+function describeFailure(p: ConformanceProperty, details: fc.RunDetails<[Scenario]>, seed: number, handles: number): PropertyFailure {
   const error = details.errorInstance;
   const attached = (error as { scenario?: Scenario } | null)?.scenario;
   const scenario = attached ?? details.counterexample?.[0];
@@ -180,7 +180,7 @@ function describeFailure(p: ConformanceProperty, details: fc.RunDetails<[Scenari
       seed,
       path,
       cli: `--property ${p.name} --seed ${seed}${pathArg}`,
-      api: `runConformance(factory, { properties: [${JSON.stringify(p.name)}], seed: ${seed}${path !== null ? `, path: ${JSON.stringify(path)}` : ''} })`,
+      api: `runConformance(factory, { properties: [${JSON.stringify(p.name)}], seed: ${seed}${path !== null ? `, path: ${JSON.stringify(path)}` : ''}${handles > 1 ? `, handles: ${handles}` : ''} })`,
     },
   };
 }

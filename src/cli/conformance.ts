@@ -4,10 +4,10 @@
  * any language), or one of ours (--builtin, --broken). Exit 0 when every property holds, 1 when one
  * fails, 2 on a usage error. Progress goes to stderr, the report to stdout.
  */
-import type { StoreFactory } from '../../spec/index.js';
 import { formatReport, listProperties, runConformance, type ConformanceOptions, type ConformanceResult } from '../../conformance/index.js';
 import { execFactory, type ExecFactory } from '../../conformance/exec.js';
-import { loadFactory } from '../../conformance/load.js';
+import type { ConformanceTarget } from '../../conformance/handles.js';
+import { loadTarget } from '../../conformance/load.js';
 
 export const CONFORMANCE_USAGE = `session-state-kit conformance <target> [options]
 
@@ -23,6 +23,8 @@ Options:
   --seed N           fast-check seed (printed with every run; replays it)
   --path P           counterexample path from a failure report (with --seed and one --property)
   --thorough         ten times the cases and longer scripts
+  --handles N        multi-handle mode: N handles on one store (--exec: N processes, W8; --builtin sqlite: N connections
+                     to one file; --impl: the module's openHandle); model and R20-R27-handles-agree spread over them
   --no-shrink        report the first failing case as found (faster)
   --json             print the result as JSON instead of the table
   --list             list the properties and exit
@@ -98,6 +100,13 @@ function parse(argv: string[]): Parsed {
       case '--thorough':
         p.options.thorough = true;
         break;
+      case '--handles': {
+        const n = int(take(), flag);
+        if (n < 1) throw new UsageError('--handles must be at least 1');
+        p.options.handles = n;
+        p.replayPrefix += ` --handles ${n}`;
+        break;
+      }
       case '--no-shrink':
         p.options.shrink = false;
         break;
@@ -120,26 +129,50 @@ function parse(argv: string[]): Parsed {
   return p;
 }
 
-async function resolveTarget(t: NonNullable<Parsed['target']>, io: ConformanceIo): Promise<{ factory: StoreFactory; dispose?: () => Promise<void> }> {
+async function resolveTarget(t: NonNullable<Parsed['target']>, io: ConformanceIo, handles: number): Promise<{ factory: ConformanceTarget; dispose?: () => Promise<void> }> {
   switch (t.kind) {
     case 'impl':
-      return { factory: await loadFactory(t.value) };
+      return { factory: await loadTarget(t.value) };
     case 'exec': {
-      const f: ExecFactory = execFactory(t.value, { onStderr: (text) => io.err(text.replace(/^/gm, '[impl] ')) });
+      const f: ExecFactory = execFactory(t.value, { onStderr: (text) => io.err(text.replace(/^/gm, '[impl] ')), handles: handles > 1 });
       const hello = await f.hello();
       io.err(`conformance: talking to ${hello.implementation ?? 'an implementation'} (${hello.protocol})\n`);
       return { factory: f, dispose: () => f.dispose() };
     }
     case 'builtin': {
       if (t.value === 'memory') return { factory: (await import('../memory/index.js')).createMemoryStore };
+      if (t.value === 'sqlite' && handles > 1) {
+        // Connections to one file each: a temp file per store, removed at the end.
+        const { SqliteStore, createSqliteStore } = await import('../sqlite/index.js');
+        const { silentLogger } = await import('../shared/logger.js');
+        const { mkdtempSync, rmSync } = await import('node:fs');
+        const { tmpdir } = await import('node:os');
+        const { join } = await import('node:path');
+        const dir = mkdtempSync(join(tmpdir(), 'ssk-conformance-'));
+        let files = 0;
+        return {
+          factory: {
+            create: (o) => createSqliteStore({ logger: silentLogger, ...o, path: join(dir, `store-${files++}.db`) }),
+            openHandle: (first, o) => createSqliteStore({ logger: silentLogger, ...o, path: (first as InstanceType<typeof SqliteStore>).path }),
+          },
+          dispose: async () => rmSync(dir, { recursive: true, force: true }),
+        };
+      }
       if (t.value === 'sqlite') {
         const { sqliteStoreFactory } = await import('../sqlite/index.js');
         const { silentLogger } = await import('../shared/logger.js');
         return { factory: sqliteStoreFactory({ logger: silentLogger }) };
       }
+      if (t.value === 'memory' && handles > 1) return { factory: (await import('../../conformance/handles.js')).MEMORY_HANDLES };
       throw new UsageError(`unknown --builtin ${t.value} (memory or sqlite)`);
     }
     case 'broken': {
+      if (t.value === 'handle-local-queue') {
+        // Broken across handles only: it needs --handles to be caught.
+        const b = await import('../../conformance/broken/handle-local-queue.js');
+        io.err(`conformance: handle-local-queue breaks ${b.breaks.rule} across handles: ${b.breaks.what}\n`);
+        return { factory: handles > 1 ? b.handles : b.create };
+      }
       const { BROKEN, brokenByName } = await import('../../conformance/broken/index.js');
       const b = brokenByName(t.value);
       if (!b) throw new UsageError(`unknown --broken ${t.value}; one of: ${BROKEN.map((x) => x.name).join(', ')}`);
@@ -178,7 +211,7 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
     return 0;
   }
   if (parsed.list) {
-    for (const p of listProperties()) io.out(`${p.name.padEnd(26)} ${p.rules.join(' ').padEnd(12)} ${(p.fixed ? 'fixed' : `${p.runs} cases`).padEnd(9)}  ${p.title}`);
+    for (const p of listProperties()) io.out(`${p.name.padEnd(26)} ${p.rules.join(' ').padEnd(12)} ${(p.fixed ? 'fixed' : `${p.runs} cases`).padEnd(9)}  ${p.title}${p.multiHandle ? ' (--handles)' : ''}`);
     return 0;
   }
   if (!parsed.target) {
@@ -187,7 +220,7 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
   }
   let target: Awaited<ReturnType<typeof resolveTarget>>;
   try {
-    target = await resolveTarget(parsed.target, io);
+    target = await resolveTarget(parsed.target, io, parsed.options.handles ?? 1);
   } catch (error) {
     io.err(`conformance: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
