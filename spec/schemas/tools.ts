@@ -44,7 +44,7 @@ export const SessionStatusResult = Type.Object(
 );
 export type SessionStatusResult = Static<typeof SessionStatusResult>;
 
-/** T4: one row of a runtime's sessions_list, as the handler receives it (other fields pass through). */
+/** T4: one row of sessions_list as annotated: the runtime's fields pass through, stateVersion only when > 0. */
 export const SessionsListRow = Type.Object(
   { sessionKey: SessionKey, agentId: Type.Optional(AgentId), stateVersion: Type.Optional(Type.Integer({ ...Version, minimum: 1 })) },
   { additionalProperties: true },

@@ -131,10 +131,15 @@ describe('T4 sessions_list', () => {
     expect(result.sessions[3]).toEqual({ sessionKey: 'agent:main:3', n: 3 });
     expect(result.sessions[4]).toEqual({ sessionKey: 'agent:main:4', n: 4, stateVersion: 1 });
   });
-  it('T4 a stale stateVersion on an input row is dropped when the head is 0', async () => {
-    const { result, text } = await annotateSessionsList({ store: memory() }, [{ sessionKey: WORKER, stateVersion: 7 }]);
-    expect(result.sessions).toEqual([{ sessionKey: WORKER }]);
-    expect(text).toBe('1 session:\n"agent:main:worker"');
+  it('T4 a stale stateVersion on an input row, whatever its value, is dropped when the head is 0', async () => {
+    const rows = [{ sessionKey: WORKER, stateVersion: 7 }, { sessionKey: LEAD, stateVersion: 0 }, { sessionKey: 'agent:main:x', stateVersion: 'old' }];
+    const { result, text } = await annotateSessionsList({ store: memory() }, rows);
+    expect(result.sessions).toEqual([{ sessionKey: WORKER }, { sessionKey: LEAD }, { sessionKey: 'agent:main:x' }]);
+    expect(text).toBe('3 sessions:\n"agent:main:worker"\n"agent:main:lead"\n"agent:main:x"');
+  });
+  it('T4 a row that names no session is a ValidationError on that row', async () => {
+    await expect(annotateSessionsList({ store: memory() }, [{ sessionKey: WORKER }, null as never])).rejects.toMatchObject({ field: 'rows.1' });
+    await expect(annotateSessionsList({ store: memory() }, [{ sessionKey: 'main', agentId: 'a b' }])).rejects.toMatchObject({ field: 'rows.0.agentId' });
   });
 });
 
