@@ -109,6 +109,23 @@ describe('delivery: wake, coalesce, ack (fake time)', () => {
     feed.close();
   });
 
+  it('R67: an ack that acked less than was delivered (it could not be written) is looked at again after retryMs: delivered again, at least once', async () => {
+    const { store, feed, delivery, delivered } = setup({ retryMs: 5_000 });
+    await settle();
+    store.dropAcks = 1;
+    store.change(MAIN, T);
+    await settle();
+    expect(delivered.map((d) => d.at)).toEqual([0]);
+    expect(store.pendingCount(MAIN)).toBe(1); // nothing changed, so the feed has nothing new to say
+    await vi.advanceTimersByTimeAsync(WAKE_COALESCE_MS - 1);
+    expect(delivered).toHaveLength(1); // the retry (at 5 s) is still held by the window (R65)
+    await vi.advanceTimersByTimeAsync(1);
+    expect(delivered.map((d) => d.at)).toEqual([0, WAKE_COALESCE_MS]);
+    expect(store.pendingCount(MAIN)).toBe(0);
+    delivery.close();
+    feed.close();
+  });
+
   it('R64: next-turn notices (sub-agents, ambient) and side lanes are never delivered; R66 a thread lane of the same agent is queue-only', async () => {
     const { store, feed, delivery, delivered } = setup();
     await settle();

@@ -20,6 +20,8 @@ export class ModelStore implements DeliveryStore, PendingSource {
   private seq = 0;
   readonly ackCalls: { watcher: string; notices: readonly NoticeAck[]; acked: Notice[] }[] = [];
   failPending = 0;
+  /** Acks that answer [] and write nothing (a store's storage-failure answer). */
+  dropAcks = 0;
 
   /** A material event on `target` for `watcher` (R15). */
   change(watcher: string, target: string, wake: Cursor['wake'] = 'immediate'): void {
@@ -57,6 +59,11 @@ export class ModelStore implements DeliveryStore, PendingSource {
 
   ackNotices(watcher: string, notices: readonly NoticeAck[]): Notice[] {
     const acked: Notice[] = [];
+    if (this.dropAcks > 0) {
+      this.dropAcks--;
+      this.ackCalls.push({ watcher, notices, acked });
+      return acked;
+    }
     for (const n of notices) {
       for (const [target, c] of this.cursors.get(watcher) ?? []) {
         if (encodeContextKey('main', target) !== n.contextKey || c.n <= c.l || c.l !== n.lastSeenSequence) continue;

@@ -4,7 +4,7 @@
  * polls; delivery in the parent acks what it delivered in the durable cursor the child wrote.
  * Bounded by counting polls, not wall-clock, so a loaded machine cannot fail it.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -191,6 +191,20 @@ describe('feed across two processes (SQLite)', () => {
     } finally {
       await child.stop();
       store.close();
+    }
+  });
+});
+
+describe('feed timers in a real process', () => {
+  it('R62: a subscribed feed, its poll timer and a pending delivery retry never keep a process alive', async () => {
+    const script = await bundleEntry(join(import.meta.dirname, 'fixtures', 'idle-feed.ts'), 'feed-idle-child');
+    try {
+      const r = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 30_000 });
+      expect(r.signal).toBeNull(); // not killed by the timeout: it exited on its own
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe('subscribed\n');
+    } finally {
+      rmSync(script, { force: true });
     }
   });
 });
