@@ -236,6 +236,12 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
       let broken: Error | undefined;
+      // A connection dropped between two statements (a server restart) emits 'error' on the
+      // checked-out client; unhandled, that would kill the process. The next query rejects anyway.
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on('error', onError);
       try {
         // The key is a decimal we computed (never input), so it can be inlined in a simple query.
         await client.query(lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(${lock})`);
@@ -251,6 +257,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
         if (attempt < MAX_ATTEMPTS && isRetryable(error)) continue;
         throw error;
       } finally {
+        client.off('error', onError);
         client.release(broken);
       }
     }
