@@ -31,8 +31,8 @@ describe.concurrent('demo', () => {
     expect(text).toContain(`   ${NOTICE(2)}`); // the follow-up (R28)
     expect(text).toContain('"historyGap": false');
     expect(text).toContain('historyGap true'); // after pruning (R33)
-    expect(text).toContain('restart(): the queue was process memory');
-    expect(text).toContain(`   ${NOTICE(5)}`); // rebuilt by the restart sweep (R29)
+    expect(text).toContain('restart(): the notice is the durable cursor itself');
+    expect(text).toContain(`   ${NOTICE(5)}`); // still pending after the restart (R29)
     expect(text).toContain('pending after the restart: 1, byte-identical to the one before');
     // One to two screens.
     expect(text.split('\n').length).toBeLessThanOrEqual(60);
@@ -49,7 +49,7 @@ describe.concurrent('demo', () => {
     const file = join(dir, 'demo.db');
     const r = await runCli(cli.path(), ['demo', '--db', file]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('store closed and the file reopened: the queue was process memory');
+    expect(r.stdout).toContain('store closed and the file reopened: the notice is the durable cursor itself');
     expect(r.stdout).toContain(`   ${NOTICE(5)}`);
     expect(r.stdout).toContain(`session-state-kit inspect ${file} notices ${DEMO_MANAGER}`);
     expect(existsSync(file)).toBe(true);

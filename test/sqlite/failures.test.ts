@@ -44,7 +44,7 @@ describe('sqlite failures: read-only file', () => {
   const roDir = mkdtempSync(join(tmpdir(), 'ssk-ro-'));
   afterAll(() => rmSync(roDir, { recursive: true, force: true }));
 
-  it('reads work; record, watch and the restart sweep log SQLITE_READONLY and write nothing', () => {
+  it('reads work, pending notices included; record, watch and drain log SQLITE_READONLY and write nothing', () => {
     const path = join(roDir, 'state.db');
     const { store } = openStore({ path });
     store.record(spawnEvent());
@@ -61,8 +61,8 @@ describe('sqlite failures: read-only file', () => {
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(out).toEqual({
-      // R29: the sweep's N := M write fails, but the pending notice is still rebuilt from the
-      // durable L; the drain cannot ack on a read-only file, so it stays queued (R9 table).
+      // R20, R29: opening writes nothing (nothing to prune) and the pending notice is read from the
+      // file; the drain cannot ack on a read-only file, so it stays pending (R9 table).
       pendingAtOpen: [1],
       stateVersion: e.sequence,
       changes: [1, e.sequence],
@@ -72,7 +72,6 @@ describe('sqlite failures: read-only file', () => {
       pendingAfterDrain: [1],
       stateVersionAfter: e.sequence,
       logs: [
-        { message: 'sqlite store: restart sweep failed', code: 'SQLITE_READONLY' },
         { message: 'sqlite store: record failed', code: 'SQLITE_READONLY' },
         { message: 'sqlite store: watch failed', code: 'SQLITE_READONLY' },
         { message: 'sqlite store: drainNotices failed', code: 'SQLITE_READONLY' },
@@ -83,7 +82,7 @@ describe('sqlite failures: read-only file', () => {
 });
 
 describe('sqlite failures: locks', () => {
-  it('R29 a sweep that cannot write (lock held past busy_timeout) still rebuilds every pending notice', () => {
+  it('R29 opening a file while another connection holds the write lock changes no cursor and loses no notice', () => {
     const path = freshPath();
     const first = openStore({ path });
     first.store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A });
@@ -95,11 +94,12 @@ describe('sqlite failures: locks', () => {
     other.exec('BEGIN IMMEDIATE');
     const { store, logger } = openStore({ path, busyTimeoutMs: 30 });
     expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([0]);
-    expect(codes(logger.entries)).toContainEqual(['restart sweep failed', 'SQLITE_BUSY']);
+    expect(store.drainNotices(COORD)).toEqual([]); // cannot ack under the lock: stays pending (R9)
+    expect(codes(logger.entries)).toEqual([['drainNotices failed', 'SQLITE_BUSY']]); // opening itself wrote nothing
     other.exec('ROLLBACK');
     other.close();
 
-    // The durable N stayed at a (the write failed), so the ack owes exactly one follow-up for b.
+    // N stayed frozen at a, so the ack owes exactly one follow-up for b (R28), as without a reopen.
     expect(store.drainNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([0]);
     expect(store.drainNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([a.sequence]);
     expect(store.drainNotices(COORD)).toEqual([]);
@@ -148,7 +148,9 @@ describe('sqlite failures: locks', () => {
     expect(store.pendingNotices(COORD)).toEqual([]); // R18: nothing enqueued for the failed write
     expect(store.watch({ watcherSessionKey: COORD, targetSessionKey: PEER, agentId: A })).toEqual({ watched: false });
     expect(store.drainNotices(PARENT)).toEqual([]);
-    expect(store.pendingNotices(PARENT)).toEqual(pending); // not acked, so still queued: nothing lost
+    expect(store.ackNotices(PARENT, pending)).toEqual([]);
+    expect(store.unwatch({ watcherSessionKey: PARENT, targetSessionKey: CHILD, agentId: A })).toEqual({ unwatched: false });
+    expect(store.pendingNotices(PARENT)).toEqual(pending); // not acked, so still pending: nothing lost
     store.resetSession(PARENT);
     expect(store.pendingNotices(PARENT)).toEqual(pending);
     store.deleteSession(CHILD, A);
@@ -163,6 +165,8 @@ describe('sqlite failures: locks', () => {
       ['record failed', 'SQLITE_BUSY'],
       ['watch failed', 'SQLITE_BUSY'],
       ['drainNotices failed', 'SQLITE_BUSY'],
+      ['ackNotices failed', 'SQLITE_BUSY'],
+      ['unwatch failed', 'SQLITE_BUSY'],
       ['resetSession failed', 'SQLITE_BUSY'],
       ['deleteSession failed', 'SQLITE_BUSY'],
       ['prune failed', 'SQLITE_BUSY'],
@@ -212,11 +216,12 @@ describe('sqlite failures: locks', () => {
     expect(theirs).toEqual([...(theirs as number[])].sort((a, b) => a - b));
     expect(store.eventCount()).toBe(600);
     expect(store.stateVersion('agent:main:child-proc', A)).toBe(Math.max(...(theirs as number[])));
-    // No cross-process push (PROTOCOL.md section 8): the child's notices lived in the child. The
-    // durable cursor is shared, so this process's restart sweep picks the pair up.
-    expect(store.pendingNotices(WATCHER).map((n) => n.targetSessionKey)).toEqual(['agent:main:parent-proc']);
+    // R26: the child's notice is this process's too, at once (durable cursors, no restart needed),
+    // and a restart changes nothing (R29).
+    const both = store.pendingNotices(WATCHER);
+    expect(both.map((n) => n.targetSessionKey)).toEqual(['agent:main:child-proc', 'agent:main:parent-proc']);
     store.restart();
-    expect(store.pendingNotices(WATCHER).map((n) => n.targetSessionKey)).toEqual(['agent:main:child-proc', 'agent:main:parent-proc']);
+    expect(store.pendingNotices(WATCHER)).toEqual(both);
     store.close();
   });
 });
