@@ -6,14 +6,15 @@
  * ones: a feed that missed ticks, read twice as often or spun would move them).
  *
  * The bench runner is synchronous and this case needs two processes and timers, so the group
- * runs this file as a script (`measure`) in a child Node process, which forks the recorder
- * (`child`) and prints one JSON line of samples.
+ * runs this file, bundled, as a script (`measure`) in a child Node process, which forks the
+ * recorder (`child`) and prints one JSON line of samples.
  */
 import { fork, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 import { createNoticeFeed, type NoticeSignal } from '../../src/feed/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
@@ -35,11 +36,25 @@ const SETTINGS: Record<CaseContext['mode'], { pollMs: number; samples: number }[
 
 const now = () => performance.timeOrigin + performance.now();
 
+/**
+ * This file bundled to plain JavaScript (once per run), so the two processes start in a fraction
+ * of a second instead of loading tsx each. It lives under node_modules/.cache so better-sqlite3
+ * (external: a native addon) resolves from the repository.
+ */
+let bundled: string | undefined;
+function bundle(): string {
+  if (bundled !== undefined) return bundled;
+  const out = join(dirname(here), '..', '..', 'node_modules', '.cache', 'ssk-bench', `latency-${process.pid}.mjs`);
+  mkdirSync(dirname(out), { recursive: true });
+  buildSync({ entryPoints: [here], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['better-sqlite3', 'esbuild'], logLevel: 'error' });
+  process.once('exit', () => rmSync(out, { force: true }));
+  return (bundled = out);
+}
+
 function measureInChild(ctx: CaseContext, pollMs: number, samples: number): number[] {
   const dir = mkdtempSync(join(tmpdir(), 'ssk-latency-'));
   try {
-    // process.execArgv carries tsx's loader, so the child runs this TypeScript file as the runner does.
-    const r = spawnSync(process.execPath, [...process.execArgv, here, 'measure', join(dir, 'shared.db'), String(pollMs), String(samples)], {
+    const r = spawnSync(process.execPath, [bundle(), 'measure', join(dir, 'shared.db'), String(pollMs), String(samples)], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
       timeout: 10 * 60_000,
@@ -146,7 +161,8 @@ function recorder(path: string): void {
   process.send!({ ready: true });
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === here) {
+// Real paths: node_modules may be a symlink, and the loader resolves it in import.meta.url.
+if (process.argv[1] !== undefined && realpathSync(resolve(process.argv[1])) === realpathSync(here)) {
   const [mode, path, pollArg, samplesArg] = process.argv.slice(2);
   if (mode === 'child') recorder(path!);
   else if (mode === 'measure') {
