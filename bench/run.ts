@@ -127,7 +127,16 @@ if (args.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
-try {
+if (args.filter !== undefined && (args.filter === 'postgres' || args.filter.startsWith('pg-'))) {
+  // The PostgreSQL groups are async (a server, a pool); they run on their own.
+  import('./cases/postgres.js')
+    .then((m) => m.postgresBench(args))
+    .then((code) => void (process.exitCode = code))
+    .catch((error: unknown) => {
+      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    });
+} else try {
   process.exitCode = main(args);
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

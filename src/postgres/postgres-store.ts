@@ -263,14 +263,23 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     }
   }
 
+  /**
+   * Runs a statement with a name, so each pooled connection parses and plans it once
+   * (node-postgres prepares named statements per connection). Names carry the schema's key: two
+   * stores sharing a connection never use one name for different text.
+   */
+  private run<R extends pg.QueryResultRow = pg.QueryResultRow>(on: Tx | pg.Pool, key: keyof Statements, values: unknown[]): Promise<pg.QueryResult<R>> {
+    return on.query<R>({ name: `ssk_${this.channel.slice(4)}_${key}`, text: this.sql[key], values });
+  }
+
   private identityLock(sessionKey: string, agentId: string): string {
     return lockKey(this.schema, agentId, sessionKey);
   }
 
   private async putCursors(c: Tx, cursors: readonly WatchCursor[], notify: boolean): Promise<void> {
     if (cursors.length === 0) return;
-    if (notify) await c.query(this.sql.upsertCursorsNotify, [...cursorArrays(cursors), this.channel]);
-    else await c.query(this.sql.upsertCursors, cursorArrays(cursors));
+    if (notify) await this.run(c, 'upsertCursorsNotify', [...cursorArrays(cursors), this.channel]);
+    else await this.run(c, 'upsertCursors', cursorArrays(cursors));
   }
 
   private toEvent(row: PgEventRow): StateEvent {
@@ -288,12 +297,12 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       this.tx(async (c): Promise<{ stored: StateEvent; notified: boolean } | { existing: StateEvent | undefined }> => {
         // R8: a retained dedupe key returns the existing event and changes nothing.
         if (event.dedupeKey !== undefined) {
-          const hit = await c.query<PgEventRow>(this.sql.eventByDedupeKey, [event.dedupeKey]);
+          const hit = await this.run<PgEventRow>(c, 'eventByDedupeKey', [event.dedupeKey]);
           if (hit.rows[0]) return { existing: this.toEvent(hit.rows[0]) };
         }
-        const cursorsOnTarget = (await c.query<PgCursorRow>(this.sql.cursorsOnTarget, [event.agentId, event.sessionKey])).rows.map(cursorFromPgRow);
+        const cursorsOnTarget = (await this.run<PgCursorRow>(c, 'cursorsOnTarget', [event.agentId, event.sessionKey])).rows.map(cursorFromPgRow);
         if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return { existing: undefined }; // R9b
-        const inserted = await c.query<{ sequence: string }>(this.sql.insertEventAndHead, [
+        const inserted = await this.run<{ sequence: string }>(c, 'insertEventAndHead', [
           event.dedupeKey ?? null,
           event.sessionKey,
           event.agentId,
@@ -334,9 +343,9 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       // The target's identity lock: a record on the target either commits before (the watch
       // starts at its head, R22) or sees this cursor (and notifies it).
       this.tx(async (c) => {
-        const row = (await c.query<PgCursorRow>(this.sql.cursorForUpdate, [r.watcherSessionKey, r.targetSessionKey, r.agentId])).rows[0];
+        const row = (await this.run<PgCursorRow>(c, 'cursorForUpdate', [r.watcherSessionKey, r.targetSessionKey, r.agentId])).rows[0];
         const existing = row ? cursorFromPgRow(row) : undefined;
-        const head = (await c.query<{ last_sequence: string }>(this.sql.head, [r.targetSessionKey, r.agentId])).rows[0];
+        const head = (await this.run<{ last_sequence: string }>(c, 'head', [r.targetSessionKey, r.agentId])).rows[0];
         const headVersion = head ? toSafeNumber(head.last_sequence, `${TABLES.heads}.last_sequence`) : 0;
         const id = { watcherSessionKey: r.watcherSessionKey, targetSessionKey: r.targetSessionKey, targetAgentId: r.agentId };
         // R21b: an ambient re-registration writes nothing.
@@ -361,9 +370,9 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     let pending = false;
     const result = await this.guard<UnwatchResult>('unwatch', { unwatched: false }, () =>
       this.tx(async (c) => {
-        const gone = await c.query<{ pending: boolean }>(this.sql.deleteCursor, [r.watcherSessionKey, r.targetSessionKey, r.agentId]);
+        const gone = await this.run<{ pending: boolean }>(c, 'deleteCursor', [r.watcherSessionKey, r.targetSessionKey, r.agentId]);
         pending = gone.rows.some((x) => x.pending);
-        if (pending) await c.query(this.sql.notify, [this.channel]);
+        if (pending) await this.run(c, 'notify', [this.channel]);
         return { unwatched: (gone.rowCount ?? 0) > 0 };
       }),
     );
@@ -375,7 +384,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     this.assertOpen();
     validateIdentity(sessionKey, agentId);
     return this.guard('stateVersion', 0, async () => {
-      const head = (await this.pool.query<{ last_sequence: string }>(this.sql.head, [sessionKey, agentId])).rows[0];
+      const head = (await this.run<{ last_sequence: string }>(this.pool, 'head', [sessionKey, agentId])).rows[0];
       return head ? toSafeNumber(head.last_sequence, `${TABLES.heads}.last_sequence`) : 0;
     });
   }
@@ -385,7 +394,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     const r = normalizeChangesSince(request);
     return this.guard('changesSince', emptyChangesSince(), async () => {
       // One statement: head, page and lowest sequence from one snapshot (R30-R33).
-      const rows = (await this.pool.query<PgEventRow & { head_last: string | null; head_pruned: string | null; lowest: string | null }>(this.sql.changesSince, [
+      const rows = (await this.run<PgEventRow & { head_last: string | null; head_pruned: string | null; lowest: string | null }>(this.pool, 'changesSince', [
         r.agentId,
         r.sessionKey,
         r.since,
@@ -406,7 +415,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     this.assertOpen();
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
     return this.guard('pendingNotices', [] as Notice[], async () => {
-      const rows = (await this.pool.query<PgCursorRow>(this.sql.pendingOfWatcher, [watcherSessionKey])).rows;
+      const rows = (await this.run<PgCursorRow>(this.pool, 'pendingOfWatcher', [watcherSessionKey])).rows;
       return pendingNoticesOf(rows.map(cursorFromPgRow)); // R20, R26 (sorted in JS: UTF-16 order)
     });
   }
@@ -419,7 +428,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       // R27: one transaction reads the pending cursors FOR UPDATE and acks them: a second drainer
       // waits, then sees them acked (or a follow-up, R28), so each notice goes to exactly one.
       this.tx(async (c) => {
-        const cursors = (await c.query<PgCursorRow>(this.sql.pendingOfWatcherForUpdate, [watcherSessionKey])).rows.map(cursorFromPgRow);
+        const cursors = (await this.run<PgCursorRow>(c, 'pendingOfWatcherForUpdate', [watcherSessionKey])).rows.map(cursorFromPgRow);
         const out = pendingNoticesOf(cursors);
         await this.putCursors(c, cursors.map((x) => acknowledge(x, now).cursor), true);
         return out;
@@ -438,7 +447,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     const acked = await this.guard('ackNotices', [] as Notice[], () =>
       this.tx(async (c) => {
         const rows = (
-          await c.query<PgCursorRow>(this.sql.cursorsOfWatcherOn, [v.watcherSessionKey, targets.map((t) => t.targetSessionKey), targets.map((t) => t.targetAgentId)])
+          await this.run<PgCursorRow>(c, 'cursorsOfWatcherOn', [v.watcherSessionKey, targets.map((t) => t.targetSessionKey), targets.map((t) => t.targetAgentId)])
         ).rows.map(cursorFromPgRow);
         const byPair = new Map(rows.map((x) => [`${x.targetAgentId}\u0000${x.targetSessionKey}`, x] as const));
         const out: Notice[] = [];
@@ -471,18 +480,18 @@ export class PostgresStore implements SessionStateStore, PendingSource {
         const got = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1, $2) AS ok', this.pruneLock);
         if (got.rows[0]?.ok !== true) return false;
         // R40: by age (occurredAt). R42: stamp the watermarks first, then delete.
-        await this.stampWatermarks(c, (await c.query<MaxRow>(this.sql.agedMaxByIdentity, [cutoff])).rows);
-        await c.query(this.sql.deleteAged, [cutoff]);
+        await this.stampWatermarks(c, (await this.run<MaxRow>(c, 'agedMaxByIdentity', [cutoff])).rows);
+        await this.run(c, 'deleteAged', [cutoff]);
         // R41: then the global cap, keeping the newest maxRows by sequence.
         const cut = await this.capCut(c);
         if (cut !== undefined) {
-          await this.stampWatermarks(c, (await c.query<MaxRow>(this.sql.cappedMaxByIdentity, [cut])).rows);
-          await c.query(this.sql.deleteUpTo, [cut]);
+          await this.stampWatermarks(c, (await this.run<MaxRow>(c, 'cappedMaxByIdentity', [cut])).rows);
+          await this.run(c, 'deleteUpTo', [cut]);
         }
         // R44: idle cursors expire, and with them their pending notices.
-        const expired = await c.query<{ pending: boolean }>(this.sql.deleteIdleCursors, [cutoff]);
+        const expired = await this.run<{ pending: boolean }>(c, 'deleteIdleCursors', [cutoff]);
         const pendingGone = expired.rows.some((x) => x.pending);
-        if (pendingGone) await c.query(this.sql.notify, [this.channel]);
+        if (pendingGone) await this.run(c, 'notify', [this.channel]);
         return pendingGone;
       });
     });
@@ -491,20 +500,20 @@ export class PostgresStore implements SessionStateStore, PendingSource {
 
   /** Read-only probes (all indexed), so an idle prune takes no lock. */
   private async pruneNeeded(cutoff: number): Promise<boolean> {
-    if ((await this.pool.query(this.sql.anyAgedEvent, [cutoff])).rowCount) return true;
-    if ((await this.pool.query(this.sql.anyIdleCursor, [cutoff])).rowCount) return true;
+    if ((await this.run(this.pool, 'anyAgedEvent', [cutoff])).rowCount) return true;
+    if ((await this.run(this.pool, 'anyIdleCursor', [cutoff])).rowCount) return true;
     return (await this.capCut(this.pool)) !== undefined;
   }
 
   /** R41: the highest sequence to remove so the newest maxRows remain, or undefined within the cap. */
   private async capCut(c: Tx | pg.Pool): Promise<number | undefined> {
     // Exact shortcut: rows <= max - min + 1, so a span within the cap needs no walk.
-    const span = (await c.query<{ lo: string | null; hi: string | null }>(this.sql.sequenceSpan)).rows[0];
+    const span = (await this.run<{ lo: string | null; hi: string | null }>(c, 'sequenceSpan', [])).rows[0];
     if (!span || span.lo === null || span.hi === null) return undefined;
     const lo = toSafeNumber(span.lo, `${TABLES.events}.sequence`);
     const hi = toSafeNumber(span.hi, `${TABLES.events}.sequence`);
     if (hi - lo + 1 <= this.config.maxRows) return undefined;
-    const row = (await c.query<{ sequence: string }>(this.sql.capCut, [this.config.maxRows])).rows[0];
+    const row = (await this.run<{ sequence: string }>(c, 'capCut', [this.config.maxRows])).rows[0];
     return row ? toSafeNumber(row.sequence, `${TABLES.events}.sequence`) : undefined;
   }
 
@@ -512,7 +521,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   private async stampWatermarks(c: Tx, groups: MaxRow[]): Promise<void> {
     if (groups.length === 0) return;
     const heads = (
-      await c.query<{ session_key: string; agent_id: string; pruned_max_sequence: string }>(this.sql.watermarksOf, [groups.map((g) => g.session_key), groups.map((g) => g.agent_id)])
+      await this.run<{ session_key: string; agent_id: string; pruned_max_sequence: string }>(c, 'watermarksOf', [groups.map((g) => g.session_key), groups.map((g) => g.agent_id)])
     ).rows;
     const current = new Map(heads.map((h) => [`${h.agent_id}\u0000${h.session_key}`, toSafeNumber(h.pruned_max_sequence, `${TABLES.heads}.pruned_max_sequence`)] as const));
     const s: string[] = [];
@@ -527,7 +536,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       a.push(g.agent_id);
       v.push(next);
     }
-    if (s.length > 0) await c.query(this.sql.setWatermarks, [s, a, v]);
+    if (s.length > 0) await this.run(c, 'setWatermarks', [s, a, v]);
   }
 
   async resetSession(sessionKey: string): Promise<void> {
@@ -536,9 +545,9 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     // R50: the watcher's cursors go; its own log, head and the cursors watching it stay.
     const changed = await this.guard('resetSession', false, () =>
       this.tx(async (c) => {
-        const gone = await c.query<{ pending: boolean }>(this.sql.deleteCursorsOfWatcher, [sessionKey]);
+        const gone = await this.run<{ pending: boolean }>(c, 'deleteCursorsOfWatcher', [sessionKey]);
         const pending = gone.rows.some((x) => x.pending);
-        if (pending) await c.query(this.sql.notify, [this.channel]);
+        if (pending) await this.run(c, 'notify', [this.channel]);
         return pending;
       }),
     );
@@ -552,12 +561,12 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     // transaction under the identity's lock (a record in flight lands before or not at all).
     const changed = await this.guard('deleteSession', false, () =>
       this.tx(async (c) => {
-        await c.query(this.sql.deleteEventsOfIdentity, [agentId, sessionKey]);
-        await c.query(this.sql.deleteHead, [sessionKey, agentId]);
-        const onTarget = await c.query<{ pending: boolean }>(this.sql.deleteCursorsOnTarget, [agentId, sessionKey]);
-        const ofWatcher = await c.query<{ pending: boolean }>(this.sql.deleteCursorsOfWatcher, [sessionKey]);
+        await this.run(c, 'deleteEventsOfIdentity', [agentId, sessionKey]);
+        await this.run(c, 'deleteHead', [sessionKey, agentId]);
+        const onTarget = await this.run<{ pending: boolean }>(c, 'deleteCursorsOnTarget', [agentId, sessionKey]);
+        const ofWatcher = await this.run<{ pending: boolean }>(c, 'deleteCursorsOfWatcher', [sessionKey]);
         const pending = onTarget.rows.some((x) => x.pending) || ofWatcher.rows.some((x) => x.pending);
-        if (pending) await c.query(this.sql.notify, [this.channel]);
+        if (pending) await this.run(c, 'notify', [this.channel]);
         return pending;
       }, this.identityLock(sessionKey, agentId)),
     );
@@ -580,7 +589,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     this.assertOpen();
     validateIdentity(sessionKey, agentId);
     try {
-      return ((await this.pool.query(this.sql.anyCursorOnTarget, [agentId, sessionKey])).rowCount ?? 0) > 0;
+      return ((await this.run(this.pool, 'anyCursorOnTarget', [agentId, sessionKey])).rowCount ?? 0) > 0;
     } catch (error) {
       this.logger.error('postgres store: isWatched failed', { target: this.target, schema: this.schema, ...describeError(error) });
       throw error;
@@ -604,7 +613,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   /** Every pending pair of every watcher (N > L), from the cursors. */
   async listPending(): Promise<PendingPair[]> {
     this.assertOpen();
-    const rows = (await this.pool.query<PgCursorRow>(this.sql.allPending)).rows;
+    const rows = (await this.run<PgCursorRow>(this.pool, 'allPending', [])).rows;
     return rows.map((row) => {
       const n = noticeOf(cursorFromPgRow(row));
       return { watcherSessionKey: n.watcherSessionKey, targetSessionKey: n.targetSessionKey, targetAgentId: n.targetAgentId, lastSeenSequence: n.lastSeenSequence, wake: n.wake };
@@ -646,13 +655,13 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   /** Read-only views for diagnostics and tests. */
   async cursor(watcherSessionKey: string, targetSessionKey: string, targetAgentId: string): Promise<WatchCursor | undefined> {
     this.assertOpen();
-    const row = (await this.pool.query<PgCursorRow>(this.sql.cursor, [watcherSessionKey, targetSessionKey, targetAgentId])).rows[0];
+    const row = (await this.run<PgCursorRow>(this.pool, 'cursor', [watcherSessionKey, targetSessionKey, targetAgentId])).rows[0];
     return row ? cursorFromPgRow(row) : undefined;
   }
 
   async eventCount(): Promise<number> {
     this.assertOpen();
-    return toSafeNumber((await this.pool.query<{ n: string }>(this.sql.countEvents)).rows[0]?.n, 'count(*)');
+    return toSafeNumber((await this.run<{ n: string }>(this.pool, 'countEvents', [])).rows[0]?.n, 'count(*)');
   }
 
   /** The NOTIFY channel of this store's schema (for tools that LISTEN themselves). */
