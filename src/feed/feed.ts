@@ -232,7 +232,8 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
       // Latest signal per watcher: a slow consumer sees each watcher's current pending set once,
       // and the buffer is bounded by the number of watchers.
       const buffered = new Map<string, NoticeSignal>();
-      let waiting: ((r: IteratorResult<NoticeSignal>) => void) | undefined;
+      // Callers of next() not yet answered, oldest first (for-await asks one at a time; others may not).
+      const waiting: ((r: IteratorResult<NoticeSignal>) => void)[] = [];
       let done = false;
       const finish = () => {
         if (done) return;
@@ -241,9 +242,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
         iterOptions.signal?.removeEventListener('abort', finish);
         endIterators.delete(finish);
         buffered.clear();
-        const w = waiting;
-        waiting = undefined;
-        w?.({ value: undefined, done: true });
+        for (const w of waiting.splice(0)) w({ value: undefined, done: true });
       };
       let unsubscribe: (() => void) | undefined;
       if (closed || iterOptions.signal?.aborted) done = true;
@@ -252,11 +251,9 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
         iterOptions.signal?.addEventListener('abort', finish, { once: true });
         unsubscribe = subscribe(
           (s) => {
-            if (waiting) {
-              const w = waiting;
-              waiting = undefined;
-              w({ value: s, done: false });
-            } else {
+            const w = waiting.shift();
+            if (w) w({ value: s, done: false });
+            else {
               buffered.delete(s.watcherSessionKey);
               buffered.set(s.watcherSessionKey, s);
             }
@@ -272,7 +269,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
             return Promise.resolve({ value: first.value[1], done: false });
           }
           if (done) return Promise.resolve({ value: undefined, done: true });
-          return new Promise((resolve) => (waiting = resolve));
+          return new Promise((resolve) => void waiting.push(resolve));
         },
         return() {
           finish();

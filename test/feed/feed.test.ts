@@ -258,6 +258,25 @@ describe('notice feed: async iterator', () => {
     feed.close();
   });
 
+  it('R60: signals() answers concurrent next() calls in order, and ends them all on return()', async () => {
+    const src = new FakeSource();
+    const feed = createNoticeFeed(src, { logger: memoryLogger() });
+    const it = feed.signals()[Symbol.asyncIterator]();
+    const a = it.next();
+    const b = it.next();
+    const c = it.next();
+    await settle();
+    src.commitLocal([pendingPair(A, T, 1)]);
+    await settle();
+    src.commitLocal([pendingPair(A, T, 1), pendingPair(B, T, 1)]);
+    await settle();
+    expect(((await a).value as NoticeSignal).watcherSessionKey).toBe(A);
+    expect(((await b).value as NoticeSignal).watcherSessionKey).toBe(B);
+    await it.return!();
+    expect(await c).toEqual({ value: undefined, done: true });
+    feed.close();
+  });
+
   it('signals() filtered by watcher, ended by close(); an already aborted signal yields nothing', async () => {
     const src = new FakeSource();
     src.pairs = [pendingPair(A, T, 1), pendingPair(B, T, 2)];
