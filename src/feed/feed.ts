@@ -40,6 +40,8 @@ interface Subscriber {
   watcherSessionKey: string | undefined;
   /** R61: waits for its first read, which signals it every already-pending watcher. */
   initial: boolean;
+  /** Reads started before it subscribed; only a later one may answer its initial signal. */
+  after: number;
 }
 
 function describe(error: unknown): Record<string, unknown> {
@@ -62,6 +64,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
   /** Set when a read failed, or before the first read: the next tick reads whatever the token says. */
   let mustRead = true;
   let reading = false;
+  let readsStarted = 0;
   let again = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopLocal: (() => void) | undefined;
@@ -86,11 +89,14 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     }
   };
 
-  const publish = (next: PendingSnapshot<PendingPair>, changed: readonly string[]) => {
+  const publish = (next: PendingSnapshot<PendingPair>, changed: readonly string[], readId: number) => {
     const copy = (w: string): NoticeSignal => ({ watcherSessionKey: w, pending: (next.get(w) ?? []).map((p) => ({ ...p })) });
     const everyone = diffPending(undefined, next);
     for (const sub of [...subscribers]) {
       if (!subscribers.has(sub)) continue; // unsubscribed by an earlier listener of this round
+      // A read that began before this subscriber came may predate what it must hear of (R61): it
+      // waits for the read its subscription asked for, which shows it everything pending.
+      if (sub.initial && readId <= sub.after) continue;
       const watchers = sub.initial ? everyone : changed;
       sub.initial = false;
       for (const w of watchers) if (sub.watcherSessionKey === undefined || sub.watcherSessionKey === w) emit(sub, copy(w));
@@ -108,6 +114,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     try {
       do {
         again = false;
+        const readId = ++readsStarted;
         // The token first: a commit between the two reads then shows as a changed token next tick.
         let token: number | string | undefined;
         try {
@@ -124,7 +131,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
           snapshot = next;
           lastToken = token;
           mustRead = false;
-          publish(next, changed);
+          publish(next, changed, readId);
         } catch (error) {
           mustRead = true;
           safeLog('error', 'notice feed: reading pending notices failed; retrying on the next tick', describe(error));
@@ -217,7 +224,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
   const subscribe: NoticeFeed['subscribe'] = (listener, subOptions = {}) => {
     if (closed) throw new Error('notice feed is closed');
     if (typeof listener !== 'function') throw new TypeError('subscribe: listener must be a function');
-    const sub: Subscriber = { listener, watcherSessionKey: subOptions.watcherSessionKey, initial: true };
+    const sub: Subscriber = { listener, watcherSessionKey: subOptions.watcherSessionKey, initial: true, after: readsStarted };
     subscribers.add(sub);
     if (!running) start();
     else void refresh(); // R61: the newcomer's initial signals come from a fresh read

@@ -40,6 +40,28 @@ describe('notice feed: initial signal', () => {
     feed.close();
   });
 
+  it('R61: a subscriber that comes during a read is answered by a read made after it came, not by the older one', async () => {
+    const src = new FakeSource();
+    src.pairs = [pendingPair(A, T, 1)];
+    const feed = createNoticeFeed(src, { pollIntervalMs: 60_000, logger: memoryLogger() });
+    const first = collect();
+    feed.subscribe(first.listener);
+    await settle();
+    let open!: () => void;
+    src.gate = new Promise((r) => (open = r));
+    src.commitLocal([pendingPair(A, T, 1), pendingPair(B, T, 1)]); // a read starts and sees A and B
+    await settle();
+    src.pairs = [pendingPair(B, T, 1)]; // A acked elsewhere before the newcomer subscribes
+    const late = collect();
+    feed.subscribe(late.listener);
+    src.gate = undefined;
+    open();
+    await settle();
+    expect(first.watchers()).toEqual([A, B]);
+    expect(late.watchers()).toEqual([B]); // not A: it was no longer pending when it subscribed
+    feed.close();
+  });
+
   it('R61: a failed first read does not lose the initial signal: it comes with the next tick', async () => {
     const src = new FakeSource();
     src.pairs = [pendingPair(A, T, 3)];
