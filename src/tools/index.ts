@@ -20,6 +20,6 @@ export {
   type ToolStore,
   type UnwatchRequest,
 } from './handlers.js';
-export { UnknownToolError, createSessionTools, toolJsonSchema, type SessionTools, type SessionToolsOptions, type ToolDefinition } from './registry.js';
+export { UnknownToolError, createSessionTools, toolJsonSchema, type SessionTools, type SessionToolsOptions, type ToolDefinition, type ToolResults } from './registry.js';
 export { eventLine, noticesText, sessionStatusText, sessionUnwatchText, sessionWatchText, sessionsListText } from './text.js';
 export * from '../../spec/schemas/tools.js';

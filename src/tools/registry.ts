@@ -1,5 +1,15 @@
 import { AgentId, type MaybePromise } from '../../spec/index.js';
-import { SessionsListArgs, TOOL_ARGS, type SessionsListRow, type ToolName } from '../../spec/schemas/tools.js';
+import {
+  SessionsListArgs,
+  TOOL_ARGS,
+  type SessionNoticesResult,
+  type SessionStatusResult,
+  type SessionUnwatchResult,
+  type SessionWatchResult,
+  type SessionsListResult,
+  type SessionsListRow,
+  type ToolName,
+} from '../../spec/schemas/tools.js';
 import { assertSchema } from '../core/index.js';
 import { checkArgs } from './args.js';
 import { annotateSessionsList, sessionNotices, sessionStatus, sessionUnwatch, sessionWatch, type ToolContext, type ToolOutput, type ToolStore } from './handlers.js';
@@ -34,9 +44,19 @@ export interface SessionToolsOptions extends ToolContext {
   listSessions?: () => MaybePromise<SessionsListRow[]>;
 }
 
+/** The structured result of each tool. */
+export interface ToolResults {
+  session_status: SessionStatusResult;
+  sessions_list: SessionsListResult;
+  session_watch: SessionWatchResult;
+  session_unwatch: SessionUnwatchResult;
+  session_notices: SessionNoticesResult;
+}
+
 export interface SessionTools {
   definitions: ToolDefinition[];
   /** Runs a tool by name. Bad arguments throw a ValidationError naming the field (nothing written); an unknown name throws UnknownToolError. */
+  call<N extends ToolName>(name: N, args: unknown): Promise<ToolOutput<ToolResults[N]>>;
   call(name: string, args: unknown): Promise<ToolOutput<unknown>>;
 }
 
@@ -57,7 +77,7 @@ export function createSessionTools(options: SessionToolsOptions): SessionTools {
   };
   return {
     definitions: offered.map((name) => ({ name, description: DESCRIPTIONS[name], inputSchema: toolJsonSchema(name) })),
-    call: async (name, args) => {
+    call: async (name: string, args: unknown) => {
       if (!(offered as string[]).includes(name)) throw new UnknownToolError(name);
       return run[name as ToolName](args);
     },

@@ -75,7 +75,9 @@ describe('T1 bad arguments reach no store method', () => {
 
   it('T1 no arguments at all count as {}', async () => {
     const tools = createSessionTools({ store: memory(), listSessions: () => [{ sessionKey: WORKER }] });
-    expect((await tools.call('sessions_list', undefined)).text).toBe('1 session:\n"agent:main:worker"');
+    const out = await tools.call('sessions_list', undefined);
+    expect(out.text).toBe('1 session:\n"agent:main:worker"');
+    expect(out.result.sessions).toEqual([{ sessionKey: WORKER }]); // typed by the tool's name
   });
 });
 
