@@ -54,7 +54,7 @@ it('the SQLite runs logged no storage failure', () => {
 
 describe('runConformance', () => {
   it('selects properties by name and by rule number, and rejects unknown ones', () => {
-    expect(selectProperties(['R28']).map((p) => p.name)).toEqual(['R27-R28-ack-on-drain']);
+    expect(selectProperties(['R28']).map((p) => p.name)).toEqual(['R27-R28-ack-on-drain', 'R27b-ack-notices']);
     expect(selectProperties(['r42']).map((p) => p.name)).toEqual(['R42-heads-monotonic', 'R42-real-limits']);
     expect(selectProperties(['model', 'R13-bare-keys']).map((p) => p.name)).toEqual(['model', 'R13-bare-keys']);
     expect(() => selectProperties(['R99'])).toThrow(/unknown property/);
