@@ -131,12 +131,12 @@ describe('sqlite pruning', () => {
         .all(...Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 1))
         .map((r) => String(r['detail']));
     // Allowed full walks, each bounded: capCut walks the primary key backwards and stops after
-    // maxRows rows (OFFSET, hourly); countEvents serves eventCount() (diagnostics); pendingCursors
-    // walks the partial index that holds only pending cursors (R29 restart sweep).
+    // maxRows rows (OFFSET, hourly); countEvents serves eventCount() (diagnostics); pendingAll
+    // walks the partial index that holds only pending cursors (the feed's listPending).
     const allowed: Record<string, RegExp> = {
       capCut: /^SCAN session_state_events$/,
       countEvents: /^SCAN session_state_events USING COVERING INDEX/,
-      pendingCursors: /^SCAN session_watch_cursors USING INDEX session_watch_cursors_pending$/,
+      pendingAll: /^SCAN session_watch_cursors USING INDEX session_watch_cursors_pending$/,
       // R44 expiry scans the cursor table (schema step 3 dropped its updated_at index), hourly.
       anyIdleCursor: /^SCAN session_watch_cursors$/,
       idleCursors: /^SCAN session_watch_cursors$/,
