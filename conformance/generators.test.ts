@@ -10,9 +10,9 @@ import { MemoryStore } from '../src/memory/index.js';
 import { PROPERTIES } from './properties/index.js';
 import { Clock, execute, openStore, type Command, type Scenario } from './script.js';
 
-function sample(property: string, n: number): Scenario[] {
+function sample(property: string, n: number, handles = 1): Scenario[] {
   const p = PROPERTIES.find((x) => x.name === property)!;
-  return fc.sample(p.arbitrary({ thorough: false, handles: 1 }), { seed: 20260101, numRuns: n });
+  return fc.sample(p.arbitrary({ thorough: false, handles }), { seed: 20260101, numRuns: n });
 }
 
 /** Replays a script on the reference store, calling `inspect` before every command. */
@@ -51,5 +51,18 @@ describe('generators reach what their properties check', () => {
       return cursors(store).some((c) => c.notifiedSequence > c.lastSeenSequence && c.updatedAt < now - sc.options.retentionMs!);
     });
     expect(rate).toBeGreaterThanOrEqual(0.3);
+  });
+
+  it.each(['model', 'R20-R27-handles-agree'])('%s in multi-handle mode: commands spread over every handle, and most scripts write through one handle and then read or drain through another', (name) => {
+    const scripts = sample(name, 100, 3);
+    const used = new Set(scripts.flatMap((sc) => sc.commands.map((c) => c.handle)));
+    expect([...used].sort()).toEqual([0, 1, 2, undefined]); // undefined: clock advances only
+    for (const sc of scripts) for (const c of sc.commands) expect(c.op === 'advance' ? c.handle === undefined : c.handle !== undefined).toBe(true);
+    const crossing = scripts.filter((sc) =>
+      sc.commands.some((w, i) => w.op === 'record' && sc.commands.slice(i + 1).some((r) => (r.op === 'pendingNotices' || r.op === 'drainNotices') && r.handle !== w.handle)),
+    ).length;
+    expect(crossing / scripts.length).toBeGreaterThanOrEqual(0.5);
+    // One handle: nothing names a handle, so scripts read as before.
+    expect(sample(name, 20).every((sc) => sc.commands.every((c) => c.handle === undefined))).toBe(true);
   });
 });
