@@ -1,7 +1,7 @@
 /**
  * Crash recovery with real SIGKILLs (R18, R29, R5, R7). A child process records, watches and drains
- * on one file until it is killed at a random point (during start-up, opening, the restart sweep, a
- * record transaction, a drain, a prune); after every kill the file is checked against what the
+ * on one file until it is killed at a random point (during start-up, opening, a record
+ * transaction, a drain, a prune); after every kill the file is checked against what the
  * child reported and against itself, then reopened like a restarted process.
  */
 import { spawn } from 'node:child_process';
@@ -205,7 +205,7 @@ async function lane(index: number, runs: number, phases: Record<string, number>)
       expect(c?.M ?? -1, `${where}: material event ${m.seq} for ${pair(m.w, m.target)} lost`).toBeGreaterThanOrEqual(m.seq);
     }
 
-    // Reopen as the next process would: R29 rebuilds exactly the pending pairs, each once, quoting L.
+    // Reopen as the next process would: R20/R29 the pending pairs are the file's, each once, quoting L.
     const expected = durable.cursors
       .filter((c) => c.M > c.L)
       .map((c) => ({ w: c.w, target: c.target, L: c.L }))
