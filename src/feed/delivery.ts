@@ -140,7 +140,8 @@ export function startDelivery(options: DeliveryOptions): Delivery {
     if (notices.length === 0 || !isWakeable(watcher, notices, scheduler.policy.laneOf)) return;
     let outcome: void | boolean;
     try {
-      outcome = await deliver(watcher, notices);
+      // A copy: what is acked is what was read and handed over, whatever the runtime does with its array.
+      outcome = await deliver(watcher, notices.map((n) => ({ ...n })));
     } catch (error) {
       log('notice delivery: deliver failed; the notices stay pending and are retried', { watcherSessionKey: watcher, notices: notices.length, ...describe(error) });
       retryLater(watcher);
