@@ -23,7 +23,10 @@
  *     - lost only by a kill inside a drain: a drain whose `drained` line never came may have taken
  *       notices with it, indistinguishable from a loss, so material events left uncovered must fall
  *       into at most as many gaps of (W, T)'s delivered watermarks as W had drains cut by a kill.
- * SSK_MP_PATHS=drain runs the at-most-once half only (for a store without ackNotices, as v1).
+ * That the checks can fail: SSK_MP_PATHS=drain runs the at-most-once half only, for a store
+ * without ackNotices; on v1's per-process queue it fails with notices drained twice (117 at seed
+ * 1078116640). SSK_MP_MUTANT=ack-by-watcher makes the workers ack whatever is pending instead of
+ * the notices they delivered; the coverage check then finds lost events (three runs of three).
  */
 import { fork } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
