@@ -12,7 +12,7 @@ import { DatabaseProblem } from './io.js';
  * Read-only views of a SQLite state database for `inspect`. The connection is opened with
  * `readonly: true, fileMustExist: true` (openStateDatabaseReadOnly), so nothing here can write the
  * file; WAL lets these reads run while a live store writes. Protocol meaning (changesSince pages,
- * pending, notice text, restart sweep) comes from src/core, exactly as the store computes it; the
+ * pending notices and their text) comes from src/core, exactly as the store computes it; the
  * changesSince reads reuse the store's own statements (SQL.head/page/lowestRetained).
  */
 

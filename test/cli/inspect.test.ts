@@ -155,8 +155,8 @@ describe.concurrent('inspect cursors', () => {
 });
 
 describe.concurrent('inspect notices', () => {
-  it('lists exactly the notices a restarted store rebuilds (R29), with their text (R23)', async () => {
-    // The oracle: a second store opened on a copy of the file runs the real restart sweep.
+  it('R26 lists exactly the notices a store opened on the file has pending, with their text (R23)', async () => {
+    // The oracle: a second store opened on a copy of the file (R29: opening changes no cursor).
     const copy = join(dir, 'restart-copy.db');
     copyFileSync(db, copy);
     const restarted = new SqliteStore({ path: copy, now: () => now, logger: silentLogger });
