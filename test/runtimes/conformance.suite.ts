@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROPERTIES, formatReport, runConformance } from '../../conformance/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { createSqliteStore, sqliteStoreFactory, type SqliteDriverChoice } from '../../src/sqlite/index.js';
+import type { ConformanceTarget } from '../../conformance/handles.js';
+import { SqliteStore, createSqliteStore, sqliteStoreFactory, type SqliteDriverChoice } from '../../src/sqlite/index.js';
 
 const driver = (process.env['SSK_SQLITE_DRIVER'] ?? 'auto') as SqliteDriverChoice;
 const SEED = Number(process.env['SSK_CONFORMANCE_SEED'] ?? 20260101);
@@ -23,14 +24,27 @@ const driverName = probe.driver;
 probe.close();
 
 // The same runs per property as the main suite gives better-sqlite3.
-const CASES: [string, ReturnType<typeof sqliteStoreFactory>, number, boolean][] = [
+const CASES: [string, ConformanceTarget, number, boolean][] = [
   [':memory:', sqliteStoreFactory({ logger, driver }), 40, false],
   ['file', sqliteStoreFactory({ logger, driver, path: () => join(dir, `store-${files++}.db`) }), 10, true],
+  // Multi-handle mode: three connections to one file.
+  [
+    'file, 3 connections',
+    {
+      create: (o) => createSqliteStore({ logger, driver, ...o, path: join(dir, `store-${files++}.db`) }),
+      openHandle: (first, o) => createSqliteStore({ logger, driver, ...o, path: (first as SqliteStore).path }),
+    },
+    10,
+    true,
+  ],
 ];
 
 describe.each(CASES)(`conformance suite on ${driverName} (%s)`, (_where, factory, runs, skipRealLimits) => {
   it('passes every property', async () => {
-    const names = PROPERTIES.map((p) => p.name).filter((n) => !(skipRealLimits && n === 'R42-real-limits'));
+    const multi = typeof factory !== 'function';
+    const names = PROPERTIES.filter((p) => multi || !p.multiHandle)
+      .map((p) => p.name)
+      .filter((n) => !(skipRealLimits && n === 'R42-real-limits'));
     const result = await runConformance(factory, { seed: SEED, properties: names, runs });
     if (!result.passed) console.error(formatReport(result));
     expect(result.properties.map((p) => [p.name, p.passed])).toEqual(names.map((n) => [n, true]));
