@@ -132,7 +132,7 @@ export async function startTestPostgres(options: StartTestPostgresOptions = {}):
     cleanup();
     const reason = error instanceof Error ? error.message : String(error ?? 'the server exited while starting');
     const log = tail.filter(Boolean).slice(-4).join(' | ');
-    throw new EmbeddedPostgresUnavailableError(log ? `${reason} (server log: ${log})` : reason, { cause: error });
+    throw new EmbeddedPostgresUnavailableError(`${reason} in ${parent} (removed)${log ? `; server log: ${log}` : ''}`, { cause: error });
   }
   const halt = async () => {
     if (!running) return;
