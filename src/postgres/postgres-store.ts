@@ -47,7 +47,7 @@ import { consoleLogger, type Logger } from '../shared/logger.js';
 import { loadPg, type PgModule } from './driver.js';
 import { classifyOpenError, describeError, isRetryable, PostgresEncodingError, toSafeNumber } from './errors.js';
 import { cursorArrays, cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
-import { MIGRATIONS, TABLES, migrate, type PgMigrationStep } from './schema.js';
+import { MIGRATIONS, TABLES, migrate, quoteIdent, type PgMigrationStep } from './schema.js';
 import { statements, type Statements } from './sql.js';
 
 /**
@@ -96,7 +96,8 @@ function lockKey(...parts: string[]): string {
       h ^= BigInt(part.charCodeAt(i));
       h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
     }
-    h ^= 0n;
+    // A separator no key contains (R1 excludes C0 controls), so ("ab", "c") and ("a", "bc") differ.
+    h ^= 0x1fn;
     h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
   }
   return BigInt.asIntN(64, h).toString();
@@ -190,7 +191,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
         if (enc.rows[0]?.enc !== 'UTF8') throw new PostgresEncodingError(enc.rows[0]?.enc ?? 'unknown');
         await migrate(client, schema, internals.migrations ?? MIGRATIONS);
         // A role that may read but not write would otherwise only show up as logged failures later.
-        await client.query(`SELECT has_table_privilege($1, 'INSERT') AS ok`, [`${statementsSchema(schema)}.${TABLES.events}`]).then((r) => {
+        await client.query(`SELECT has_table_privilege($1, 'INSERT') AS ok`, [`${quoteIdent(schema)}.${TABLES.events}`]).then((r) => {
           if (r.rows[0]?.ok !== true) throw Object.assign(new Error(`permission denied: INSERT on ${schema}.${TABLES.events}`), { code: '42501' });
         });
       } finally {
@@ -683,10 +684,6 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   get listenerPid(): number | undefined {
     return this.remote.pid;
   }
-}
-
-function statementsSchema(schema: string): string {
-  return `"${schema.replace(/"/g, '""')}"`;
 }
 
 type MaxRow = { agent_id: string; session_key: string; max_sequence: string };
