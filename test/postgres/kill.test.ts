@@ -3,8 +3,9 @@
  * random points and, half-way, restarts the PostgreSQL server. Afterwards: every event a worker
  * saw committed is there, heads equal the highest sequence of their identity, every notice was
  * delivered before it was acked (at-least-once: the cursor's L only moved through delivered
- * notices, and reached the head), the stores reconnected after the restart, and every failure
- * went to the logger instead of crashing a worker.
+ * notices, and reached the head), no notice was acked twice (R27b) and none of the watcher every
+ * worker drains at once went to two drains (R27), the stores reconnected after the restart, and
+ * every failure went to the logger instead of crashing a worker.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -40,7 +41,8 @@ type Line =
   | { t: 'done'; target: string; dedupeKey: string; seq: number }
   | { t: 'failed'; target: string; dedupeKey: string }
   | { t: 'deliver'; w: string; notices: { target: string; L: number }[] }
-  | { t: 'acked'; w: string; n: number };
+  | { t: 'acked'; w: string; notices: { target: string; L: number }[] }
+  | { t: 'drained'; w: string; notices: { target: string; L: number }[] };
 
 interface Worker {
   proc: ChildProcess;
@@ -50,11 +52,14 @@ interface Worker {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-it(`${WORKERS} worker processes, ${KILLS} SIGKILLs and a server restart: nothing committed is lost, every notice is delivered before its ack (seed ${SEED})`, async () => {
+it(`${WORKERS} worker processes, ${KILLS} SIGKILLs and a server restart: nothing committed is lost, every notice is delivered before its ack, none is acked or drained twice (seed ${SEED})`, async () => {
   const rand = mulberry32(SEED);
   const schema = pg.schema();
   const setup = await createPostgresStore({ now: () => Date.now(), connectionString: pg.url(), schema, logger: pg.log });
-  for (let w = 0; w < WORKERS; w++) for (const t of TARGETS) expect((await setup.watch({ watcherSessionKey: `agent:main:w${w}`, targetSessionKey: t, agentId: A })).watched).toBe(true);
+  const DRAINED = 'agent:main:drained';
+  for (const w of [...Array.from({ length: WORKERS }, (_, i) => `agent:main:w${i}`), DRAINED]) {
+    for (const t of TARGETS) expect((await setup.watch({ watcherSessionKey: w, targetSessionKey: t, agentId: A })).watched).toBe(true);
+  }
   await setup.close();
 
   const all: Worker[] = [];
@@ -123,6 +128,14 @@ it(`${WORKERS} worker processes, ${KILLS} SIGKILLs and a server restart: nothing
   if (restartedAt >= 0) expect(logged.some((l) => l.level === 'error' && /failed/.test(l.message))).toBe(true);
 
   const admin = await pg.admin();
+  // A SIGKILLed worker's last transaction may still be finishing on the server (its COMMIT sent,
+  // or its backend not yet aware the client is gone): wait until every worker's backend has ended,
+  // so the checks read a state no late commit can change.
+  const until = Date.now() + 60_000;
+  while (Number((await admin.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name LIKE 'session-state-kit%'`)).rows[0].n) > 0) {
+    if (Date.now() > until) throw new Error('worker backends never ended');
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const events = (await admin.query<{ sequence: string; session_key: string; dedupe_key: string }>(`SELECT sequence, session_key, dedupe_key FROM "${schema}".session_state_events ORDER BY sequence`)).rows;
   const byKey = new Map(events.map((e) => [e.dedupe_key, e] as const));
   // 1. Every event a worker saw committed is there, with the sequence it was told.
@@ -159,5 +172,32 @@ it(`${WORKERS} worker processes, ${KILLS} SIGKILLs and a server restart: nothing
       for (const l of ls.slice(1)) expect(seqsOfT.has(l), `${me} on ${t}: L ${l}`).toBe(true);
     }
   }
+  // 4. Exactly once where the protocol promises it, across processes and kills: no (W, T, L) is in
+  // two ackNotices results (R27b), and no notice of the drained watcher went to two drains (R27).
+  const once = (kind: 'acked' | 'drained', extra: { w: string; notices: { target: string; L: number }[] }[] = []) => {
+    const seen = new Set<string>();
+    const twice: string[] = [];
+    for (const l of [...all.flatMap((w) => w.lines.filter((x): x is Extract<Line, { t: typeof kind }> => x.t === kind)), ...extra]) {
+      for (const n of l.notices) {
+        const key = `${l.w} ${n.target} ${n.L}`;
+        if (seen.has(key)) twice.push(key);
+        seen.add(key);
+      }
+    }
+    return { count: seen.size, twice };
+  };
+  expect(once('acked').twice).toEqual([]);
+  // Drain until nothing is pending: a drain acks to the frozen watermark, and work that came after
+  // it is a follow-up for the next drain (R28).
+  const lastDrains: { w: string; notices: { target: string; L: number }[] }[] = [];
+  for (let round = 0; round < 5; round++) {
+    const got = await final.drainNotices(DRAINED);
+    if (got.length === 0) break;
+    lastDrains.push({ w: DRAINED, notices: got.map((n) => ({ target: n.targetSessionKey, L: n.lastSeenSequence })) });
+  }
+  const drained = once('drained', lastDrains);
+  expect(drained.twice).toEqual([]);
+  expect(drained.count).toBeGreaterThan(0);
+  for (const t of TARGETS) expect((await final.cursor(DRAINED, t, A))?.lastSeenSequence, `${DRAINED} on ${t}`).toBe(await final.stateVersion(t, A));
   await final.close();
 }, 300_000);
