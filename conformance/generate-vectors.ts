@@ -143,7 +143,7 @@ export const HAND_WRITTEN: VectorSpec[] = [
   {
     name: 'r06-clock-floor-and-refusal',
     rules: ['R6', 'R9'],
-    description: 'A fractional clock reading is floored in everything stored (recordedAt, occurredAt); a negative reading is refused with ClockError by every call that needs the clock (record, watch, a drain that acks, prune, restart) before anything is written: heads, notices and the queue are as they were once the clock is valid again.',
+    description: 'A fractional clock reading is floored in everything stored (recordedAt, occurredAt); a negative reading is refused with ClockError by every call that reads the clock (record, a watch that writes, every drain whether or not anything is pending, prune, restart) before anything is written: heads, notices and the queue are as they were once the clock is valid again.',
     script: [
       advance(0.75),
       spawn(),

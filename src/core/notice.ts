@@ -1,4 +1,5 @@
 import type { Notice } from '../../spec/index.js';
+import { ValidationError } from './errors.js';
 import { encodeContextKey, isSubagentKey } from './keys.js';
 
 /**
@@ -46,4 +47,41 @@ export function noticeMaker(targetSessionKey: string, targetAgentId: string): (w
     if (cached?.lastSeen !== lastSeenSequence) cached = { lastSeen: lastSeenSequence, parts: { contextKey, text: noticeText(targetSessionKey, lastSeenSequence) } };
     return makeNotice(watcherSessionKey, targetSessionKey, targetAgentId, lastSeenSequence, cached.parts);
   };
+}
+
+/**
+ * R23b: the opt-in link. `template` is an absolute http(s) URL in which `{sessionKey}` and
+ * `{agentId}` are replaced by the target's, percent-encoded (encodeURIComponent), so nothing a key
+ * holds can end the link or the line. The template itself is checked when the store is built.
+ */
+export const NOTICE_LINK_PLACEHOLDERS = ['{sessionKey}', '{agentId}'] as const;
+
+/** R23b: printable ASCII only, no space, no angle bracket, no quote or backslash: the URL sits in `(<…>)`. */
+const LINK_TEMPLATE = /^https?:\/\/[\x21-\x7e]+$/;
+const LINK_FORBIDDEN = /[<>"\\`]/;
+
+export function validateNoticeLinkTemplate(template: unknown, field = 'noticeLink'): asserts template is string {
+  if (typeof template !== 'string') throw new ValidationError(field, 'type', 'must be a URL template string');
+  if (template.length > 1024 || !LINK_TEMPLATE.test(template) || LINK_FORBIDDEN.test(template)) {
+    throw new ValidationError(field, 'format', 'must be an absolute http(s) URL of printable ASCII without spaces, quotes, backslashes or angle brackets (placeholders {sessionKey} and {agentId})');
+  }
+}
+
+export function noticeLinkUrl(template: string, targetAgentId: string, targetSessionKey: string): string {
+  return template.split('{sessionKey}').map((part) => part.split('{agentId}').join(encodeURIComponent(targetAgentId))).join(encodeURIComponent(targetSessionKey));
+}
+
+/** R23b: the notice text with the link segment between "(other actor)." and "Reconcile". */
+export function noticeTextWithLink(targetSessionKey: string, targetAgentId: string, lastSeenSequence: number, template: string): string {
+  return (
+    `Session "${targetSessionKey}" changed (other actor). ` +
+    `Open: [session](<${noticeLinkUrl(template, targetAgentId, targetSessionKey)}>) ` +
+    `Reconcile before acting: session_status sessionKey "${targetSessionKey}" changesSince ${lastSeenSequence}.`
+  );
+}
+
+/** R23b: a notice as a store with a link template returns it; without a template, the notice itself. */
+export function withNoticeLink(notice: Notice, template: string | undefined): Notice {
+  if (template === undefined) return notice;
+  return { ...notice, text: noticeTextWithLink(notice.targetSessionKey, notice.targetAgentId, notice.lastSeenSequence, template) };
 }

@@ -1,1 +1,1 @@
-export { MemoryStore, createMemoryStore, emptyMemoryState, type MemoryState } from './memory-store.js';
+export { MemoryStore, createMemoryStore, emptyMemoryState, type MemoryState, type MemoryStoreOptions } from './memory-store.js';

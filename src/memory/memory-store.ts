@@ -29,9 +29,20 @@ import {
   sweep,
   validateIdentity,
   validateSessionKey,
+  validateNoticeLinkTemplate,
   validateWatchRequest,
+  withNoticeLink,
   type PruneConfig,
 } from '../core/index.js';
+import { resolveClock } from '../shared/clock.js';
+
+/** Options of the reference store: the contract's, with `now` defaulting to Date.now (R6). */
+export interface MemoryStoreOptions extends Omit<CreateOptions, 'now'> {
+  /** The clock; Date.now when absent. A non-function is refused at construction. */
+  now?: () => number;
+  /** R23b: opt-in link template for notice texts, e.g. `https://ui.example/s/{agentId}/{sessionKey}`. */
+  noticeLink?: string;
+}
 
 /**
  * The in-memory reference store: the pure core plus Maps. It is the oracle the conformance suite
@@ -71,17 +82,25 @@ export class MemoryStore implements SessionStateStore {
   private readonly config: PruneConfig;
   private lastPruneAt: number;
   private closed = false;
+  private readonly readClock: () => number;
+  private readonly noticeLink: string | undefined;
+  /** The options as resolved (the clock filled in); broken variants in conformance/broken read them. */
+  private readonly options: CreateOptions;
 
   constructor(
-    private readonly options: CreateOptions,
+    options: MemoryStoreOptions = {},
     readonly state: MemoryState = emptyMemoryState(),
   ) {
+    this.readClock = resolveClock(options.now);
+    this.options = { ...options, now: this.readClock };
+    if (options.noticeLink !== undefined) validateNoticeLinkTemplate(options.noticeLink);
+    this.noticeLink = options.noticeLink;
     this.config = resolvePruneConfig(options);
-    this.lastPruneAt = checkedNow(options.now());
+    this.lastPruneAt = this.now();
   }
 
   private now(): number {
-    return checkedNow(this.options.now()); // R6
+    return checkedNow(this.readClock()); // R6
   }
 
   private assertOpen(): void {
@@ -162,7 +181,7 @@ export class MemoryStore implements SessionStateStore {
   pendingNotices(watcherSessionKey: string): Notice[] {
     this.assertOpen();
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
-    return this.queue.pending(watcherSessionKey);
+    return this.queue.pending(watcherSessionKey).map((n) => withNoticeLink(n, this.noticeLink));
   }
 
   drainNotices(watcherSessionKey: string): Notice[] {
@@ -178,7 +197,7 @@ export class MemoryStore implements SessionStateStore {
       // R28: exactly one follow-up for work interleaved between enqueue and drain.
       if (followUpLastSeen !== undefined) this.queue.enqueue(makeNotice(watcherSessionKey, n.targetSessionKey, n.targetAgentId, followUpLastSeen));
     }
-    return drained;
+    return drained.map((n) => withNoticeLink(n, this.noticeLink));
   }
 
   prune(): void {
@@ -308,6 +327,6 @@ export class MemoryStore implements SessionStateStore {
 }
 
 /** The contract factory (spec/schemas/contract.ts) for the in-memory reference store. */
-export function createMemoryStore(options: CreateOptions): MemoryStore {
+export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   return new MemoryStore(options);
 }

@@ -27,7 +27,9 @@ export {
   type SchemaTarget,
 } from './schema.js';
 export {
+  CorruptStateError,
   NotAStateDatabaseError,
+  StateDatabaseOpenError,
   SchemaTooNewError,
   SqliteDriverUnavailableError,
   StateDatabaseError,
