@@ -134,6 +134,7 @@ export function execFactory(command: string, options: ExecOptions = {}): ExecFac
     const wireOptions: WireCreateOptions = {};
     if (createOptions.retentionMs !== undefined) wireOptions.retentionMs = createOptions.retentionMs;
     if (createOptions.maxRows !== undefined) wireOptions.maxRows = createOptions.maxRows;
+    if (createOptions.noticeLink !== undefined) wireOptions.noticeLink = createOptions.noticeLink;
     const mine = ++generation;
     await request('create', [wireOptions], createOptions.now());
     let closed = false;

@@ -17,6 +17,8 @@ export interface Command {
 export interface ScenarioOptions {
   retentionMs?: number;
   maxRows?: number;
+  /** R23b: the store's notice link template. */
+  noticeLink?: string;
 }
 
 export interface Scenario {
@@ -150,6 +152,7 @@ export async function openStore(factory: StoreFactory, clock: Clock, options: Sc
   const o: CreateOptions = { now: clock.now };
   if (options.retentionMs !== undefined) o.retentionMs = options.retentionMs;
   if (options.maxRows !== undefined) o.maxRows = options.maxRows;
+  if (options.noticeLink !== undefined) o.noticeLink = options.noticeLink;
   return factory(o);
 }
 

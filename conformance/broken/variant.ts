@@ -17,6 +17,7 @@ import {
   validateSessionKey,
   type NoticeQueue,
   type NotificationPlan,
+  withNoticeLink,
 } from '../../src/core/index.js';
 import { MemoryStore } from '../../src/memory/index.js';
 
@@ -141,7 +142,7 @@ export class VariantStore extends MemoryStore {
       this.put(next);
       if (followUpLastSeen !== undefined) this.enqueue(makeNotice(watcherSessionKey, n.targetSessionKey, n.targetAgentId, followUpLastSeen));
     }
-    return drained;
+    return drained.map((n) => withNoticeLink(n, this.internals.options.noticeLink)); // R23b
   }
 
   override restart(): void {

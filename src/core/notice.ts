@@ -85,3 +85,19 @@ export function withNoticeLink(notice: Notice, template: string | undefined): No
   if (template === undefined) return notice;
   return { ...notice, text: noticeTextWithLink(notice.targetSessionKey, notice.targetAgentId, notice.lastSeenSequence, template) };
 }
+
+/**
+ * R23: the documented grammar, as a parser. A runtime (or a test) recovers exactly the target key,
+ * L and the optional link from a notice line; undefined when the line is not a notice. Keys cannot
+ * hold a quotation mark (R1), so the first `"` after the key ends it.
+ */
+const NOTICE_GRAMMAR =
+  /^Session "([^"]+)" changed \(other actor\)\. (?:Open: \[session\]\(<([\x21-\x3b\x3d\x3f-\x7e]+)>\) )?Reconcile before acting: session_status sessionKey "([^"]+)" changesSince (0|[1-9][0-9]*)\.$/u;
+
+export function parseNoticeText(text: string): { targetSessionKey: string; lastSeenSequence: number; link?: string } | undefined {
+  const m = NOTICE_GRAMMAR.exec(text);
+  if (!m || m[1] !== m[3]) return undefined;
+  const lastSeenSequence = Number(m[4]);
+  if (!Number.isSafeInteger(lastSeenSequence)) return undefined;
+  return m[2] === undefined ? { targetSessionKey: m[1]!, lastSeenSequence } : { targetSessionKey: m[1]!, lastSeenSequence, link: m[2] };
+}

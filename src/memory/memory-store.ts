@@ -40,8 +40,6 @@ import { resolveClock } from '../shared/clock.js';
 export interface MemoryStoreOptions extends Omit<CreateOptions, 'now'> {
   /** The clock; Date.now when absent. A non-function is refused at construction. */
   now?: () => number;
-  /** R23b: opt-in link template for notice texts, e.g. `https://ui.example/s/{agentId}/{sessionKey}`. */
-  noticeLink?: string;
 }
 
 /**

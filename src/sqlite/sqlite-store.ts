@@ -65,8 +65,6 @@ const SYNCHRONOUS_MODES: readonly SynchronousMode[] = ['OFF', 'NORMAL', 'FULL', 
 export interface SqliteStoreOptions extends Omit<CreateOptions, 'now'> {
   /** The clock (R6); Date.now when absent. A non-function is refused at construction. */
   now?: () => number;
-  /** R23b: opt-in link template for notice texts, e.g. `https://ui.example/s/{agentId}/{sessionKey}`. */
-  noticeLink?: string;
   /** Database file; ':memory:' (the default) is a private, non-durable database. */
   path?: string;
   /** Where storage failures are reported (R9, R35); defaults to the console. */
