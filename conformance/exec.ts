@@ -24,7 +24,7 @@ const helloCheck = Compile(WireHello);
 
 export interface ExecOptions {
   cwd?: string;
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>; // process.env fits; structural so the types need no @types/node
   /** Per-request timeout; default 30 s. */
   timeoutMs?: number;
   /** Receives the child's stderr (default: dropped). */

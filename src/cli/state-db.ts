@@ -111,7 +111,8 @@ export function openReadOnly(path: string): Database.Database {
   if (!existsSync(path)) throw new DatabaseProblem(`${path}: no such file`, ['pass the path of a state database file written by the SQLite adapter']);
   if (!statSync(path).isFile()) throw new DatabaseProblem(`${path}: not a regular file`);
   try {
-    return openStateDatabaseReadOnly(path);
+    // The CLI runs on better-sqlite3 and uses its whole API; the published type is structural.
+    return openStateDatabaseReadOnly(path) as unknown as Database.Database;
   } catch (error) {
     throw toDatabaseProblem(error, path);
   }
