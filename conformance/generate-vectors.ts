@@ -151,7 +151,7 @@ export const HAND_WRITTEN: VectorSpec[] = [
   {
     name: 'r06-clock-floor-and-refusal',
     rules: ['R6', 'R9'],
-    description: 'A fractional clock reading is floored in everything stored (recordedAt, occurredAt); a negative reading is refused with ClockError by every call that needs the clock (record, watch, a drain that acks, prune, restart) before anything is written: heads, notices and the queue are as they were once the clock is valid again.',
+    description: 'A fractional clock reading is floored in everything stored (recordedAt, occurredAt); a negative reading is refused with ClockError by every call that reads the clock (record, a watch that writes, every drain whether or not anything is pending, prune, restart) before anything is written: heads, notices and the queue are as they were once the clock is valid again.',
     script: [
       advance(0.75),
       spawn(),
@@ -702,6 +702,150 @@ export function randomSpecs(): VectorSpec[] {
   });
 }
 
+// ---- trust at the edges (issue 12): hostile keys, opaque ids, field order, clock reads, notice link --
+
+const HOSTILE_KEY_CHARS: [string, string][] = [
+  ['U+061C arabic letter mark (Cf, bidi)', '\u061c'],
+  ['U+200E left-to-right mark (Cf, bidi)', '\u200e'],
+  ['U+202E right-to-left override (Cf, bidi)', '\u202e'],
+  ['U+2067 right-to-left isolate (Cf, bidi)', '\u2067'],
+  ['U+200B zero width space (Cf)', '\u200b'],
+  ['U+200D zero width joiner (Cf)', '\u200d'],
+  ['U+FEFF byte order mark (Cf)', '\ufeff'],
+  ['U+00AD soft hyphen (Cf)', '\u00ad'],
+  ['U+E0041 tag latin capital A (Cf)', '\u{e0041}'],
+  ['U+2028 line separator (Zl)', '\u2028'],
+  ['U+2029 paragraph separator (Zp)', '\u2029'],
+  ['U+0085 next line (Cc)', '\u0085'],
+  ['U+00A0 no-break space (Zs)', '\u00a0'],
+  ['U+3000 ideographic space (Zs)', '\u3000'],
+  ['U+0022 quotation mark', '"'],
+  ["U+0027 apostrophe", "'"],
+  ['U+201C left double quotation mark', '\u201c'],
+  ['U+2019 right single quotation mark', '\u2019'],
+  ['U+00AB left guillemet', '\u00ab'],
+  ['U+300C left corner bracket', '\u300c'],
+  ['U+FF02 fullwidth quotation mark', '\uff02'],
+];
+const ODD_BUT_FINE = ['agent:main:with space', 'agent:main:日本語', 'agent:main:😀 (x) <y> [z]'];
+const OPAQUE_BAD: [string, string][] = [
+  ['lone high surrogate', '\ud800'],
+  ['lone low surrogate', 'run-\udc00'],
+  ['BOM only', '\ufeff'],
+  ['BOM prefix', '\ufeffrun-1'],
+  ['zero-width only', '\u200b\u200c'],
+];
+
+export const HARDENING_VECTORS: VectorSpec[] = [
+  {
+    name: 'r01-r23-hostile-keys',
+    rules: ['R1', 'R9', 'R23'],
+    description:
+      'Session keys are quoted in a notice a model reads, so R1 rejects (ValidationError naming the field, nothing written) keys with a control, format (Cf: bidi controls incl. U+061C, zero-width characters, BOM, soft hyphen, tags), line or paragraph separator, a space other than U+0020, or a quotation mark of any script: ' +
+      HOSTILE_KEY_CHARS.map(([name]) => name).join(', ') +
+      '; in record sessionKey, actorId and watchers, watch keys, and positional keys. Keys with spaces, CJK, emoji and brackets are accepted and appear verbatim in the notice text.',
+    script: [
+      ...HOSTILE_KEY_CHARS.map(([, ch]) => human(`agent:main:a${ch}b`)),
+      ...HOSTILE_KEY_CHARS.slice(0, 4).map(([, ch]) => human(CHILD, { actorType: 'agent', actorId: `agent:main:x${ch}` })),
+      human(CHILD, { watchers: [COORD, `agent:main:w\u202e`] }),
+      watch(`agent:main:w\u061c`, CHILD),
+      watch(COORD, `agent:main:t\u201d`, A),
+      pending(`agent:main:w\u200b`),
+      { op: 'stateVersion', args: [`agent:main:s\ufeff`, A] },
+      since(`agent:main:s\u2028`, 0, undefined, A),
+      version(CHILD),
+      ...ODD_BUT_FINE.flatMap((k) => [watch(COORD, k), human(k)]),
+      pending(COORD),
+    ],
+  },
+  {
+    name: 'r03-r09-opaque-ids-and-summary',
+    rules: ['R1', 'R3', 'R9'],
+    description:
+      'Lone surrogates, a BOM (alone or as a prefix) and zero-width-only strings are rejected in every opaque id (sessionId, runId, dedupeKey), in actorId and in summary, with a ValidationError naming that field; a whitespace-only summary too. Nothing is written.',
+    script: [
+      ...['sessionId', 'runId', 'dedupeKey', 'actorId', 'summary'].flatMap((field) => OPAQUE_BAD.map(([, v]) => human(CHILD, { [field]: v }))),
+      human(CHILD, { summary: '   ' }),
+      rec({ sessionKey: CHILD, agentId: '\ufeffmain', kind: 'human_direct_message', actorType: 'human', summary: 'x' }),
+      version(CHILD),
+      human(CHILD, { sessionId: 's-1', runId: 'r-1', dedupeKey: 'd-1', summary: 'human message via telegram' }),
+    ],
+  },
+  {
+    name: 'r09a-field-order',
+    rules: ['R9', 'R9a'],
+    description:
+      'When several fields are bad the error names the first in this order: a non-object argument is "(input)"; then the schema order of the fields (a missing required field at its own place; the payload against its kind at its place); then the first unknown field; then a payload the kind requires; then the agentId agreement of R1.',
+    script: [
+      rec(null as unknown as In),
+      rec(42 as unknown as In),
+      rec('record' as unknown as In),
+      rec([] as unknown as In),
+      human(CHILD, { sessionKey: '', summary: '' }),
+      human(CHILD, { kind: 'nope', summary: '' }),
+      human(CHILD, { watchers: [''], runId: '' }),
+      rec({ zzz: 1, sessionKey: CHILD, agentId: A, kind: 'human_direct_message', actorType: 'human', summary: '' }),
+      rec({ sessionKey: CHILD, agentId: 'other', kind: 'human_direct_message', actorType: 'human', summary: 'x', zzz: 1 }),
+      rec({ sessionKey: CHILD, agentId: 'other', kind: 'run_failed', actorType: 'system', summary: 'x' }),
+      rec({ sessionKey: CHILD, agentId: A, kind: 'run_failed', actorType: 'system', summary: 'x', payload: { outcome: 'nope' }, dedupeKey: '' }),
+      rec({ sessionKey: CHILD, kind: 'human_direct_message', actorType: 'human', summary: '' }),
+      { op: 'watch', args: [null] },
+      { op: 'watch', args: [{ watcherSessionKey: '', targetSessionKey: 5, agentId: A }] },
+      { op: 'watch', args: [{ targetSessionKey: CHILD, agentId: 'other', watcherSessionKey: COORD }] },
+      { op: 'changesSince', args: [{ sessionKey: CHILD, agentId: A, since: -1, limit: 0 }] },
+      { op: 'changesSince', args: [{ limit: 0, since: 0, agentId: '', sessionKey: CHILD }] },
+      { op: 'stateVersion', args: ['', ''] },
+      version(CHILD),
+    ],
+  },
+  {
+    name: 'r06-which-calls-read-the-clock',
+    rules: ['R6'],
+    description:
+      'With the clock refused (negative), exactly record (even with bad input: the clock is read first), a watch that would write, every drain (also an empty one), prune and restart fail with ClockError; stateVersion, changesSince, pendingNotices, a refused watch (bare watcher, R21), resetSession and deleteSession do not read the clock and succeed.',
+    script: [
+      spawn(),
+      human(),
+      advance(-(T0 + 1)),
+      human(),
+      rec({ sessionKey: '' }),
+      watch(COORD, CHILD),
+      watch('global', CHILD),
+      drain(PARENT),
+      drain(COORD),
+      prune,
+      restart,
+      version(CHILD),
+      since(CHILD, 0),
+      pending(PARENT),
+      reset(COORD),
+      del(PEER),
+      advance(T0 + 1),
+      pending(PARENT),
+      drain(PARENT),
+    ],
+  },
+  {
+    name: 'r23b-notice-link',
+    rules: ['R23', 'R23b', 'R24'],
+    description:
+      'With the opt-in link template, the notice text has "Open: [session](<url>)" between "(other actor)." and "Reconcile", the key and agent percent-encoded into the URL; the text is still a function of (target, lastSeen) only, byte-identical while pending, and the context key is unchanged. Without the option (every other vector) the text is exactly R23.',
+    options: { noticeLink: 'https://ui.example/agents/{agentId}/sessions/{sessionKey}?from=notice' },
+    script: [
+      spawn(),
+      human(),
+      human(),
+      pending(PARENT),
+      watch(COORD, 'agent:main:with space/and?query#x'),
+      human('agent:main:with space/and?query#x'),
+      pending(COORD),
+      drain(PARENT),
+      human(),
+      drain(PARENT),
+    ],
+  },
+];
+
 function jsonSafe(value: unknown, where: string): void {
   if (JSON.stringify(JSON.parse(JSON.stringify(value))) !== JSON.stringify(value)) throw new Error(`${where}: arguments must survive JSON`);
 }
@@ -739,7 +883,7 @@ export function renderVector(v: ConformanceVector): string {
 
 export async function generateAll(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const spec of [...HAND_WRITTEN, ...randomSpecs()]) out.set(`${spec.name}.json`, renderVector(await buildVector(spec)));
+  for (const spec of [...HAND_WRITTEN, ...HARDENING_VECTORS, ...randomSpecs()]) out.set(`${spec.name}.json`, renderVector(await buildVector(spec)));
   return out;
 }
 

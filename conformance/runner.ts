@@ -81,7 +81,7 @@ export function selectProperties(selectors: readonly string[] | undefined): Conf
   for (const raw of selectors) {
     const s = raw.trim();
     const exact = PROPERTIES.find((p) => p.name.toLowerCase() === s.toLowerCase());
-    const byRule = /^[ru]\d+b?$/i.test(s) ? PROPERTIES.filter((p) => p.rules.some((r) => r.toUpperCase() === s.toUpperCase()) || p.name.toUpperCase().split('-').includes(s.toUpperCase())) : [];
+    const byRule = /^[ru]\d+[a-z]?$/i.test(s) ? PROPERTIES.filter((p) => p.rules.some((r) => r.toUpperCase() === s.toUpperCase()) || p.name.toUpperCase().split('-').includes(s.toUpperCase())) : [];
     const found = exact ? [exact] : byRule;
     if (found.length === 0) throw new Error(`unknown property ${JSON.stringify(s)}; known: ${PROPERTIES.map((p) => p.name).join(', ')}`);
     for (const p of found) wanted.add(p);

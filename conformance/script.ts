@@ -19,6 +19,8 @@ export interface Command {
 export interface ScenarioOptions {
   retentionMs?: number;
   maxRows?: number;
+  /** R23b: the store's notice link template. */
+  noticeLink?: string;
 }
 
 export interface Scenario {
@@ -152,6 +154,7 @@ export async function openStore(factory: StoreFactory, clock: Clock, options: Sc
   const o: CreateOptions = { now: clock.now };
   if (options.retentionMs !== undefined) o.retentionMs = options.retentionMs;
   if (options.maxRows !== undefined) o.maxRows = options.maxRows;
+  if (options.noticeLink !== undefined) o.noticeLink = options.noticeLink;
   return factory(o);
 }
 

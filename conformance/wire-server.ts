@@ -43,7 +43,18 @@ export interface WireSharing {
 }
 
 /** Serves `factory` on `input`/`output` until the input ends or a `shutdown` request arrives. */
-export function serveWire(factory: StoreFactory, io: { input: Readable; output: Writable }, implementation = 'session-state-kit', sharing?: WireSharing): Promise<void> {
+/**
+ * The streams serveWire needs, described structurally so the published declarations need no
+ * @types/node: `process.stdin` / `process.stdout` or any Node stream fits.
+ */
+export interface WireStreams {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  input: { on(event: string, listener: (...args: any[]) => void): unknown };
+  output: { write(chunk: string): unknown };
+}
+
+export function serveWire(factory: StoreFactory, streams: WireStreams, implementation = 'session-state-kit', sharing?: WireSharing): Promise<void> {
+  const io = streams as { input: Readable; output: Writable };
   let now = 0;
   const clock = () => now;
   let store: SessionStateStore | undefined;

@@ -20,6 +20,7 @@ import {
   validateNoticeAcks,
   validateSessionKey,
   type NotificationPlan,
+  withNoticeLink,
 } from '../../src/core/index.js';
 import { MemoryStore } from '../../src/memory/index.js';
 
@@ -72,7 +73,7 @@ export class VariantStore extends MemoryStore {
 
   /** R20, R23-R25: the notices a pending cursor stands for (the reference: exactly one). */
   protected noticesOf(cursor: WatchCursor): Notice[] {
-    return [noticeOf(cursor)];
+    return [withNoticeLink(noticeOf(cursor), this.internals.options.noticeLink)]; // R23b
   }
 
   /** R27b: whether a pair named with these L values may be acked now. */

@@ -17,6 +17,8 @@ export interface CreateOptions {
   retentionMs?: number;
   /** R41 override; defaults to LIMITS.maxRows. */
   maxRows?: number;
+  /** R23b: opt-in link template for notice texts (`{sessionKey}`, `{agentId}` placeholders); absent: the plain R23 text. */
+  noticeLink?: string;
 }
 
 export interface SessionStateStore {

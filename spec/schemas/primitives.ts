@@ -1,17 +1,32 @@
 import Type from 'typebox';
 import { LIMITS } from './limits.js';
 
-// R1/R3: no C0/C1 control characters, no line or paragraph separator (U+2028, U+2029) and no
-// bidirectional controls anywhere in a key, id or summary: they keep notices and summaries one
-// line and stop text that renders differently from what it is. Keys also exclude the double
-// quote (the notice quotes them).
-const NO_CONTROL = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+// R1/R3 (Unicode 17.0 General_Category, frozen here so every implementation rejects the same code
+// points whatever its own Unicode tables): no control (Cc), no format character (Cf: bidi controls
+// incl. U+061C, zero-width characters, the BOM, soft hyphen, invisible operators, tags), no line
+// or paragraph separator (Zl, Zp), anywhere in a key, id or summary. They are invisible or reorder
+// what is shown, so a string holding one reads as another string.
+const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
+const FORMAT =
+  '\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f' +
+  '\\ufeff\\ufff9-\\ufffb\\u{110bd}\\u{110cd}\\u{13430}-\\u{1343f}\\u{1bca0}-\\u{1bca3}\\u{1d173}-\\u{1d17a}\\u{e0001}\\u{e0020}-\\u{e007f}';
+const SEPARATOR = '\\u2028\\u2029';
+const NO_CONTROL = CONTROL + FORMAT + SEPARATOR;
+// R1, keys only (they are quoted in the notice a model reads, R23): no space character but U+0020
+// (Zs: NBSP, thin, ideographic... look like a space and are not one, so a key read back and
+// retyped names another session) and no quotation mark of any script (Unicode Quotation_Mark:
+// straight and typographic, guillemets, corner brackets), so nothing in a key can pass for the
+// notice's own delimiter.
+const OTHER_SPACE = '\\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000';
+const QUOTATION_MARK = '"\'\\u00ab\\u00bb\\u2018-\\u201f\\u2039\\u203a\\u2e42\\u300c-\\u300f\\u301d-\\u301f\\ufe41-\\ufe44\\uff02\\uff07\\uff62\\uff63';
+/** The code points R1 excludes from session keys, as a regular-expression class body (flag u). */
+export const SESSION_KEY_EXCLUDED = NO_CONTROL + OTHER_SPACE + QUOTATION_MARK;
 
 /** R1: a session key. Lone surrogates are rejected by the validator (JSON Schema cannot say it). */
 export const SessionKey = Type.String({
   minLength: 1,
   maxLength: LIMITS.keyMaxLength,
-  pattern: `^[^${NO_CONTROL}"]+$`,
+  pattern: `^[^${SESSION_KEY_EXCLUDED}]+$`,
   description: 'Session key. Agent-scoped keys look like agent:<agentId>:<rest>; others (global, main) are bare.',
 });
 

@@ -55,7 +55,7 @@ export const ConformanceVector = Type.Object(
   {
     format: Type.Literal(VECTOR_FORMAT),
     name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', description: 'Also the file name without .json.' }),
-    rules: Type.Array(Type.String({ pattern: '^[RU][0-9]+b?$' }), { description: 'PROTOCOL.md rules the vector exercises.' }),
+    rules: Type.Array(Type.String({ pattern: '^[RU][0-9]+[a-z]?$' }), { description: 'PROTOCOL.md rules the vector exercises.' }),
     description: Type.String(),
     options: WireCreateOptions,
     startAt: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: "The clock when the store is created (R43's lastPruneAt)." }),

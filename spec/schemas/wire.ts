@@ -49,6 +49,7 @@ export const WireCreateOptions = Type.Object(
   {
     retentionMs: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
     maxRows: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    noticeLink: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'R23b: link template; {sessionKey} and {agentId} are replaced, percent-encoded.' })),
   },
   { additionalProperties: false },
 );

@@ -22,6 +22,8 @@ Options:
   --runs N           generated cases per property (default: each property's own)
   --seed N           fast-check seed (printed with every run; replays it)
   --path P           counterexample path from a failure report (with --seed and one --property)
+  --timeout-ms N     with --exec: how long to wait for each response before the request fails
+                     (default 30000; a slow implementation on a busy machine may need more)
   --thorough         ten times the cases and longer scripts
   --handles N        multi-handle mode: N handles on one store (--exec: N processes, W8; --builtin sqlite: N connections
                      to one file; --impl: the module's openHandle); model and R20-R27-handles-agree spread over them
@@ -50,6 +52,8 @@ interface Parsed {
   list: boolean;
   help: boolean;
   replayPrefix: string;
+  /** --exec: per-request timeout (W1). */
+  timeoutMs?: number;
 }
 
 class UsageError extends Error {}
@@ -94,6 +98,12 @@ function parse(argv: string[]): Parsed {
       case '--seed':
         p.options.seed = int(take(), flag);
         break;
+      case '--timeout-ms': {
+        const n = int(take(), flag);
+        if (n < 1) throw new UsageError('--timeout-ms must be at least 1');
+        p.timeoutMs = n;
+        break;
+      }
       case '--path':
         p.options.path = take();
         break;
@@ -125,16 +135,21 @@ function parse(argv: string[]): Parsed {
     }
   }
   if (props.length) p.options.properties = props;
+  if (p.timeoutMs !== undefined && p.target?.kind !== 'exec') throw new UsageError('--timeout-ms applies to --exec only');
   if (p.options.path !== undefined && (p.options.seed === undefined || props.length !== 1)) throw new UsageError('--path needs --seed and exactly one --property');
   return p;
 }
 
-async function resolveTarget(t: NonNullable<Parsed['target']>, io: ConformanceIo, handles: number): Promise<{ factory: ConformanceTarget; dispose?: () => Promise<void> }> {
+async function resolveTarget(t: NonNullable<Parsed['target']>, io: ConformanceIo, handles: number, timeoutMs?: number): Promise<{ factory: ConformanceTarget; dispose?: () => Promise<void> }> {
   switch (t.kind) {
     case 'impl':
       return { factory: await loadTarget(t.value) };
     case 'exec': {
-      const f: ExecFactory = execFactory(t.value, { onStderr: (text) => io.err(text.replace(/^/gm, '[impl] ')), handles: handles > 1 });
+      const f: ExecFactory = execFactory(t.value, {
+        onStderr: (text) => io.err(text.replace(/^/gm, '[impl] ')),
+        handles: handles > 1,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      });
       const hello = await f.hello();
       io.err(`conformance: talking to ${hello.implementation ?? 'an implementation'} (${hello.protocol})\n`);
       return { factory: f, dispose: () => f.dispose() };
@@ -228,7 +243,7 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
   }
   let target: Awaited<ReturnType<typeof resolveTarget>>;
   try {
-    target = await resolveTarget(parsed.target, io, parsed.options.handles ?? 1);
+    target = await resolveTarget(parsed.target, io, parsed.options.handles ?? 1, parsed.timeoutMs);
   } catch (error) {
     io.err(`conformance: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;

@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, extname, join } from 'node:path';
 import type { SessionStateStore } from '../../spec/index.js';
 import { createMemoryStore } from '../memory/memory-store.js';
 import { parseCommand, shellQuote, wantsHelp } from './args.js';
-import { demoClock, DEMO_CHILD, DEMO_MANAGER, runDemo, type DemoOptions } from './demo.js';
+import { demoClock, DEMO_AGENT, DEMO_CHILD, DEMO_MANAGER, DEMO_SPAN_MS, runDemo, type DemoOptions } from './demo.js';
 import { DEMO_USAGE } from './help.js';
 import { CliError, EXIT, UsageError, type ExitCode, type Io } from './io.js';
 import { loadSqlite } from './load-sqlite.js';
@@ -16,17 +18,27 @@ export async function demoCommand(argv: readonly string[], io: Io): Promise<Exit
     io.out(DEMO_USAGE);
     return EXIT.ok;
   }
-  const { values, positionals } = parseCommand(argv, { store: { type: 'string' }, db: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'demo');
+  const { values, positionals } = parseCommand(
+    argv,
+    { store: { type: 'string' }, db: { type: 'string' }, keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    'demo',
+  );
   if (positionals.length > 0) throw new UsageError(`demo takes no arguments, got: ${positionals.join(' ')}`, ['see: session-state-kit demo --help']);
   const kind = values.store ?? 'sqlite';
   if (kind !== 'sqlite' && kind !== 'memory') throw new UsageError(`--store must be sqlite or memory, got ${JSON.stringify(kind)}`);
-  const file = values.db;
-  if (file !== undefined && kind === 'memory') throw new UsageError('--db needs the SQLite store (leave out --store memory)');
+  if (values.keep === true && values.db !== undefined) throw new UsageError('--keep picks a new file itself; leave out --db (or --keep)');
+  // --keep (npm run demo): a new file in the temp directory, kept for inspect and the library.
+  const file = values.keep === true ? freePath(join(tmpdir(), 'ssk-demo.db')) : values.db;
+  if (file !== undefined && kind === 'memory') throw new UsageError(`${values.keep === true ? '--keep' : '--db'} needs the SQLite store (leave out --store memory)`);
   if (file !== undefined && existsSync(file)) {
-    throw new UsageError(`${file} already exists; the demo writes a fresh database`, ['pick a new path, e.g. --db /tmp/ssk-demo.db']);
+    const free = freePath(file);
+    throw new UsageError(`${file} already exists; the demo writes a fresh database`, [`pick a new path, e.g. --db ${shellQuote(free)}`]);
   }
 
-  const clock = demoClock();
+  // A file outlives the demo, so its clock ends at the wall clock: a real-clock store (or inspect)
+  // opening it later finds the last steps' events and cursor inside retention instead of pruning
+  // them (R40, R44). Without a file the fixed start keeps the output reproducible.
+  const clock = file === undefined ? demoClock() : demoClock(Math.floor(Date.now()) - DEMO_SPAN_MS);
   const print = (line: string) => io.out(line);
   let store: SessionStateStore;
   let restart: DemoOptions['restart'];
@@ -62,6 +74,20 @@ export async function demoCommand(argv: readonly string[], io: Io): Promise<Exit
     print(`   session-state-kit inspect ${q} heads`);
     print(`   session-state-kit inspect ${q} changes ${DEMO_CHILD} --since 0`);
     print(`   session-state-kit inspect ${q} notices ${DEMO_MANAGER}`);
+    print('or open it with the library (the clock is the wall clock; the demo ended at "now"):');
+    print(`   const store = createSqliteStore({ path: ${JSON.stringify(file)} });`);
+    print(`   store.pendingNotices(${JSON.stringify(DEMO_MANAGER)}); store.changesSince({ sessionKey: ${JSON.stringify(DEMO_CHILD)}, agentId: ${JSON.stringify(DEMO_AGENT)}, since: 0 });`);
   }
   return EXIT.ok;
+}
+
+/** `path` if nothing is there, else the first of `<name>-2<ext>`, `<name>-3<ext>`, ... that is free, in the same directory. */
+export function freePath(path: string): string {
+  if (!existsSync(path)) return path;
+  const ext = extname(path);
+  const stem = basename(path, ext);
+  for (let i = 2; ; i++) {
+    const candidate = join(dirname(path), `${stem}-${i}${ext}`);
+    if (!existsSync(candidate)) return candidate;
+  }
 }

@@ -9,6 +9,9 @@ export interface DemoClock {
   advance: (ms: number) => void;
 }
 
+/** How far the scenario moves its clock (steps 2, 7 and 8): a file demo starts this long before the wall clock. */
+export const DEMO_SPAN_MS = 60_000 + 40 * 24 * 60 * 60 * 1000 + 60_000;
+
 export function demoClock(start = Date.UTC(2026, 0, 1, 9, 0, 0)): DemoClock {
   let t = start;
   return { now: () => t, advance: (ms) => void (t += ms) };

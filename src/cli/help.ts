@@ -6,7 +6,7 @@ import { EXIT_CODES_HELP } from './io.js';
  * the schemas, the core or better-sqlite3.
  */
 
-export const DEMO_USAGE = `session-state-kit demo [--store sqlite|memory] [--db <new-file>]
+export const DEMO_USAGE = `session-state-kit demo [--store sqlite|memory] [--db <new-file> | --keep]
 
 A scripted scenario (one manager, one child, one person) printed step by step: events recorded,
 one coalesced notice, the drained follow-up, the changesSince delta, a historyGap after pruning,
@@ -16,7 +16,9 @@ and a restart after which the pending notice is still there, read from the durab
   --store memory   the pure in-memory reference store
   --db <new-file>  run on a new SQLite file instead (it must not exist); step 8 then closes and
                    reopens the file as a real restart would, and the file is kept for
-                   "session-state-kit inspect <new-file> ..."
+                   "session-state-kit inspect <new-file> ..."; the scenario's clock then ends
+                   at the wall clock, so a store opened on the file later keeps what it shows
+  --keep           as --db, on a new file in the temp directory (npm run demo uses this)
 
 ${EXIT_CODES_HELP}`;
 

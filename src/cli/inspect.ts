@@ -133,7 +133,7 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
           return EXIT.ok;
         }
         const c = response.stateChanges;
-        io.out(`session ${printable(sessionKey)} (agent ${agentId}): stateVersion ${response.stateVersion}, changes since ${since}`);
+        io.out(`session ${printable(sessionKey)} (agent ${printable(agentId)}): stateVersion ${response.stateVersion}, changes since ${since}`);
         io.out(
           `historyGap ${c.historyGap}, truncated ${c.truncated}, earliestAvailableSequence ${c.earliestAvailableSequence}` +
             (c.historyGap ? ' (events after the given version were pruned: refresh the whole session, R33)' : ''),
@@ -273,7 +273,7 @@ async function unknownSession(reader: Reader, sessionKey: string, agentId?: stri
   const others = agentId === undefined ? [] : (await reader.agentsOf(sessionKey)).filter((a) => a !== agentId);
   const hints = others.length > 0 ? [`the key exists under agent ${others.join(', ')}: pass --agent ${others[0]}`] : [];
   hints.push(`list known sessions: session-state-kit inspect ${where(reader)} heads`, `list watchers and targets: session-state-kit inspect ${where(reader)} cursors`);
-  const who = agentId === undefined ? printable(sessionKey) : `${printable(sessionKey)} (agent ${agentId})`;
+  const who = agentId === undefined ? printable(sessionKey) : `${printable(sessionKey)} (agent ${printable(agentId)})`;
   return new NotFound(`unknown session ${who} in ${reader.path}`, hints);
 }
 

@@ -26,6 +26,25 @@ const toEvent = (row: EventRow): StateEvent => eventFromRow(row);
 const toCursor = cursorFromRow;
 const n = toSafeNumber;
 
+/**
+ * An integer as stored, for display: a number when it is safe, else its exact decimal digits.
+ * heads and cursors show what is in the file, even values no store could have written (past
+ * 2^53 - 1, negative): inspect is how an operator finds such a row, so it must not refuse it.
+ */
+export type ExactInt = number | string;
+function exact(value: unknown): ExactInt {
+  if (typeof value === 'bigint') return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : String(value);
+  return value === null || value === undefined ? 'NULL' : String(value);
+}
+const big = (v: ExactInt): bigint => {
+  try {
+    return BigInt(v);
+  } catch {
+    return 0n;
+  }
+};
+
 /** UTF-16 code-unit order, as R26 orders notices (SQLite's BINARY collation compares UTF-8 bytes, which differs). */
 function byCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -35,17 +54,25 @@ export interface HeadView {
   sessionKey: string;
   agentId: string;
   /** R5 */
-  stateVersion: number;
+  stateVersion: ExactInt;
   /** R33, R42 */
-  prunedMaxSequence: number;
-  updatedAt: number;
+  prunedMaxSequence: ExactInt;
+  updatedAt: ExactInt;
   /** Events of this identity still in the log. */
   retainedEvents: number;
   /** R32, as changesSince would report it. */
-  earliestAvailableSequence: number;
+  earliestAvailableSequence: ExactInt;
 }
 
-export interface CursorView extends WatchCursor {
+export interface CursorView {
+  watcherSessionKey: string;
+  targetSessionKey: string;
+  targetAgentId: string;
+  lastSeenSequence: ExactInt;
+  notifiedSequence: ExactInt;
+  materialSequence: ExactInt;
+  provenance: WatchCursor['provenance'];
+  updatedAt: ExactInt;
   /** R20: a notice is pending iff N > L. */
   pending: boolean;
 }
@@ -84,7 +111,8 @@ export function openReadOnly(path: string): Database.Database {
   if (!existsSync(path)) throw new DatabaseProblem(`${path}: no such file`, ['pass the path of a state database file written by the SQLite adapter']);
   if (!statSync(path).isFile()) throw new DatabaseProblem(`${path}: not a regular file`);
   try {
-    return openStateDatabaseReadOnly(path);
+    // The CLI runs on better-sqlite3 and uses its whole API; the published type is structural.
+    return openStateDatabaseReadOnly(path) as unknown as Database.Database;
   } catch (error) {
     throw toDatabaseProblem(error, path);
   }
@@ -125,11 +153,11 @@ export class StateDbReader {
 
   heads(): HeadView[] {
     return this.snapshot(() => {
-      const counts = new Map<string, { n: number; min: number }>();
+      const counts = new Map<string, { n: number; min: ExactInt }>();
       const grouped = this.db
         .prepare(`SELECT agent_id, session_key, count(*) AS n, min(sequence) AS min_sequence FROM ${E} GROUP BY agent_id, session_key`)
         .all() as { agent_id: string; session_key: string; n: unknown; min_sequence: unknown }[];
-      for (const g of grouped) counts.set(JSON.stringify([g.session_key, g.agent_id]), { n: n(g.n, 'count'), min: n(g.min_sequence, `${E}.sequence`) });
+      for (const g of grouped) counts.set(JSON.stringify([g.session_key, g.agent_id]), { n: n(g.n, 'count'), min: exact(g.min_sequence) });
       const rows = this.db.prepare(`SELECT session_key, agent_id, last_sequence, pruned_max_sequence, updated_at FROM ${H}`).all() as {
         session_key: string;
         agent_id: string;
@@ -139,17 +167,17 @@ export class StateDbReader {
       }[];
       return rows
         .map((r): HeadView => {
-          const stateVersion = n(r.last_sequence, `${H}.last_sequence`);
+          const stateVersion = exact(r.last_sequence);
           const retained = counts.get(JSON.stringify([r.session_key, r.agent_id]));
           return {
             sessionKey: r.session_key,
             agentId: r.agent_id,
             stateVersion,
-            prunedMaxSequence: n(r.pruned_max_sequence, `${H}.pruned_max_sequence`),
-            updatedAt: n(r.updated_at, `${H}.updated_at`),
+            prunedMaxSequence: exact(r.pruned_max_sequence),
+            updatedAt: exact(r.updated_at),
             retainedEvents: retained?.n ?? 0,
-            // R32, the same rule buildChangesSince applies.
-            earliestAvailableSequence: retained ? retained.min : stateVersion > 0 ? stateVersion + 1 : 0,
+            // R32, the same rule buildChangesSince applies (in bigint: the head may be past 2^53).
+            earliestAvailableSequence: retained ? retained.min : big(stateVersion) > 0n ? exact(big(stateVersion) + 1n) : 0,
           };
         })
         .sort((a, b) => byCodeUnits(a.sessionKey, b.sessionKey) || byCodeUnits(a.agentId, b.agentId));
@@ -205,9 +233,19 @@ export class StateDbReader {
     }
     const sql = `SELECT ${CURSOR_COLUMNS} FROM ${C}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     return (this.db.prepare(sql).all(...params) as CursorRow[])
-      .map((row) => {
-        const c = toCursor(row);
-        return { ...c, pending: isPending(c) };
+      .map((row): CursorView => {
+        // Shown as stored, not through the store's checked decoder: a corrupt row is what an operator looks for.
+        const c = {
+          watcherSessionKey: row.watcher_session_key,
+          targetSessionKey: row.target_session_key,
+          targetAgentId: row.target_agent_id,
+          lastSeenSequence: exact(row.last_seen),
+          notifiedSequence: exact(row.notified),
+          materialSequence: exact(row.material),
+          provenance: row.provenance as WatchCursor['provenance'],
+          updatedAt: exact(row.updated_at),
+        };
+        return { ...c, pending: big(c.notifiedSequence) > big(c.lastSeenSequence) };
       })
       .sort(
         (a, b) =>

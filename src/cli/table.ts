@@ -12,12 +12,16 @@ export interface Column<Row> {
   align?: Align;
 }
 
-// C0, DEL and C1 controls, and the line/paragraph separators some terminals treat as newlines.
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+// Every control (Cc), format character (Cf: bidi controls incl. U+061C, zero-width characters, the
+// BOM, soft hyphen, tags), line or paragraph separator (Zl, Zp) and lone surrogate is shown as an
+// escape: a terminal must not act on it, and an operator must see that it is there.
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 
 export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(UNPRINTABLE, (c) => {
+    const cp = c.codePointAt(0)!;
+    return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, '0')}`;
+  });
 }
 
 /** Display width in code points (close enough for keys and summaries; wide CJK glyphs may drift). */
@@ -61,7 +65,8 @@ export function formatPairs(pairs: readonly (readonly [string, string | number])
 }
 
 /** Epoch ms as a short ISO-8601 UTC instant (seconds precision; --json keeps the exact number). */
-export function formatTime(ms: number): string {
+export function formatTime(ms: number | string): string {
+  if (typeof ms !== 'number') return ms; // an integer past 2^53 (inspect shows it as stored)
   const d = new Date(ms);
   if (Number.isNaN(d.getTime())) return String(ms);
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');

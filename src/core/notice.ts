@@ -1,5 +1,6 @@
 import type { CursorProvenance, Notice, NoticeAck, WakePolicy, WatchCursor } from '../../spec/index.js';
 import { isPending } from './cursor.js';
+import { ValidationError } from './errors.js';
 import { decodeContextKey, encodeContextKey, identityKey, isSubagentKey } from './keys.js';
 
 /**
@@ -112,4 +113,57 @@ export function ackTargets(notices: readonly NoticeAck[]): AckTarget[] {
     else byPair.set(key, { ...target, lastSeen: [n.lastSeenSequence] });
   }
   return [...byPair.values()];
+}
+
+/**
+ * R23b: the opt-in link. `template` is an absolute http(s) URL in which `{sessionKey}` and
+ * `{agentId}` are replaced by the target's, percent-encoded (encodeURIComponent), so nothing a key
+ * holds can end the link or the line. The template itself is checked when the store is built.
+ */
+export const NOTICE_LINK_PLACEHOLDERS = ['{sessionKey}', '{agentId}'] as const;
+
+/** R23b: printable ASCII only, no space, no angle bracket, no quote or backslash: the URL sits in `(<…>)`. */
+const LINK_TEMPLATE = /^https?:\/\/[\x21-\x7e]+$/;
+const LINK_FORBIDDEN = /[<>"\\`]/;
+
+export function validateNoticeLinkTemplate(template: unknown, field = 'noticeLink'): asserts template is string {
+  if (typeof template !== 'string') throw new ValidationError(field, 'type', 'must be a URL template string');
+  if (template.length > 1024 || !LINK_TEMPLATE.test(template) || LINK_FORBIDDEN.test(template)) {
+    throw new ValidationError(field, 'format', 'must be an absolute http(s) URL of printable ASCII without spaces, quotes, backslashes or angle brackets (placeholders {sessionKey} and {agentId})');
+  }
+}
+
+export function noticeLinkUrl(template: string, targetAgentId: string, targetSessionKey: string): string {
+  return template.split('{sessionKey}').map((part) => part.split('{agentId}').join(encodeURIComponent(targetAgentId))).join(encodeURIComponent(targetSessionKey));
+}
+
+/** R23b: the notice text with the link segment between "(other actor)." and "Reconcile". */
+export function noticeTextWithLink(targetSessionKey: string, targetAgentId: string, lastSeenSequence: number, template: string): string {
+  return (
+    `Session "${targetSessionKey}" changed (other actor). ` +
+    `Open: [session](<${noticeLinkUrl(template, targetAgentId, targetSessionKey)}>) ` +
+    `Reconcile before acting: session_status sessionKey "${targetSessionKey}" changesSince ${lastSeenSequence}.`
+  );
+}
+
+/** R23b: a notice as a store with a link template returns it; without a template, the notice itself. */
+export function withNoticeLink(notice: Notice, template: string | undefined): Notice {
+  if (template === undefined) return notice;
+  return { ...notice, text: noticeTextWithLink(notice.targetSessionKey, notice.targetAgentId, notice.lastSeenSequence, template) };
+}
+
+/**
+ * R23: the documented grammar, as a parser. A runtime (or a test) recovers exactly the target key,
+ * L and the optional link from a notice line; undefined when the line is not a notice. Keys cannot
+ * hold a quotation mark (R1), so the first `"` after the key ends it.
+ */
+const NOTICE_GRAMMAR =
+  /^Session "([^"]+)" changed \(other actor\)\. (?:Open: \[session\]\(<([\x21-\x3b\x3d\x3f-\x7e]+)>\) )?Reconcile before acting: session_status sessionKey "([^"]+)" changesSince (0|[1-9][0-9]*)\.$/u;
+
+export function parseNoticeText(text: string): { targetSessionKey: string; lastSeenSequence: number; link?: string } | undefined {
+  const m = NOTICE_GRAMMAR.exec(text);
+  if (!m || m[1] !== m[3]) return undefined;
+  const lastSeenSequence = Number(m[4]);
+  if (!Number.isSafeInteger(lastSeenSequence)) return undefined;
+  return m[2] === undefined ? { targetSessionKey: m[1]!, lastSeenSequence } : { targetSessionKey: m[1]!, lastSeenSequence, link: m[2] };
 }

@@ -108,37 +108,112 @@ function assertKeyAgent(sessionKey: string, agentId: string, field: string): voi
   }
 }
 
-/** R1-R4, R9: validates record() input; returns it typed or throws. */
-export function validateRecordInput(input: unknown): RecordInput {
-  if (input !== null && typeof input === 'object' && 'kind' in input && !EVENT_KINDS.includes((input as { kind: EventKind }).kind)) {
-    throw new ValidationError('kind', 'type', `unknown event kind ${JSON.stringify((input as { kind: unknown }).kind)}; must be one of: ${EVENT_KINDS.join(', ')}`);
+/** Nested plain objects deeper than this are refused instead of walked (a cycle would never end). */
+const MAX_INPUT_DEPTH = 16;
+
+/**
+ * R9a: the one read of a caller's input. Own enumerable string-keyed properties are each read
+ * exactly once (a getter runs once, a Proxy's `get` trap once per key), arrays are copied element
+ * by element, and nested plain objects and arrays are copied the same way. Validation and the
+ * store then use only the copy, so a value that changes between two reads (a getter, a Proxy,
+ * another thread of the caller) can never be validated as one value and stored as another.
+ * A hole in an array is a ValidationError naming its index: `[, 'x']` is not a list of keys.
+ */
+export function snapshotInput(value: unknown, field = '', depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_INPUT_DEPTH) throw new ValidationError(field || '(input)', 'type', `is nested deeper than ${MAX_INPUT_DEPTH} levels`);
+  const at = (k: string | number) => (field ? `${field}.${k}` : String(k));
+  if (Array.isArray(value)) {
+    const length = value.length;
+    const copy: unknown[] = [];
+    for (let i = 0; i < length; i++) {
+      if (!Object.prototype.hasOwnProperty.call(value, i)) throw new ValidationError(at(i), 'type', 'is a hole in a sparse array');
+      copy.push(snapshotInput(value[i], at(i), depth + 1));
+    }
+    return copy;
   }
-  assertSchema<RecordInput>(RecordInput, input);
-  assertWellFormedStrings(input, '');
-  assertKeyAgent(input.sessionKey, input.agentId, 'agentId');
-  const kind = input.kind as EventKind;
-  const payloadSchema = PAYLOAD_SCHEMAS[kind];
-  if (input.payload !== undefined) {
-    if (payloadSchema === null) throw new ValidationError('payload', 'not-allowed', `kind ${kind} carries no payload`);
-    assertSchema(payloadSchema, input.payload, 'payload');
-  } else if (PAYLOAD_REQUIRED.has(kind)) {
-    throw new ValidationError('payload', 'required', `kind ${kind} requires a payload`);
-  }
-  return input;
+  // Only the top level and plain objects are copied; other objects (Date, Map, class instances)
+  // are passed on as they are, for the validator to refuse.
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (depth > 0 && proto !== Object.prototype && proto !== null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = snapshotInput((value as Record<string, unknown>)[key], at(key), depth + 1);
+  return copy;
 }
 
-export function validateWatchRequest(input: unknown): WatchRequest {
-  assertSchema<WatchRequest>(WatchRequest, input);
-  assertWellFormedStrings(input, '');
-  assertKeyAgent(input.targetSessionKey, input.agentId, 'agentId');
-  return input;
+interface ObjectSchemaShape {
+  properties: Record<string, TSchema>;
+  required?: readonly string[];
 }
 
-export function validateChangesSinceRequest(input: unknown): ChangesSinceRequest {
-  assertSchema<ChangesSinceRequest>(ChangesSinceRequest, input);
-  assertWellFormedStrings(input, '');
-  assertKeyAgent(input.sessionKey, input.agentId, 'agentId');
-  return input;
+/**
+ * R9a: checks a snapshot against an object schema one field at a time in the schema's property
+ * order, then names the first unknown field (in the input's own key order). So when two fields
+ * are bad the error names the earlier one in spec/schemas, whatever the validator library's
+ * traversal order. `extra(key, value)` adds the field's own rules (R1 agent agreement, payload by
+ * kind), run at that field's turn. A non-object input is `field: "(input)"`.
+ */
+export function assertObjectInOrder(
+  schema: TSchema,
+  input: unknown,
+  extra: (key: string, value: unknown, checked: Record<string, unknown>) => void = () => {},
+): asserts input is Record<string, unknown> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new ValidationError('(input)', 'type', 'must be an object');
+  const shape = schema as unknown as ObjectSchemaShape;
+  const record = input as Record<string, unknown>;
+  const required = new Set(shape.required ?? []);
+  for (const [key, fieldSchema] of Object.entries(shape.properties)) {
+    const value = record[key];
+    if (value === undefined) {
+      if (required.has(key)) throw new ValidationError(key, 'required', 'is required');
+      continue;
+    }
+    extra(key, value, record);
+    assertSchema(fieldSchema, value, key);
+    assertWellFormedStrings(value, key);
+  }
+  for (const key of Object.keys(record)) {
+    if (!(key in shape.properties)) throw new ValidationError(key, 'unknown-field', 'is not a known field');
+  }
+}
+
+/** R1-R4, R9, R9a: validates record() input; returns a snapshot of it, typed, or throws. */
+export function validateRecordInput(raw: unknown): RecordInput {
+  const input = snapshotInput(raw);
+  assertObjectInOrder(RecordInput, input, (key, value, all) => {
+    if (key === 'kind' && !EVENT_KINDS.includes(value as EventKind)) {
+      throw new ValidationError('kind', 'type', `unknown event kind ${JSON.stringify(value)}; must be one of: ${EVENT_KINDS.join(', ')}`);
+    }
+    if (key === 'payload') {
+      // kind came earlier in schema order, so it is valid here.
+      const kind = all['kind'] as EventKind;
+      const payloadSchema = PAYLOAD_SCHEMAS[kind];
+      if (payloadSchema === null) throw new ValidationError('payload', 'not-allowed', `kind ${kind} carries no payload`);
+      assertSchema(payloadSchema, value, 'payload');
+    }
+  });
+  const valid = input as RecordInput;
+  const kind = valid.kind as EventKind;
+  if (valid.payload === undefined && PAYLOAD_REQUIRED.has(kind)) throw new ValidationError('payload', 'required', `kind ${kind} requires a payload`);
+  // Reported at the end so R1's agreement rule does not hide a bad field that the schema itself names earlier.
+  assertKeyAgent(valid.sessionKey, valid.agentId, 'agentId');
+  return valid;
+}
+
+export function validateWatchRequest(raw: unknown): WatchRequest {
+  const input = snapshotInput(raw);
+  assertObjectInOrder(WatchRequest, input);
+  const valid = input as WatchRequest;
+  assertKeyAgent(valid.targetSessionKey, valid.agentId, 'agentId');
+  return valid;
+}
+
+export function validateChangesSinceRequest(raw: unknown): ChangesSinceRequest {
+  const input = snapshotInput(raw);
+  assertObjectInOrder(ChangesSinceRequest, input);
+  const valid = input as ChangesSinceRequest;
+  assertKeyAgent(valid.sessionKey, valid.agentId, 'agentId');
+  return valid;
 }
 
 /** Validates a (sessionKey, agentId) pair given as positional arguments (R1: the agent must match an agent-scoped key). */

@@ -36,14 +36,20 @@ import {
   validateIdentity,
   validateNoticeAcks,
   validateSessionKey,
+  validateNoticeLinkTemplate,
   validateUnwatchRequest,
   validateWatchRequest,
+  withNoticeLink,
   type PruneConfig,
 } from '../core/index.js';
 import type { PendingPair, PendingSource } from '../feed/types.js';
+import { resolveClock } from '../shared/clock.js';
 import { consoleLogger, type Logger } from '../shared/logger.js';
 
-export interface MemoryStoreOptions extends CreateOptions {
+/** Options of the reference store: the contract's, with `now` defaulting to Date.now (R6). */
+export interface MemoryStoreOptions extends Omit<CreateOptions, 'now'> {
+  /** The clock; Date.now when absent. A non-function is refused at construction. */
+  now?: () => number;
   /** Where a failing change listener is reported; defaults to the console. */
   logger?: Logger;
 }
@@ -90,13 +96,21 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   private lastPruneAt: number;
   private closed = false;
   private readonly listeners = new Set<() => void>();
+  private readonly readClock: () => number;
+  private readonly noticeLink: string | undefined;
+  /** The options as resolved (the clock filled in); broken variants in conformance/broken read them. */
+  private readonly options: MemoryStoreOptions & { now: () => number };
 
   constructor(
-    private readonly options: MemoryStoreOptions,
+    options: MemoryStoreOptions = {},
     readonly state: MemoryState = emptyMemoryState(),
   ) {
+    this.readClock = resolveClock(options.now);
+    this.options = { ...options, now: this.readClock };
+    if (options.noticeLink !== undefined) validateNoticeLinkTemplate(options.noticeLink);
+    this.noticeLink = options.noticeLink;
     this.config = resolvePruneConfig(options);
-    this.lastPruneAt = checkedNow(options.now());
+    this.lastPruneAt = this.now();
     // R29: opening prunes (an existing state may hold expired rows); a fresh state has nothing to do.
     if (state.events.size > 0 || state.cursors.size > 0) this.prune();
   }
@@ -107,7 +121,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   }
 
   private now(): number {
-    return checkedNow(this.options.now()); // R6
+    return checkedNow(this.readClock()); // R6
   }
 
   private assertOpen(): void {
@@ -219,7 +233,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   pendingNotices(watcherSessionKey: string): Notice[] {
     this.assertOpen();
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
-    return pendingNoticesOf(this.cursorsOf(watcherSessionKey)); // R20, R26
+    return pendingNoticesOf(this.cursorsOf(watcherSessionKey)).map((n) => withNoticeLink(n, this.noticeLink)); // R20, R26, R23b
   }
 
   drainNotices(watcherSessionKey: string): Notice[] {
@@ -233,7 +247,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
       this.putCursor(acknowledge(cursor, now).cursor);
     }
     if (drained.length > 0) this.changed();
-    return drained;
+    return drained.map((n) => withNoticeLink(n, this.noticeLink));
   }
 
   ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] {
@@ -249,7 +263,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
       this.putCursor(acknowledge(cursor, now).cursor);
     }
     if (acked.length > 0) this.changed();
-    return acked.sort(compareNotices);
+    return acked.sort(compareNotices).map((n) => withNoticeLink(n, this.noticeLink));
   }
 
   prune(): void {
@@ -417,6 +431,6 @@ export class MemoryStore implements SessionStateStore, PendingSource {
 }
 
 /** The contract factory (spec/schemas/contract.ts) for the in-memory reference store. */
-export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
+export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   return new MemoryStore(options);
 }

@@ -23,3 +23,24 @@ export function memoryLogger(): Logger & { entries: { level: 'warn' | 'error'; m
     error: (message, details) => void entries.push(details ? { level: 'error', message, details } : { level: 'error', message }),
   };
 }
+
+/**
+ * R9: the logger is the runtime's code, and a logger that throws (a closed stream, a strict mock)
+ * must not turn a logged storage failure into a failure of the caller's action. Every call is
+ * guarded; a throw is swallowed and counted through `onFailure`.
+ */
+export function guardedLogger(logger: Logger, onFailure: (error: unknown) => void = () => {}): Logger {
+  const call = (level: 'warn' | 'error', message: string, details?: Record<string, unknown>): void => {
+    try {
+      if (details === undefined) logger[level](message);
+      else logger[level](message, details);
+    } catch (error) {
+      try {
+        onFailure(error);
+      } catch {
+        // Nothing left to tell.
+      }
+    }
+  };
+  return { warn: (m, d) => call('warn', m, d), error: (m, d) => call('error', m, d) };
+}

@@ -3,7 +3,19 @@
  * version, throws (the caller configured the wrong path); failures while the store runs are logged
  * and degrade instead (R9, R35).
  */
-export type StateDatabaseErrorCode = 'not-a-state-database' | 'schema-too-new' | 'unsafe-integer' | 'driver-unavailable';
+export type StateDatabaseErrorCode =
+  | 'not-a-state-database'
+  | 'schema-too-new'
+  | 'unsafe-integer'
+  | 'driver-unavailable'
+  // Opening a file the store did not write (or cannot reach): one code per cause, with a hint.
+  | 'missing-directory'
+  | 'read-only'
+  | 'busy'
+  | 'corrupt'
+  | 'cannot-open'
+  // A value read back breaks the schema's own invariants (a crafted or damaged row).
+  | 'corrupt-state';
 
 export class StateDatabaseError extends Error {
   override readonly name: string = 'StateDatabaseError';
@@ -85,4 +97,38 @@ export function toSafeNumber(value: unknown, field: string): number {
     return value;
   }
   throw new TypeError(`${field}: expected an integer, got ${value === null ? 'null' : typeof value}`);
+}
+
+/**
+ * Opening the database failed for a reason the caller can fix (a path, a permission, another
+ * process, a damaged file). Never the driver's raw error: `code` names the case, `path` the file,
+ * `hint` what to do; the driver's error is the `cause`.
+ */
+export class StateDatabaseOpenError extends StateDatabaseError {
+  override readonly name = 'StateDatabaseOpenError';
+  constructor(
+    code: 'missing-directory' | 'read-only' | 'busy' | 'corrupt' | 'cannot-open',
+    readonly path: string,
+    readonly hint: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, `cannot open ${path}: ${reason}; ${hint}`, options);
+  }
+}
+
+/**
+ * A value read back from the file is impossible for a store that wrote it (negative, not a safe
+ * integer, not a valid spec value, a head below one of its own events): the row was written by
+ * something else or damaged. Names the table and the row so an operator can find it.
+ */
+export class CorruptStateError extends StateDatabaseError {
+  override readonly name = 'CorruptStateError';
+  constructor(
+    readonly table: string,
+    readonly row: string,
+    readonly reason: string,
+  ) {
+    super('corrupt-state', `${table} row ${row} is corrupt: ${reason}`);
+  }
 }

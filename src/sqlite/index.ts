@@ -27,7 +27,9 @@ export {
   type SchemaTarget,
 } from './schema.js';
 export {
+  CorruptStateError,
   NotAStateDatabaseError,
+  StateDatabaseOpenError,
   SchemaTooNewError,
   SqliteDriverUnavailableError,
   StateDatabaseError,
@@ -44,6 +46,9 @@ export {
   readTransaction,
   resolveSqliteDriver,
   sqliteErrorCode,
+  type BetterSqlite3Database,
+  type BetterSqlite3Module,
+  type BetterSqlite3Statement,
   type BunSqliteModule,
   type NodeSqliteModule,
   type SqlValue,

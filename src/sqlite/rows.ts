@@ -1,5 +1,6 @@
-import type { StateEvent, WatchCursor } from '../../spec/index.js';
-import { toSafeNumber } from './errors.js';
+import { StateEvent, type WatchCursor } from '../../spec/index.js';
+import { assertSchema, isValidationError } from '../core/index.js';
+import { CorruptStateError, toSafeNumber } from './errors.js';
 
 /**
  * Rows of the adapter's tables (schema.ts) and their decoding into spec values. Shared by the
@@ -72,7 +73,39 @@ function parsePayload(json: string): NonNullable<StateEvent['payload']> | string
   }
 }
 
+/**
+ * eventFromRow, then the spec's own StateEvent schema: a row that decodes to something no store
+ * could have recorded (a negative sequence, a summary with a newline, an unknown kind) is a
+ * CorruptStateError naming the row, so changesSince never hands it to a caller.
+ */
+export function checkedEventFromRow(row: EventRow, onBadPayload?: (sequence: number, reason: string) => void): StateEvent {
+  const event = eventFromRow(row, onBadPayload);
+  try {
+    assertSchema(StateEvent, event);
+  } catch (error) {
+    if (isValidationError(error)) throw new CorruptStateError('session_state_events', `sequence ${event.sequence}`, error.message);
+    throw error;
+  }
+  return event;
+}
+
+/** Cursor rows: L <= N <= M, all >= 0, a known provenance; anything else is a CorruptStateError. */
 export function cursorFromRow(row: CursorRow): WatchCursor {
+  const cursor = decodeCursor(row);
+  const L = cursor.lastSeenSequence;
+  const N = cursor.notifiedSequence;
+  const M = cursor.materialSequence;
+  if (L < 0 || L > N || N > M || cursor.updatedAt < 0 || !['spawn', 'explicit', 'ambient'].includes(cursor.provenance)) {
+    throw new CorruptStateError(
+      'session_watch_cursors',
+      `(${JSON.stringify(row.watcher_session_key)}, ${JSON.stringify(row.target_session_key)}, ${JSON.stringify(row.target_agent_id)})`,
+      `needs 0 <= last_seen <= notified <= material, updated_at >= 0 and a known provenance; has ${L}, ${N}, ${M}, ${cursor.updatedAt}, ${JSON.stringify(row.provenance)}`,
+    );
+  }
+  return cursor;
+}
+
+function decodeCursor(row: CursorRow): WatchCursor {
   return {
     watcherSessionKey: row.watcher_session_key,
     targetSessionKey: row.target_session_key,

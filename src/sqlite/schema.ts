@@ -1,9 +1,8 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import { betterSqlite3Driver, isBetterSqlite3Database, wrapBetterSqlite3 } from './driver/better-sqlite3.js';
 import { sqliteErrorCode } from './driver/error-codes.js';
 import { resolveSqliteDriver } from './driver/resolve.js';
 import { immediateTransaction } from './driver/transaction.js';
-import type { SqliteConnection, SqliteDriverChoice } from './driver/types.js';
+import type { BetterSqlite3Database, SqliteConnection, SqliteDriverChoice } from './driver/types.js';
 import { NotAStateDatabaseError, SchemaTooNewError, toSafeNumber } from './errors.js';
 
 /**
@@ -57,7 +56,7 @@ export interface MigrationStep {
 }
 
 /** What the schema functions accept: a driver connection, or a raw better-sqlite3 handle (other tools keep those). */
-export type SchemaTarget = SqliteConnection | BetterSqlite3.Database;
+export type SchemaTarget = SqliteConnection | BetterSqlite3Database;
 
 function connectionOf(db: SchemaTarget): SqliteConnection {
   return isBetterSqlite3Database(db) ? wrapBetterSqlite3(db) : db;
@@ -259,6 +258,6 @@ export function openStateConnectionReadOnly(path: string, options: ReadOnlyConne
  * The same, returning better-sqlite3's own handle (the CLI's `inspect` uses its API), so it needs
  * better-sqlite3 installed. Integer columns come back as bigint.
  */
-export function openStateDatabaseReadOnly(path: string, options: ReadOnlyOpenOptions = {}): BetterSqlite3.Database {
-  return openStateConnectionReadOnly(path, { ...options, driver: betterSqlite3Driver() }).native as BetterSqlite3.Database;
+export function openStateDatabaseReadOnly(path: string, options: ReadOnlyOpenOptions = {}): BetterSqlite3Database {
+  return openStateConnectionReadOnly(path, { ...options, driver: betterSqlite3Driver() }).native as BetterSqlite3Database;
 }

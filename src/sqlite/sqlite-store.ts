@@ -38,18 +38,22 @@ import {
   validateIdentity,
   validateNoticeAcks,
   validateSessionKey,
+  validateNoticeLinkTemplate,
   validateUnwatchRequest,
   validateWatchRequest,
+  withNoticeLink,
   type PruneConfig,
 } from '../core/index.js';
 import type { PendingPair, PendingSource } from '../feed/types.js';
-import { consoleLogger, type Logger } from '../shared/logger.js';
+import { resolveClock } from '../shared/clock.js';
+import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { sqliteErrorCode } from './driver/error-codes.js';
 import { resolveSqliteDriver } from './driver/resolve.js';
 import { immediateTransaction, readTransaction } from './driver/transaction.js';
 import type { SqliteConnection, SqliteDriverChoice, SqliteStatement } from './driver/types.js';
-import { toSafeNumber } from './errors.js';
-import { cursorFromRow as toCursor, eventFromRow, type CursorRow, type EventRow } from './rows.js';
+import { CorruptStateError, toSafeNumber } from './errors.js';
+import { openError } from './open-errors.js';
+import { checkedEventFromRow, cursorFromRow as toCursor, type CursorRow, type EventRow } from './rows.js';
 import { MIGRATIONS, migrate, type MigrationStep } from './schema.js';
 
 /**
@@ -69,7 +73,9 @@ import { MIGRATIONS, migrate, type MigrationStep } from './schema.js';
 export type SynchronousMode = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
 const SYNCHRONOUS_MODES: readonly SynchronousMode[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 
-export interface SqliteStoreOptions extends CreateOptions {
+export interface SqliteStoreOptions extends Omit<CreateOptions, 'now'> {
+  /** The clock (R6); Date.now when absent. A non-function is refused at construction. */
+  now?: () => number;
   /** Database file; ':memory:' (the default) is a private, non-durable database. */
   path?: string;
   /** Where storage failures are reported (R9, R35); defaults to the console. */
@@ -110,9 +116,10 @@ export const SQL = {
   insertEvent:
     'INSERT INTO session_state_events (dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json) ' +
     'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  // R5: max(), so a head never moves backwards, even over a row this store did not write.
   upsertHead:
     'INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) VALUES (?, ?, ?, 0, ?) ' +
-    'ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = excluded.last_sequence, updated_at = excluded.updated_at',
+    'ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = max(last_sequence, excluded.last_sequence), updated_at = excluded.updated_at',
   upsertCursor:
     `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ` +
     'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
@@ -178,6 +185,10 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   private readonly logger: Logger;
   private lastPruneAt: number;
   private closed = false;
+  private readonly readClock: () => number;
+  private readonly noticeLink: string | undefined;
+  /** R9: logger calls that threw (swallowed, so a broken logger never fails the caller's action). */
+  loggerFailures = 0;
   readonly path: string;
   /** The driver in use: 'better-sqlite3', 'node:sqlite', 'bun:sqlite' or a custom driver's name. */
   readonly driver: string;
@@ -186,8 +197,11 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     private readonly options: SqliteStoreOptions,
     internals: SqliteStoreInternals = {},
   ) {
+    this.readClock = resolveClock(options.now);
+    if (options.noticeLink !== undefined) validateNoticeLinkTemplate(options.noticeLink);
+    this.noticeLink = options.noticeLink;
     this.config = resolvePruneConfig(options);
-    this.logger = options.logger ?? consoleLogger;
+    this.logger = guardedLogger(options.logger ?? consoleLogger, () => this.loggerFailures++);
     this.path = options.path ?? ':memory:';
     const synchronous = options.synchronous ?? 'NORMAL';
     if (!SYNCHRONOUS_MODES.includes(synchronous)) throw new RangeError(`synchronous must be one of ${SYNCHRONOUS_MODES.join(', ')}`);
@@ -197,7 +211,11 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     const driver = resolveSqliteDriver(options.driver ?? 'auto');
     this.driver = driver.name;
     // Every driver reads integers as bigint; they are range-checked on decode: no silent rounding past 2^53.
-    this.db = driver.open(this.path);
+    try {
+      this.db = driver.open(this.path);
+    } catch (error) {
+      throw openError(this.path, error); // R9c: typed, with the path and a hint
+    }
     try {
       // busy_timeout first: every later statement, including the WAL switch, may meet another process's lock.
       this.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -209,8 +227,12 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       for (const [name, sql] of Object.entries(SQL)) stmt[name] = this.db.prepare(sql);
       this.stmt = stmt as Statements;
     } catch (error) {
-      this.db.close();
-      throw error;
+      try {
+        this.db.close();
+      } catch {
+        // The open error below is the one to report.
+      }
+      throw openError(this.path, error); // R9c
     }
     this.lastPruneAt = this.now();
     // R29: opening prunes. It changes no cursor: the pending notices are already in the file.
@@ -218,7 +240,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   }
 
   private now(): number {
-    return checkedNow(this.options.now()); // R6: integer epoch ms, or a ClockError before anything is written
+    return checkedNow(this.readClock()); // R6: integer epoch ms, or a ClockError before anything is written
   }
 
   private assertOpen(): void {
@@ -356,11 +378,21 @@ export class SqliteStore implements SessionStateStore, PendingSource {
         const head = this.stmt.head.get(r.sessionKey, r.agentId) as { last_sequence: unknown; pruned_max_sequence: unknown } | undefined;
         const page = (this.stmt.page.all(r.agentId, r.sessionKey, r.since, r.limit + 1) as EventRow[]).map((row) => this.toEvent(row));
         const lowest = this.stmt.lowestRetained.get(r.agentId, r.sessionKey) as { sequence: unknown } | undefined;
+        const stateVersion = head ? toSafeNumber(head.last_sequence, 'session_state_heads.last_sequence') : 0;
+        const prunedMaxSequence = head ? toSafeNumber(head.pruned_max_sequence, 'session_state_heads.pruned_max_sequence') : 0;
+        // R5: the head is the identity's highest sequence; a stored event above it (or a negative
+        // watermark) means rows were written by something else. Report, never serve (R35 degrades).
+        const headRow = `(${JSON.stringify(r.sessionKey)}, ${JSON.stringify(r.agentId)})`;
+        if (stateVersion < 0 || prunedMaxSequence < 0) throw new CorruptStateError('session_state_heads', headRow, 'a negative version or watermark');
+        const lowestRetained = lowest ? toSafeNumber(lowest.sequence, 'session_state_events.sequence') : undefined;
+        if (lowestRetained !== undefined && lowestRetained < 1) throw new CorruptStateError('session_state_events', `sequence ${lowestRetained}`, 'a sequence must be >= 1');
+        const above = page.find((e) => e.sequence > stateVersion);
+        if (above) throw new CorruptStateError('session_state_heads', headRow, `last_sequence ${stateVersion} is below the stored event ${above.sequence}`);
         return buildChangesSince(r, {
-          stateVersion: head ? toSafeNumber(head.last_sequence, 'session_state_heads.last_sequence') : 0,
-          prunedMaxSequence: head ? toSafeNumber(head.pruned_max_sequence, 'session_state_heads.pruned_max_sequence') : 0,
+          stateVersion,
+          prunedMaxSequence,
           page,
-          lowestRetained: lowest ? toSafeNumber(lowest.sequence, 'session_state_events.sequence') : undefined,
+          lowestRetained,
         });
       }),
     );
@@ -371,7 +403,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
     // R20, R26: read from the file, so a notice raised by any connection or process is here. On a
     // storage failure the notices stay pending for a later read (R9).
-    return this.guard('pendingNotices', [] as Notice[], () => pendingNoticesOf(this.pendingCursorsOf(watcherSessionKey)));
+    return this.guard('pendingNotices', [] as Notice[], () => pendingNoticesOf(this.pendingCursorsOf(watcherSessionKey))).map((n) => withNoticeLink(n, this.noticeLink)); // R23b
   }
 
   private pendingCursorsOf(watcherSessionKey: string): WatchCursor[] {
@@ -393,7 +425,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       }),
     );
     if (drained.length > 0) this.changed();
-    return drained;
+    return drained.map((n) => withNoticeLink(n, this.noticeLink)); // R23b
   }
 
   ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] {
@@ -417,7 +449,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       }),
     );
     if (acked.length > 0) this.changed();
-    return acked;
+    return acked.map((n) => withNoticeLink(n, this.noticeLink)); // R23b
   }
 
   prune(): void {
@@ -568,7 +600,8 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   }
 
   private toEvent(row: EventRow): StateEvent {
-    return eventFromRow(row, (sequence, reason) =>
+    // checkedEventFromRow: an event that fails the spec's own schema is a CorruptStateError, never returned.
+    return checkedEventFromRow(row, (sequence, reason) =>
       this.logger.warn('sqlite store: dropped an unreadable payload', { path: this.path, sequence, reason }),
     );
   }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { BetterSqlite3Database } from '../sqlite/driver/types.js';
 import type { UpstreamLink } from '../core/upstream/index.js';
 import type { LinkToken, UpstreamLinkStore } from './types.js';
 
@@ -35,7 +36,13 @@ export class SqliteLinkStore implements UpstreamLinkStore {
   private readonly serialStmt;
   private readonly cas;
 
-  constructor(private readonly db: Database.Database) {
+  private readonly db: Database.Database;
+
+  // The parameter is structural so the published types need no @types/better-sqlite3; it is a
+  // better-sqlite3 Database, whose full API is used inside.
+  constructor(handle: BetterSqlite3Database) {
+    const db = handle as unknown as Database.Database;
+    this.db = db;
     db.exec(SCHEMA);
     this.listStmt = db.prepare<[], Row>('SELECT serial, revision, link_json FROM upstream_monitor_links ORDER BY session_key, agent_id');
     this.getStmt = db.prepare<[string, string], Row>('SELECT serial, revision, link_json FROM upstream_monitor_links WHERE session_key = ? AND agent_id = ?');
@@ -78,6 +85,6 @@ export class SqliteLinkStore implements UpstreamLinkStore {
 }
 
 /** The link store over an open better-sqlite3 database (creates its tables if absent). */
-export function createSqliteLinkStore(db: Database.Database): SqliteLinkStore {
+export function createSqliteLinkStore(db: BetterSqlite3Database): SqliteLinkStore {
   return new SqliteLinkStore(db);
 }

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -31,4 +32,36 @@ export async function bundleEntry(entry: string, name: string, outDir = CACHE): 
     logLevel: 'error',
   });
   return outfile;
+}
+
+/**
+ * For a child that runs as another user (root tests drop to "nobody"): the bundle and a minimal
+ * copy of the better-sqlite3 driver (lib, native addon, and its `bindings` loader) go into a fresh
+ * directory under the system temp dir, mode 0755, so the child depends on no permission of the
+ * directories above the checkout (a checkout under a 0700 home made the child fail with
+ * MODULE_NOT_FOUND). Returns the bundle's path and the directory, which the caller removes.
+ */
+export async function bundleFixtureForAnyUser(name: string): Promise<{ file: string; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ssk-any-user-'));
+  chmodSync(dir, 0o755);
+  const modules = join(root, 'node_modules');
+  const copy = (from: string, to = from) => cpSync(join(modules, from), join(dir, 'node_modules', to), { recursive: true, dereference: true });
+  if (existsSync(join(modules, 'better-sqlite3'))) {
+    for (const part of ['package.json', 'lib', 'build/Release/better_sqlite3.node']) copy(join('better-sqlite3', part));
+    for (const dep of ['bindings', 'file-uri-to-path']) if (existsSync(join(modules, dep))) copy(dep);
+  }
+  for (const p of walk(dir)) chmodSync(p, statSync(p).isDirectory() ? 0o755 : 0o644);
+  const file = await bundleFixture(name, dir);
+  chmodSync(file, 0o644);
+  return { file, dir };
+}
+
+function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    out.push(p);
+    if (entry.isDirectory()) out.push(...walk(p));
+  }
+  return out;
 }

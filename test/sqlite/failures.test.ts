@@ -5,13 +5,14 @@
  * for a write that did not commit, and bad input still throws.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isValidationError } from '../../src/core/index.js';
 import { A, CHILD, COORD, DAY, PARENT, PEER, T0, human, spawn as spawnEvent } from '../contract/harness.js';
-import { bundleFixture } from './bundle.js';
+import { bundleFixture, bundleFixtureForAnyUser } from './bundle.js';
 import { connect, openStore, scalar, tempDir } from './helpers.js';
 
 const dir = tempDir('fail');
@@ -31,13 +32,33 @@ function expectValidation(fn: () => unknown): void {
 
 // Children run on this same runtime (process.execPath) and inherit SSK_SQLITE_DRIVER, so they use the test driver.
 let readonlyChild: string;
+let readonlyChildDir: string;
 let writerChild: string;
 let lockHolder: string;
 beforeAll(async () => {
-  [readonlyChild, writerChild, lockHolder] = await Promise.all([bundleFixture('readonly-child'), bundleFixture('writer-child'), bundleFixture('lock-holder')]);
+  // The read-only child runs as another user: its bundle and driver live outside the checkout.
+  let ro: { file: string; dir: string };
+  [ro, writerChild, lockHolder] = await Promise.all([bundleFixtureForAnyUser('readonly-child'), bundleFixture('writer-child'), bundleFixture('lock-holder')]);
+  [readonlyChild, readonlyChildDir] = [ro.file, ro.dir];
 });
 afterAll(() => {
-  for (const f of [readonlyChild, writerChild, lockHolder]) rmSync(f, { force: true });
+  for (const f of [writerChild, lockHolder]) rmSync(f, { force: true });
+  rmSync(readonlyChildDir, { recursive: true, force: true });
+});
+
+describe('sqlite failures: the read-only child runs anywhere', () => {
+  it('R9: the child as another user needs no permission above the checkout (bundle and driver in a 0755 temp dir)', () => {
+    const checkout = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+    expect(readonlyChild.startsWith(checkout + sep)).toBe(false);
+    // Every directory from / down to the bundle lets others traverse it.
+    let d = dirname(readonlyChild);
+    for (;;) {
+      expect(statSync(d).mode & 0o001, `${d} is not traversable by others`).toBe(0o001);
+      const up = dirname(d);
+      if (up === d) break;
+      d = up;
+    }
+  });
 });
 
 describe('sqlite failures: read-only file', () => {

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { AgentId, OpaqueId, SessionKey, Token } from '../../../spec/index.js';
 import { ValidationError } from '../errors.js';
 import { isWellFormed, parseAgentScopedKey } from '../keys.js';
-import { assertSchema } from '../validate.js';
+import { assertObjectInOrder, snapshotInput } from '../validate.js';
 import { sha256Hex } from './hash.js';
 
 /** A JSON value: links, refs and markers are persisted as JSON, so they are plain data. */
@@ -113,8 +113,10 @@ export function canonicalJson(value: JsonValue): string {
 }
 
 /** U1, R9: validates a Continue; throws a ValidationError naming the field, before anything is written. */
-export function validateContinueInput(input: unknown): ContinueInput {
-  assertSchema<ContinueInput>(ContinueInputSchema, input);
+export function validateContinueInput(raw: unknown): ContinueInput {
+  // R9a: one read of the caller's object; everything below and the caller use the copy.
+  const input = snapshotInput(raw) as ContinueInput;
+  assertObjectInOrder(ContinueInputSchema, input);
   for (const field of ['sessionKey', 'threadId'] as const) {
     if (!isWellFormed(input[field])) throw new ValidationError(field, 'format', 'contains a lone UTF-16 surrogate');
   }

@@ -1,14 +1,14 @@
-import type BetterSqlite3 from 'better-sqlite3';
 import { SqliteDriverUnavailableError } from '../errors.js';
 import { requirePackage } from './load.js';
-import type { SqliteConnection, SqliteDriver, SqliteStatement } from './types.js';
+import type { BetterSqlite3Database, BetterSqlite3Module, SqliteConnection, SqliteDriver, SqliteStatement } from './types.js';
 
 /**
  * better-sqlite3 (an optional peer dependency; Node 20+). Its statements already have the seam's
  * shape, so they are handed out as they are: this driver adds no per-call cost.
  */
 
-type BetterSqlite3Constructor = typeof BetterSqlite3;
+// Structural (./types.ts): the published declarations must not need @types/better-sqlite3.
+type BetterSqlite3Constructor = BetterSqlite3Module;
 
 let loaded: BetterSqlite3Constructor | undefined;
 
@@ -31,7 +31,7 @@ function load(): BetterSqlite3Constructor {
 }
 
 /** Wraps a better-sqlite3 handle. Integers are read as bigint only if the handle was set so (open() does). */
-export function wrapBetterSqlite3(db: BetterSqlite3.Database): SqliteConnection {
+export function wrapBetterSqlite3(db: BetterSqlite3Database): SqliteConnection {
   return {
     driver: 'better-sqlite3',
     native: db,
@@ -51,7 +51,7 @@ export function betterSqlite3Driver(module?: BetterSqlite3Constructor): SqliteDr
   return {
     name: 'better-sqlite3',
     open(path, options = {}) {
-      let db: BetterSqlite3.Database;
+      let db: BetterSqlite3Database;
       try {
         db = options.readonly ? new Database(path, { readonly: true, fileMustExist: true }) : new Database(path);
       } catch (error) {
@@ -70,7 +70,7 @@ export function betterSqlite3Driver(module?: BetterSqlite3Constructor): SqliteDr
 }
 
 /** A raw better-sqlite3 handle (as other tools pass to migrate / readSchemaVersion), told apart from a connection. */
-export function isBetterSqlite3Database(value: unknown): value is BetterSqlite3.Database {
+export function isBetterSqlite3Database(value: unknown): value is BetterSqlite3Database {
   return (
     value !== null &&
     typeof value === 'object' &&

@@ -61,3 +61,31 @@ export type SqliteDriverName = 'better-sqlite3' | 'node:sqlite' | 'bun:sqlite';
 
 /** What `createSqliteStore({ driver })` accepts: 'auto' (the default), a driver name, or a driver object. */
 export type SqliteDriverChoice = 'auto' | SqliteDriverName | SqliteDriver;
+
+/**
+ * A better-sqlite3 statement and database, described by the members the kit uses, so the published
+ * declarations need no @types/better-sqlite3 (users of node:sqlite or Bun do not have it). A real
+ * better-sqlite3 `Database` is assignable to BetterSqlite3Database (a test checks it).
+ */
+export interface BetterSqlite3Statement {
+  run(...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  raw(toggle?: boolean): this;
+  pluck(toggle?: boolean): this;
+}
+
+export interface BetterSqlite3Database {
+  readonly name: string;
+  readonly open: boolean;
+  readonly inTransaction: boolean;
+  readonly readonly: boolean;
+  prepare(source: string): BetterSqlite3Statement;
+  exec(source: string): this;
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  defaultSafeIntegers(toggle?: boolean): this;
+  close(): this;
+}
+
+/** The better-sqlite3 module's default export (constructible), structurally. */
+export type BetterSqlite3Module = new (path: string, options?: { readonly?: boolean; fileMustExist?: boolean }) => BetterSqlite3Database;

@@ -1,0 +1,159 @@
+/**
+ * Packaging as a consumer sees it: build, `npm pack`, install the tarball (and the kit's own
+ * dependencies, packed from this checkout, so nothing comes from the registry) into an empty
+ * project, then check there that
+ * - class names survive both builds (CJS `ValidationError.name` was `_class2`; tsup keepNames);
+ * - the published types check with only the kit installed (no @types/node, no
+ *   @types/better-sqlite3) under strict, noUncheckedIndexedAccess, exactOptionalPropertyTypes and
+ *   skipLibCheck false, with moduleResolution node16, bundler and node10;
+ * - every TypeScript block of README.md compiles there, and the ones not marked `no-run` run.
+ * Sized by count (one build, one pack, one install), with a generous timeout for a shared machine.
+ */
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+let work = '';
+let consumer = '';
+
+function run(cmd: string, args: string[], options: SpawnSyncOptions = {}): { status: number | null; out: string } {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 600_000, ...options, env: { ...process.env, NO_COLOR: '1', ...(options.env ?? {}) } });
+  return { status: r.status, out: `${String(r.stdout ?? '')}${String(r.stderr ?? '')}` };
+}
+
+function must(cmd: string, args: string[], options: SpawnSyncOptions = {}): string {
+  const r = run(cmd, args, options);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.out}`);
+  return r.out;
+}
+
+/** The README's ```ts blocks, with whether they may be run (`ts no-run` marks compile-only ones). */
+export function readmeBlocks(markdown: string): { code: string; run: boolean; line: number }[] {
+  const out: { code: string; run: boolean; line: number }[] = [];
+  const lines = markdown.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(ts|typescript)(\s+.*)?$/.exec(lines[i]!);
+    if (!open) continue;
+    const start = i + 1;
+    let end = start;
+    while (end < lines.length && lines[end] !== '```') end++;
+    out.push({ code: lines.slice(start, end).join('\n'), run: !/\bno-run\b/.test(open[2] ?? ''), line: start });
+    i = end;
+  }
+  return out;
+}
+
+const STRICT = { strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, skipLibCheck: false, noEmit: true, types: [], target: 'es2022', lib: ['es2022'] };
+const RESOLUTIONS = {
+  node16: { module: 'node16', moduleResolution: 'node16' },
+  bundler: { module: 'esnext', moduleResolution: 'bundler' },
+  node10: { module: 'commonjs', moduleResolution: 'node10' },
+} as const;
+
+const CORE_CONSUMER = `
+import { ValidationError, ClockError, createMemoryStore, noticeText, type SessionStateStore, type Notice } from 'session-state-kit';
+import { RecordInput, LIMITS } from 'session-state-kit/spec';
+import { parseNoticeText, snapshotInput } from 'session-state-kit/core';
+import { createMemoryStore as createReference, type MemoryStoreOptions } from 'session-state-kit/memory';
+import { createSqliteStore, StateDatabaseOpenError, CorruptStateError, type SqliteStoreOptions, type BetterSqlite3Database } from 'session-state-kit/sqlite';
+
+const options: MemoryStoreOptions = { retentionMs: LIMITS.retentionMs };
+const store: SessionStateStore = createMemoryStore(options);
+const reference = createReference({ now: () => 0 });
+const notices: Notice[] = reference.pendingNotices('agent:main:main');
+const first: Notice | undefined = notices[0];
+const sqlite: SqliteStoreOptions = { path: ':memory:', busyTimeoutMs: 10 };
+const errors: Error[] = [new ValidationError('x', 'type', 'm'), new ClockError(-1)];
+const handle: BetterSqlite3Database | undefined = undefined;
+export { store, first, sqlite, errors, handle, RecordInput, parseNoticeText, snapshotInput, noticeText, createSqliteStore, StateDatabaseOpenError, CorruptStateError };
+`;
+// fast-check's own declarations do not resolve pure-rand under node10, so the conformance entry
+// (which re-exports fast-check types) is checked under node16 and bundler only.
+const CONFORMANCE_CONSUMER = `
+import { runConformance, formatReport, type ExecOptions } from 'session-state-kit/conformance';
+const exec: ExecOptions = { timeoutMs: 1000 };
+export { runConformance, formatReport, exec };
+`;
+// The upstream entry uses the standard AbortSignal, which comes from lib "dom" or @types/node.
+const UPSTREAM_CONSUMER = `
+import { createUpstreamMonitor, createSqliteLinkStore } from 'session-state-kit/upstream';
+export { createUpstreamMonitor, createSqliteLinkStore };
+`;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'ssk-consumer-'));
+  must(process.execPath, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js')], { cwd: root });
+  must('npm', ['pack', '--pack-destination', work], { cwd: root });
+  // The kit's dependencies, packed from this checkout's node_modules: the install needs no registry.
+  for (const dep of ['fast-check', 'pure-rand', 'typebox']) must('npm', ['pack', join(root, 'node_modules', dep), '--pack-destination', work], { cwd: work });
+  consumer = join(work, 'consumer');
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  const tarballs = readdirSync(work).filter((f) => f.endsWith('.tgz')).map((f) => join(work, f));
+  must('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', ...tarballs], { cwd: consumer });
+}, 900_000);
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed package in an empty project', () => {
+  it('keeps class names in the CJS and the ESM build', () => {
+    const names = ['ValidationError', 'ClockError'];
+    const sqliteNames = ['StateDatabaseError', 'StateDatabaseOpenError', 'CorruptStateError', 'NotAStateDatabaseError', 'SqliteDriverUnavailableError'];
+    const script = (load: string) =>
+      `${load}; console.log(JSON.stringify([...${JSON.stringify(names)}.map((n) => kit[n].name), ...${JSON.stringify(sqliteNames)}.map((n) => sqlite[n].name)]))`;
+    const cjs = must(process.execPath, ['-e', script("const kit = require('session-state-kit'), sqlite = require('session-state-kit/sqlite')")], { cwd: consumer });
+    const esm = must(process.execPath, ['--input-type=module', '-e', script("const kit = await import('session-state-kit'), sqlite = await import('session-state-kit/sqlite')")], { cwd: consumer });
+    expect(JSON.parse(cjs)).toEqual([...names, ...sqliteNames]);
+    expect(JSON.parse(esm)).toEqual([...names, ...sqliteNames]);
+  }, 120_000);
+
+  for (const [name, resolution] of Object.entries(RESOLUTIONS)) {
+    it(`its types check with only the kit installed: strict, exactOptionalPropertyTypes, skipLibCheck false, moduleResolution ${name}`, () => {
+      const dir = join(consumer, `types-${name}`);
+      mkdirSync(dir, { recursive: true });
+      const checks: { file: string; code: string; lib: string[] }[] = [
+        { file: 'core.ts', code: CORE_CONSUMER, lib: ['es2022'] },
+        { file: 'upstream.ts', code: UPSTREAM_CONSUMER, lib: ['es2022', 'dom'] },
+        ...(name === 'node10' ? [] : [{ file: 'conformance.ts', code: CONFORMANCE_CONSUMER, lib: ['es2022'] }]),
+      ];
+      for (const c of checks) {
+        writeFileSync(join(dir, c.file), c.code);
+        const config = join(dir, `tsconfig.${c.file}.json`);
+        writeFileSync(config, JSON.stringify({ compilerOptions: { ...STRICT, ...resolution, lib: c.lib }, files: [c.file] }));
+        const r = run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', config], { cwd: consumer });
+        expect(r.out, c.file).toBe('');
+        expect(r.status).toBe(0);
+      }
+    }, 900_000);
+  }
+
+  it('every TypeScript block of README.md compiles against the package, and the runnable ones run', () => {
+    const blocks = readmeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    const dir = join(consumer, 'readme');
+    mkdirSync(dir, { recursive: true });
+    const files = blocks.map((b, i) => {
+      const file = `block-${i + 1}-line-${b.line}.ts`;
+      // Each block is a module of its own (its names do not clash with another block's).
+      writeFileSync(join(dir, file), `${b.code}\nexport {};\n`);
+      return file;
+    });
+    for (const resolution of [RESOLUTIONS.node16, RESOLUTIONS.bundler]) {
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...STRICT, ...resolution, lib: ['es2022', 'dom'] }, files }));
+      const r = run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir });
+      expect(r.out).toBe('');
+    }
+    const runnable = blocks.map((b, i) => [b, files[i]!] as const).filter(([b]) => b.run);
+    expect(runnable.length).toBeGreaterThanOrEqual(1);
+    for (const [b, file] of runnable) {
+      const r = run(bin('tsx'), [file], { cwd: dir });
+      expect(r.status, `README.md line ${b.line}:\n${r.out}`).toBe(0);
+    }
+  }, 900_000);
+});
