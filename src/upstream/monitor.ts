@@ -98,6 +98,8 @@ export interface UpstreamMonitor {
   start(): void;
   /** Stops the timers and aborts a running check. */
   stop(): void;
+  /** Log calls whose injected logger threw (swallowed, U8). */
+  droppedLogs(): number;
 }
 
 const tokenOf = (link: UpstreamLink): LinkToken => ({ serial: link.serial, revision: link.revision });
@@ -157,6 +159,21 @@ async function bounded<T>(fn: (signal: AbortSignal) => Promise<T>, timeoutMs: nu
 }
 
 /**
+ * U8, R9: a logger that throws must never make a check, a tick or a Continue throw: every call
+ * goes through this guard, which swallows the logger's failure and counts it (`droppedLogs`).
+ */
+function guardLogger(inner: Logger, onDrop: () => void): Logger {
+  const call = (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => {
+    try {
+      inner[level](message, details);
+    } catch {
+      onDrop();
+    }
+  };
+  return { warn: (m, d) => call('warn', m, d), error: (m, d) => call('error', m, d) };
+}
+
+/**
  * The upstream monitor driver (PROTOCOL.md section 9). It owns no rules: the core decides
  * (planCheck, createLink, refreshLink); this file does the awaiting, the compare-and-set writes
  * and the isolation between links.
@@ -168,7 +185,8 @@ export function createUpstreamMonitor(options: UpstreamMonitorOptions): Upstream
     ...(options.checkTimeoutMs !== undefined && { checkTimeoutMs: options.checkTimeoutMs }),
   });
   const links = options.links ?? createMemoryLinkStore();
-  const logger = options.logger ?? consoleLogger;
+  let droppedLogs = 0;
+  const logger = guardLogger(options.logger ?? consoleLogger, () => droppedLogs++);
   const ownLog = new OwnTextLog();
   const ownTexts = options.ownTexts ?? ((k: string, a: string) => ownLog.recent(k, a));
   const sources = new Map<string, UpstreamSource>();
@@ -385,6 +403,7 @@ export function createUpstreamMonitor(options: UpstreamMonitorOptions): Upstream
       }, config.firstDelayMs);
       firstTimer.unref?.();
     },
+    droppedLogs: () => droppedLogs,
     stop() {
       if (firstTimer) clearTimeout(firstTimer);
       if (intervalTimer) clearInterval(intervalTimer);

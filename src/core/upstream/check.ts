@@ -80,7 +80,9 @@ export function humanActivityRecord(link: UpstreamLink, turns: number, position:
     kind: 'human_direct_message',
     actorType: 'human',
     summary: `human message via ${link.catalogId}`,
-    payload: turns > 1 ? { channel: link.catalogId, turns } : { channel: link.catalogId },
+    // U5 Decision (event shape): the production shape, so dashboards and filters carry over: no
+    // payload for one turn, `{turns}` for a burst; the channel is in the summary.
+    ...(turns > 1 && { payload: { turns } }),
     dedupeKey: humanDedupeKey(link, position),
     // R9b: upstream turns are high-volume human turns on a session with no parent entry.
     onlyIfWatched: true,
@@ -96,7 +98,7 @@ export function upstreamMissingRecord(link: UpstreamLink): RecordInput {
     agentId: link.agentId,
     kind: 'upstream_missing',
     actorType: 'system',
-    summary: `upstream source missing via ${link.catalogId}`,
+    summary: `upstream missing via ${link.catalogId}`,
     payload: { channel: link.catalogId },
     dedupeKey: missingDedupeKey(link),
   };
