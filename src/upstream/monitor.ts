@@ -14,6 +14,7 @@ import {
   type LinkState,
   type MonitorConfig,
   type Observation,
+  type OwnMessage,
   type UpstreamLink,
 } from '../core/upstream/index.js';
 import { consoleLogger, type Logger } from '../shared/logger.js';
@@ -31,7 +32,7 @@ export interface UpstreamMonitorOptions extends Partial<MonitorConfig> {
   /** Links, markers and miss counts; default in memory. */
   links?: UpstreamLinkStore;
   /** U4: the session's user messages sent from our side, oldest first. Default: what was passed to noteOwnUserMessage. */
-  ownTexts?: (sessionKey: string, agentId: string) => MaybePromise<readonly string[]>;
+  ownTexts?: (sessionKey: string, agentId: string) => MaybePromise<readonly OwnMessage[]>;
   /**
    * U5, U8: whether anyone watches the session. Unwatched links are still checked (U2 keeps
    * working), but activity found then is passed over: the marker moves past it and nothing is
@@ -89,7 +90,7 @@ export interface UpstreamMonitor {
   /** Removes a session's link (e.g. when the session is deleted, R51). */
   unlink(sessionKey: string, agentId: string): Promise<boolean>;
   /** U4: record a user message sent upstream from our side (default ownTexts only). */
-  noteOwnUserMessage(sessionKey: string, agentId: string, text: string): void;
+  noteOwnUserMessage(sessionKey: string, agentId: string, text: OwnMessage): void;
   /** U8: one check of every link, now. Joins a tick already running; after stop() it checks nothing until start(). */
   tick(): Promise<TickReport>;
   /** U9: every link's state, ordered like checks. */
@@ -286,7 +287,7 @@ export function createUpstreamMonitor(options: UpstreamMonitorOptions): Upstream
       return;
     }
     const ownAfter = await ownTexts(link.sessionKey, link.agentId);
-    if (ownAfter.length !== own.length || ownAfter.some((t, i) => t !== own[i])) {
+    if (ownAfter.length !== own.length || ownAfter.some((t, i) => JSON.stringify(t) !== JSON.stringify(own[i]))) {
       report.skipped.push({ ...id, reason: 'own-texts-changed' });
       return;
     }

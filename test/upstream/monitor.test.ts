@@ -349,16 +349,17 @@ describe('upstream monitor: scope, isolation and status (U1, U8, U9)', () => {
     expect(s.events()).toEqual([]);
   });
 
-  it('U9: a blocked cursor is visible in status()', async () => {
+  it('U9: a long line being read is visible in status() (state ok, with the progress)', async () => {
     const p = freshPath();
     writeFileSync(p, '');
     const clock = fakeClock();
     const store = createMemoryStore({ now: clock.now });
     const monitor = createUpstreamMonitor({ store, now: clock.now, logger: memoryLogger(), sources: [createClaudeJsonlSource({ scanMaxBytes: 128 })] });
     await monitor.continueSession(continueInput(p));
+    store.watch({ watcherSessionKey: COORD, targetSessionKey: TARGET, agentId: A });
     appendLines(p, [line.human('q'.repeat(300))]);
     await monitor.tick();
-    expect((await monitor.status())[0]).toMatchObject({ state: 'blocked', detail: 'blocked: line exceeds 128 bytes at offset 0', marker: { offset: 0 } });
+    expect((await monitor.status())[0]).toMatchObject({ state: 'ok', detail: 'reading a line longer than 128 bytes at offset 0: 128 bytes so far', marker: { offset: 0, long: { scanned: 128 } } });
     unlinkSync(p);
     await monitor.tick();
     expect((await monitor.status())[0]).toMatchObject({ state: 'missing', missCount: 1 });

@@ -1,5 +1,5 @@
 import { LIMITS, type RecordInput } from '../../../spec/index.js';
-import { isSelfEcho, ownEchoSet } from './echo.js';
+import { isSelfEcho, ownEchoSet, type OwnMessage } from './echo.js';
 import { humanDedupeKey, missingDedupeKey, type JsonValue, type UpstreamLink } from './link.js';
 
 /** One user turn a source found upstream, before self-echo filtering (U4). */
@@ -8,6 +8,10 @@ export interface UpstreamTurn {
   text: string;
   /** Upstream clock, epoch ms, when the source knows it. */
   occurredAt?: number;
+  /** Image blocks in the turn (U4: an image-only turn is compared by its image count). */
+  images?: number;
+  /** The text was cut by the long-line reader (U6); U4 compares it as a prefix. */
+  truncated?: boolean;
 }
 
 /**
@@ -37,7 +41,7 @@ export interface CheckContext {
   /** The monitor's clock (bookkeeping only, R6). */
   now: number;
   /** The session's user messages sent from our side, oldest first (U4). */
-  ownTexts: readonly string[];
+  ownTexts: readonly OwnMessage[];
   /**
    * U5: whether anyone watches the session, judged after the source was read. `false`: found
    * activity is passed over (the marker advances, nothing is recorded). Omitted (or `true`): record
@@ -145,7 +149,7 @@ export function planCheck(link: UpstreamLink, observation: Observation, ctx: Che
   let echo = 0;
   let newest: number | undefined;
   for (const turn of observation.turns) {
-    if (isSelfEcho(turn.text, echoSet)) {
+    if (isSelfEcho(turn, echoSet)) {
       echo++;
       continue;
     }

@@ -1,6 +1,6 @@
 import { LIMITS } from '../../../spec/index.js';
 import type { Observation, UpstreamTurn } from './check.js';
-import { classifyClaudeEntry } from './jsonl.js';
+import { classifyClaudeEntry } from './classify.js';
 import type { JsonObject, JsonValue } from './link.js';
 
 /**
