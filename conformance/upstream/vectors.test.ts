@@ -60,7 +60,13 @@ describe('upstream vectors: replay against the implementation', () => {
 
   it('U7 remote-history.json', async () => {
     for (const c of read('remote-history.json').cases) {
-      const source = createRemoteHistorySource({ fetchHistory: async ({ limit }) => c.items.slice(0, limit), window: c.window });
+      const source = createRemoteHistorySource({
+        fetchHistory: async ({ limit, before }) => {
+          const from = before === undefined ? 0 : c.items.findIndex((i) => (i as { uuid?: string }).uuid === before) + 1;
+          return c.items.slice(from, from + limit);
+        },
+        window: c.window,
+      });
       const o = await source.check({ hostId: 'node:n', threadId: 't', ref: {}, marker: c.marker });
       expect(o.status, c.name).toBe(c.expect.status);
       if (o.status !== 'found') continue;

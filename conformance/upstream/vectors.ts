@@ -187,7 +187,7 @@ export function buildUpstreamVectors(): UpstreamVectorFiles {
     'remote-history.json': {
       format,
       rule: 'U7',
-      description: 'One check of a paired-node thread: `items` newest first as the remote call returns them, `window` items classified.',
+      description: 'One check of a paired-node thread: `items` newest first as the whole history; the call answers pages of `window` items (`before`: older than that id); up to 4 pages per check.',
       cases: [
         {
           name: 'new items after the marker',
@@ -197,11 +197,18 @@ export function buildUpstreamVectors(): UpstreamVectorFiles {
           expect: { status: 'found', humanTexts: ['first', 'second'], nextMarker: { id: 'u3' }, missedOlder: false },
         },
         {
-          name: 'marker outside the window: burst partly missed',
+          name: 'marker beyond the first page: paged back, nothing missed',
           window: 2,
           marker: { id: 'a1' },
           items: [remoteUser('u3', 'c'), remoteUser('u2', 'b'), remoteUser('u1', 'a'), remoteAssistant('a1')],
-          expect: { status: 'found', humanTexts: ['b', 'c'], nextMarker: { id: 'u3' }, missedOlder: true },
+          expect: { status: 'found', humanTexts: ['a', 'b', 'c'], nextMarker: { id: 'u3' }, missedOlder: false },
+        },
+        {
+          name: 'marker deleted upstream: read back to the thread start, noted',
+          window: 2,
+          marker: { id: 'gone' },
+          items: [remoteUser('u3', 'c'), remoteUser('u2', 'b'), remoteUser('u1', 'a')],
+          expect: { status: 'found', humanTexts: ['a', 'b', 'c'], nextMarker: { id: 'u3' }, missedOlder: true },
         },
         { name: 'nothing new', window: 50, marker: { id: 'u1' }, items: [remoteUser('u1', 'x')], expect: { status: 'found', humanTexts: [], nextMarker: { id: 'u1' }, missedOlder: false } },
         { name: 'empty answer is inconclusive, never missing', window: 50, marker: { id: 'u1' }, items: [], expect: { status: 'inconclusive' } },
