@@ -6,6 +6,7 @@
  */
 import { chunked, modelCursor, modelEcho, modelMissStreak, modelNormalize, modelWatchGaps, userLine, type MissStep, type WatchGapResult, type WatchStep } from './model.js';
 import { mulberry32 } from '../../src/shared/prng.js';
+import { buildTranscripts, type TranscriptExpectation } from './transcripts.js';
 
 export const UPSTREAM_VECTOR_FORMAT = 'session-state-kit-upstream-vectors/1';
 
@@ -28,6 +29,7 @@ export interface UpstreamVectorFiles {
     description: string;
     cases: { name: string; scanMaxBytes: number; actions: CursorAction[]; expect: { offset: number; humanTexts: string[]; long?: number }[] }[];
   };
+  'transcripts.json': { format: string; rule: 'U6'; description: string; cases: TranscriptExpectation[] };
   'remote-history.json': {
     format: string;
     rule: 'U7';
@@ -183,6 +185,13 @@ export function buildUpstreamVectors(): UpstreamVectorFiles {
         cursorCase('multi-byte heavy', 200, [userLine('🎉🎉🎉 ✅✅ 日本語 ø'), userLine('ÿÿÿÿ'), assistant('🎉')], 3, 1),
         cursorCase('line over the limit is read across checks', 140, [userLine('before'), userLine('x'.repeat(200)), userLine('after')], 4, 1),
       ],
+    },
+    'transcripts.json': {
+      format,
+      rule: 'U6',
+      description:
+        'Whole transcripts (files under transcripts/) read from offset 0 by the source adapter of their dialect; `own` are the messages our side sent. Expect the human turns a person typed (in order) and the own echoes, tagged by hand per record.',
+      cases: buildTranscripts().expectations,
     },
     'remote-history.json': {
       format,

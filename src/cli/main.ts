@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { CliError, EXIT, EXIT_CODES_HELP, formatCliError, processIo, UsageError, type Io } from './io.js';
 import { wantsHelp } from './args.js';
-import { DEMO_USAGE, inspectHelpFor } from './help.js';
+import { DEMO_USAGE, UPSTREAM_USAGE, inspectHelpFor } from './help.js';
 import { needsSqlite } from './load-sqlite.js';
 
 /**
@@ -16,13 +16,14 @@ Commands:
   inspect       read-only views of a SQLite state database: heads, changes, cursors, notices, stats
   conformance   run the conformance suite against an implementation
   bench         run the benchmarks (from a checkout of the repository)
+  upstream scan show how the upstream monitor classifies each line of a transcript, and why
   help [cmd]    show this help, or a command's
 
 Run "session-state-kit <command> --help" for a command's options.
 
 ${EXIT_CODES_HELP}`;
 
-const COMMANDS = ['demo', 'inspect', 'conformance', 'bench', 'help'] as const;
+const COMMANDS = ['demo', 'inspect', 'conformance', 'bench', 'upstream', 'help'] as const;
 
 async function commandHelp(command: string, io: Io): Promise<number> {
   switch (command) {
@@ -30,6 +31,7 @@ async function commandHelp(command: string, io: Io): Promise<number> {
     case 'inspect':
     case 'conformance':
     case 'bench':
+    case 'upstream':
       // Each command prints its own help, so the text lives in one place.
       return main([command, '--help'], io);
     default:
@@ -55,6 +57,9 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
         return await (await import('./conformance.js')).conformanceCommand(rest, { out: io.out, err: io.err, isTTY: process.stderr.isTTY === true });
       case 'bench':
         return await (await import('./bench.js')).benchCommand(rest, io);
+      case 'upstream':
+        if (wantsHelp(rest)) return (io.out(UPSTREAM_USAGE), EXIT.ok);
+        return await (await import('./upstream-scan.js')).upstreamCommand(rest, io);
       case 'help':
         if (rest[0] !== undefined) return await commandHelp(rest[0], io);
         io.out(USAGE);
