@@ -144,7 +144,7 @@ describe('upstream monitor: human activity (U5)', () => {
     expect(logger.entries.some((e) => e.message.includes('record failed'))).toBe(true);
   });
 
-  it('U8 R9 a throwing logger never makes a check, a tick or a Continue throw (swallowed and counted)', async () => {
+  it('U9 U8 R9 a throwing logger never makes a check, a tick or a Continue throw (swallowed and counted)', async () => {
     const s = setup();
     const broken: SessionStateStore = { ...s.store, record: () => Promise.reject(new Error('db locked')) } as never;
     const throwing = { warn: () => { throw new Error('logger down'); }, error: () => { throw new Error('logger down'); } };

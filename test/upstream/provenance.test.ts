@@ -44,7 +44,7 @@ const queued = (prompt: unknown, origin?: Record<string, unknown>, mode: string 
   JSON.stringify({ type: 'attachment', attachment: { type: 'queued_command', ...(mode !== null && { commandMode: mode }), prompt, ...(origin && { origin }) }, uuid: `q${++n}`, timestamp: '2026-01-01T00:00:01.000Z', sessionId: 's' });
 
 describe('U6 provenance first, fallback for older transcripts', () => {
-  it('U6 origin.kind decides who wrote a user record; promptSource decides when origin is absent', () => {
+  it('U10 origin.kind decides who wrote a user record; promptSource decides when origin is absent', () => {
     expect(classifyClaudeLine(cc2('hi', { origin: { kind: 'human' }, promptSource: 'typed' }))).toMatchObject({ human: true, reason: 'origin:human' });
     // A non-human origin is never a person, whatever the text or promptSource says.
     for (const kind of ['task-notification', 'peer', 'cron', 'loop', 'auto-continuation', 'coordinator']) {
@@ -58,7 +58,7 @@ describe('U6 provenance first, fallback for older transcripts', () => {
     expect(classifyClaudeLine(cc2('x', { userType: 'internal' }))).toMatchObject({ human: true, reason: 'fallback' });
   });
 
-  it('U6 structure beats provenance: meta, compaction, sidechain, tool results are never a person', () => {
+  it('U10 structure beats provenance: meta, compaction, sidechain, tool results are never a person', () => {
     const human = { origin: { kind: 'human' } };
     expect(classifyClaudeLine(cc2('skill body', { ...human, isMeta: true }))).toMatchObject({ human: false, verdict: 'meta', reason: 'meta' });
     expect(classifyClaudeLine(cc2('summary', { ...human, isCompactSummary: true, isVisibleInTranscriptOnly: true }))).toMatchObject({ human: false, reason: 'compact-summary' });
@@ -66,14 +66,14 @@ describe('U6 provenance first, fallback for older transcripts', () => {
     expect(classifyClaudeLine(cc2([{ type: 'tool_result', tool_use_id: 't', content: 'x' }], human))).toMatchObject({ human: false, reason: 'tool-result' });
   });
 
-  it('U6 fallback (no origin, no promptSource): task notifications, client output, compaction preamble are not a person', () => {
+  it('U10 fallback (no origin, no promptSource): task notifications, client output, compaction preamble are not a person', () => {
     expect(classifyClaudeLine(line.human('<task-notification><task-id>b</task-id><status>completed</status></task-notification>'))).toMatchObject({ human: false, reason: 'task-notification' });
     expect(classifyClaudeLine(line.human('This session is being continued from a previous conversation that ran out of context.'))).toMatchObject({ human: false, reason: 'compact-summary' });
     expect(classifyClaudeLine(line.human('<system-reminder>x</system-reminder>'))).toMatchObject({ human: false, reason: 'client-output' });
     expect(classifyClaudeLine(line.human('fix the build'))).toMatchObject({ human: true, reason: 'fallback' });
   });
 
-  it('U6 queued_command attachments (typed while the agent is busy) count: text and image forms; other origins and modes do not', () => {
+  it('U10 queued_command attachments (typed while the agent is busy) count: text and image forms; other origins and modes do not', () => {
     expect(classifyClaudeLine(queued('also run the linter', { kind: 'human' }))).toMatchObject({ human: true, reason: 'queued-command', text: 'also run the linter', images: 0 });
     expect(classifyClaudeLine(queued([{ type: 'text', text: 'see this' }, { type: 'image', source: { type: 'base64', data: 'AA' } }], { kind: 'human' }))).toMatchObject({ human: true, text: 'see this', images: 1 });
     expect(classifyClaudeLine(queued([{ type: 'image', source: { type: 'base64', data: 'AA' } }], { kind: 'human' }))).toMatchObject({ human: true, text: '', images: 1 });
@@ -84,7 +84,7 @@ describe('U6 provenance first, fallback for older transcripts', () => {
     expect(classifyClaudeLine(JSON.stringify({ type: 'attachment', attachment: { type: 'queued_command', commandMode: 'prompt', prompt: 'x', isMeta: true } }))).toMatchObject({ human: false, reason: 'meta' });
   });
 
-  it('U6 not-a-person markers: defaults catch inter-session messages and continue wrappers even under origin human; configurable', () => {
+  it('U10 not-a-person markers: defaults catch inter-session messages and continue wrappers even under origin human; configurable', () => {
     const inter = cc2('[Inter-session message] from agent:main:coordinator: please stop', { origin: { kind: 'human' } });
     const wrapper = cc2('Continue this conversation using the OpenClaw transcript below.\n\n<transcript>…</transcript>');
     const plain = cc2('continue this conversation using the transcript below', {});
@@ -192,7 +192,7 @@ describe('U6 replacement by content, resume following (real files)', () => {
 describe('U6 Codex CLI rollouts', () => {
   const env = (type: string, payload: Record<string, unknown>, ts = '2026-01-01T00:00:00.000Z') => JSON.stringify({ timestamp: ts, type, payload });
 
-  it('U6 Codex: event_msg user_message counts; the response_item copy and injected context never do', () => {
+  it('U10 Codex: event_msg user_message counts; the response_item copy and injected context never do', () => {
     expect(classifyCodexEntry(JSON.parse(env('event_msg', { type: 'user_message', message: 'fix the flaky test', kind: 'plain' })))).toMatchObject({ human: true, text: 'fix the flaky test', reason: 'user-message' });
     expect(classifyCodexEntry(JSON.parse(env('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'fix the flaky test' }] })))).toMatchObject({ human: false, reason: 'model-input' });
     expect(classifyCodexEntry(JSON.parse(env('event_msg', { type: 'user_message', message: '<environment_context>\n  <cwd>/w</cwd>\n</environment_context>' })))).toMatchObject({ human: false, reason: 'injected-context' });
