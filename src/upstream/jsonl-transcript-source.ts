@@ -140,7 +140,10 @@ export function createJsonlTranscriptSource(options: JsonlTranscriptSourceOption
         (detail) => {
           throw new Error(`upstream transcript not found (${detail})`);
         },
-        async (handle, f) => jsonlBaseline(f, await readAt(handle, 0, Math.min(f.size, HEAD_BYTES))),
+        async (handle, f) => {
+          const tail = Math.min(f.size, maxBytes);
+          return jsonlBaseline(f, await readAt(handle, 0, Math.min(f.size, HEAD_BYTES)), await readAt(handle, f.size - tail, tail));
+        },
       );
     },
     async check(target, signal): Promise<Observation> {

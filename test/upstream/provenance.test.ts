@@ -217,3 +217,16 @@ describe('U6 Codex CLI rollouts', () => {
     expect(await d.check()).toMatchObject({ status: 'missing' });
   });
 });
+
+describe('U3 U6 baseline at adoption', () => {
+  it('U3 U6 a line still being written at adoption is read once complete, not cut in half', async () => {
+    const p = fresh();
+    const typed = line.human('typed while we adopted');
+    writeFileSync(p, `${line.assistant('before')}\n${typed.slice(0, 20)}`);
+    const d = driver(createClaudeJsonlSource(), p);
+    await d.baseline();
+    expect(d.marker['offset']).toBe(Buffer.byteLength(`${line.assistant('before')}\n`));
+    appendFileSync(p, `${typed.slice(20)}\n`);
+    expect(texts(await d.check())).toEqual(['typed while we adopted']);
+  });
+});

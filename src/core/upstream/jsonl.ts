@@ -34,6 +34,8 @@ export interface JsonlMarker {
   last?: string;
 }
 
+const NEWLINE = 0x0a;
+
 /** Bytes of the file's start whose hash identifies its content (U6 replacement). */
 export const HEAD_BYTES = 4096;
 /** Ancestor session ids kept in a followed marker. */
@@ -96,9 +98,19 @@ export function headToken(headBytes: Uint8Array): { len: number; hash: string } 
   return { len: bytes.length, hash: sha256HexBytes(bytes).slice(0, 16) };
 }
 
-/** U3: the marker of a newly linked transcript: its current end, so earlier history never counts. */
-export function jsonlBaseline(facts: JsonlFileFacts, headBytes?: Uint8Array): JsonObject {
-  const marker: JsonlMarker = { offset: facts.size, epoch: 0, file: facts.identity };
+/**
+ * U3: the marker of a newly linked transcript: its current end, so earlier history never counts.
+ * With `tailBytes` (the file's last bytes), the end is the last newline: a line still being
+ * written at adoption is read once it is complete, not cut in half.
+ */
+export function jsonlBaseline(facts: JsonlFileFacts, headBytes?: Uint8Array, tailBytes?: Uint8Array): JsonObject {
+  let offset = facts.size;
+  if (tailBytes !== undefined && tailBytes.length > 0 && tailBytes.length <= facts.size) {
+    const nl = tailBytes.lastIndexOf(NEWLINE);
+    if (nl >= 0) offset = facts.size - tailBytes.length + nl + 1;
+    else if (tailBytes.length === facts.size) offset = 0;
+  }
+  const marker: JsonlMarker = { offset, epoch: 0, file: facts.identity };
   if (headBytes !== undefined && headBytes.length > 0) marker.head = headToken(headBytes);
   return jsonlMarkerJson(marker);
 }
@@ -156,7 +168,6 @@ export interface JsonlChunkScan {
   blockedAt?: number;
 }
 
-const NEWLINE = 0x0a;
 
 /**
  * U6: complete lines only. Bytes after the last newline are a line still being written: they
