@@ -224,3 +224,29 @@ describe('U6 local JSONL source on real files', () => {
     await expect(source.check({ ...target(join(p, 'x')), marker: jsonlMarkerJson({ offset: 0, epoch: 0 }) })).resolves.toMatchObject({ status: 'missing' });
   });
 });
+
+describe('U6 long lines across a restart', () => {
+  it('U6 a long line whose reader was lost (a restart) is read again from its start: never skipped', async () => {
+    const p = freshPath();
+    writeFileSync(p, '');
+    const first = createClaudeJsonlSource({ scanMaxBytes: 128 });
+    const target = { hostId: 'gateway:local', threadId: 't', ref: { filePath: p } };
+    let marker: JsonValue = await first.baseline(target);
+    appendLines(p, [line.human('y'.repeat(700)), line.human('next')]);
+    for (let i = 0; i < 2; i++) {
+      const o = await first.check({ ...target, marker });
+      if (o.status === 'found') marker = o.nextMarker;
+    }
+    expect(marker).toMatchObject({ offset: 0, long: { scanned: 384 } });
+    const restarted = createClaudeJsonlSource({ scanMaxBytes: 128 }); // no reader in memory
+    const seen: string[] = [];
+    for (let i = 0; i < 8 && seen.length < 2; i++) {
+      const o = await restarted.check({ ...target, marker });
+      if (o.status !== 'found') throw new Error(o.status);
+      if (i === 0) expect(o.nextMarker).toMatchObject({ offset: 0, long: { scanned: 128 } }); // started over at the line
+      seen.push(...o.turns.map((t) => t.text));
+      marker = o.nextMarker;
+    }
+    expect(seen).toEqual(['y'.repeat(700), 'next']);
+  });
+});
