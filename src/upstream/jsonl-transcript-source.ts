@@ -51,6 +51,8 @@ const decoder = new TextDecoder('utf-8');
 export const utf8Decode = (bytes: Uint8Array): string => decoder.decode(bytes);
 /** Bytes of a candidate successor's start that are searched for our session (U6 resume). */
 const SUCCESSOR_HEAD = 64 * 1024;
+/** Long-line readers held at once (each is bounded by the skeleton limits, ~256 KiB). */
+const MAX_LONG_READERS = 64;
 /** Directory entries stat'ed per successor search. */
 const MAX_DIR_ENTRIES = 512;
 
@@ -88,7 +90,15 @@ export function createJsonlTranscriptSource(options: JsonlTranscriptSourceOption
   const followCandidates = options.followCandidates ?? 8;
   const classify = options.notPersonMarkers ? { notPersonMarkers: options.notPersonMarkers } : {};
   const longLines = new Map<string, LongLineEntry>();
-  const cache: LongLineCache = { get: (k) => longLines.get(k), set: (k, v) => void longLines.set(k, v), delete: (k) => void longLines.delete(k) };
+  const cache: LongLineCache = {
+    get: (k) => longLines.get(k),
+    set: (k, v) => {
+      longLines.set(k, v);
+      // Bounded: a reader whose link went away is dropped first (a kept marker restarts its line).
+      while (longLines.size > MAX_LONG_READERS) longLines.delete(longLines.keys().next().value!);
+    },
+    delete: (k) => void longLines.delete(k),
+  };
 
   async function withFile<T>(path: string, onMissing: (detail: string) => T, body: (handle: FileHandle, f: JsonlFileFacts) => Promise<T>): Promise<T> {
     let handle: FileHandle;
@@ -114,7 +124,8 @@ export function createJsonlTranscriptSource(options: JsonlTranscriptSourceOption
   async function findSuccessor(path: string, facts: JsonlFileFacts, last: string | undefined, signal?: AbortSignal): Promise<{ path: string; identity: string } | undefined> {
     const dir = dirname(path);
     const own = basename(path);
-    const names = (await readdir(dir)).filter((n) => n.endsWith('.jsonl') && n !== own).slice(0, MAX_DIR_ENTRIES);
+    // `agent-*.jsonl`: sub-agent transcripts (they carry the parent's session id), never a continuation.
+    const names = (await readdir(dir)).filter((n) => n.endsWith('.jsonl') && n !== own && !n.startsWith('agent-')).slice(0, MAX_DIR_ENTRIES);
     const fresh: { path: string; mtime: number }[] = [];
     for (const name of names) {
       signal?.throwIfAborted();

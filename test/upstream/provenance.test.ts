@@ -177,6 +177,18 @@ describe('U6 replacement by content, resume following (real files)', () => {
     expect(texts(await d.check())).toEqual([]);
   });
 
+  it('U6 a sub-agent transcript carrying our session id is not a continuation', async () => {
+    const sid = 'eeeeeeee-0000-4000-8000-000000000005';
+    const main = fresh(sid);
+    writeFileSync(main, `${JSON.stringify({ type: 'user', sessionId: sid, uuid: 'e1', message: { role: 'user', content: 'x' } })}\n`);
+    const d = driver(createClaudeJsonlSource(), main);
+    await d.baseline();
+    writeFileSync(join(dir, 'agent-a1b2c3.jsonl'), `${JSON.stringify({ type: 'user', isSidechain: true, sessionId: sid, uuid: 's1', parentUuid: null, message: { role: 'user', content: 'sub task' } })}\n`);
+    writeFileSync(fresh('ffffffff-0000-4000-8000-000000000006'), `${JSON.stringify({ type: 'user', isSidechain: true, sessionId: sid, uuid: 's2', message: { role: 'user', content: 'inline sidechain' } })}\n`);
+    await d.check();
+    expect(d.marker['path']).toBeUndefined();
+  });
+
   it('U6 an unrelated newer file in the directory is not followed', async () => {
     const a = fresh('cccccccc-0000-4000-8000-000000000003');
     writeFileSync(a, `${JSON.stringify({ type: 'user', sessionId: 'cccccccc-0000-4000-8000-000000000003', uuid: 'c1', message: { role: 'user', content: 'x' } })}\n`);
@@ -198,6 +210,7 @@ describe('U6 Codex CLI rollouts', () => {
     expect(classifyCodexEntry(JSON.parse(env('event_msg', { type: 'user_message', message: '<environment_context>\n  <cwd>/w</cwd>\n</environment_context>' })))).toMatchObject({ human: false, reason: 'injected-context' });
     expect(classifyCodexEntry(JSON.parse(env('event_msg', { type: 'user_message', message: '# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>…' })))).toMatchObject({ human: false, reason: 'injected-context' });
     expect(classifyCodexEntry(JSON.parse(env('event_msg', { type: 'user_message', message: '', images: ['data:image/png;base64,AA'] })))).toMatchObject({ human: true, text: '', images: 1 });
+    expect(classifyCodexEntry(JSON.parse(env('event_msg', { type: 'user_message', message: 'be concise', kind: 'user_instructions' })))).toMatchObject({ human: false, reason: 'injected-context' });
     expect(classifyCodexEntry(JSON.parse(env('session_meta', { id: 'x', cwd: '/w', cli_version: '0.46.0' })))).toMatchObject({ human: false, verdict: 'meta' });
     expect(classifyCodexEntry(JSON.parse(env('event_msg', { type: 'agent_message', message: 'done' })))).toMatchObject({ human: false, reason: 'assistant' });
     // pre-envelope rollouts

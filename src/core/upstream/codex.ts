@@ -48,6 +48,9 @@ export function classifyCodexEntry(entry: unknown, options: ClassifyOptions = {}
     const inner = payload['type'];
     if (type === 'event_msg') {
       if (inner !== 'user_message') return notHuman(inner === 'agent_message' || inner === 'agent_reasoning' ? 'assistant' : 'record', String(inner));
+      // Some versions tag the injected context they also emit as user messages.
+      const kind = payload['kind'];
+      if (typeof kind === 'string' && kind !== 'plain') return notHuman('injected-context', `kind ${kind}`);
       const text = typeof payload['message'] === 'string' ? payload['message'] : '';
       return codexTurn(text, count(payload['images']) + count(payload['local_images']), 'user-message', entry['timestamp'], markers);
     }

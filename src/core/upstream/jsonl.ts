@@ -390,7 +390,9 @@ export function continuesConversation(candidateHead: Uint8Array, decode: Utf8Dec
     } catch {
       continue;
     }
-    if (!isRecord(entry)) continue;
+    // A sub-agent's file carries the parent's session id too (older layouts keep it in the same
+    // directory): it is not a continuation.
+    if (!isRecord(entry) || entry['isSidechain'] === true) continue;
     if (entry['sessionId'] === sessionId) return true;
     if (lastUuid !== undefined && (entry['parentUuid'] === lastUuid || entry['leafUuid'] === lastUuid)) return true;
   }
