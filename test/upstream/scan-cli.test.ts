@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { upstreamCommand } from '../../src/cli/upstream-scan.js';
+import { runCli, useBuiltCli } from '../cli/helpers.js';
 import { line, tempDir } from './helpers.js';
 
 const dir = tempDir('ssk-scan-');
@@ -53,5 +54,18 @@ describe('session-state-kit upstream scan', () => {
     expect((await run(['nope'])).code).toBe(2);
     expect((await run(['scan', join(dir, 'x.jsonl'), '--dialect', 'gemini'])).code).toBe(2);
     expect((await run(['scan', join(dir, 'missing.jsonl')])).code).toBe(4);
+  });
+});
+
+describe('session-state-kit upstream scan as a real process (the built CLI)', () => {
+  const cli = useBuiltCli();
+  it('U10 the bundled command classifies the Claude Code 2.x fixture and lists itself in --help', async () => {
+    const help = await runCli(cli.path(), ['--help']);
+    expect(help.stdout).toContain('upstream scan');
+    const r = await runCli(cli.path(), ['upstream', 'scan', join(fixtures, 'claude-code-2x.jsonl'), '--own', '/review 12', '--own', 'please continue', '--own', '', '--json']);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { summary: Record<string, number> };
+    expect(summary.summary).toMatchObject({ lines: 28, humanTurns: 5, ownEchoes: 3, waiting: 0 });
+    expect((await runCli(cli.path(), ['upstream', '--help'])).stdout).toContain('own echo');
   });
 });
