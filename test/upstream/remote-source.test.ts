@@ -47,6 +47,15 @@ describe('U7 paired-node history source', () => {
     expect(t.befores.slice(1)).toEqual([undefined, 'u4']);
   });
 
+  it('U7 a history call that ignores `before` (one-page protocol) is not double-counted: one page, a note', async () => {
+    const items: unknown[] = [assistant('a0')];
+    for (let i = 1; i <= 8; i++) items.push(user(`u${i}`, `m${i}`));
+    const source = createRemoteHistorySource({ fetchHistory: async ({ limit }) => items.slice(-limit).reverse(), window: 5 });
+    const o = await source.check({ ...target, marker: { id: 'a0' } });
+    expect(o.status === 'found' && o.turns.map((x) => x.text)).toEqual(['m4', 'm5', 'm6', 'm7', 'm8']);
+    expect(o).toMatchObject({ nextMarker: { id: 'u8' }, note: expect.stringMatching(/ignores `before`/) });
+  });
+
   it('U7 a 500-item burst: bounded pages per check, resumed on the next checks, every turn reported once', async () => {
     const t = thread();
     t.items.push(assistant('a0'));

@@ -76,6 +76,8 @@ export function createRemotePager(marker: RemoteMarker, window: number = LIMITS.
   let failed: string | undefined;
   let newestId: string | undefined;
   let lostMarker = false;
+  let ignoresBefore = false;
+  const seen = new Set<string>();
   const top: unknown[] = [];
   const back: unknown[] = [];
   let topDone = false;
@@ -111,6 +113,19 @@ export function createRemotePager(marker: RemoteMarker, window: number = LIMITS.
           failed = 'newest remote history item has no id';
           return;
         }
+      }
+      if (cursor !== undefined && page.some((item) => seen.has(remoteItemId(item) ?? ''))) {
+        // A history call that ignores `before` (written for the one-page protocol) answered the
+        // same items again: stop paging rather than count them twice, and say what may be missed.
+        ignoresBefore = true;
+        topDone = true;
+        backDone = true;
+        phase = 'done';
+        return;
+      }
+      for (const item of page) {
+        const id = remoteItemId(item);
+        if (id !== undefined) seen.add(id);
       }
       const stop = phase === 'top' ? (marker.paging?.newest ?? marker.id) : marker.id;
       const at = stop === null ? -1 : page.findIndex((item) => remoteItemId(item) === stop);
@@ -149,7 +164,8 @@ export function createRemotePager(marker: RemoteMarker, window: number = LIMITS.
       }
       if (topDone && backDone) {
         const obs: Observation = { status: 'found', turns, nextMarker: remoteMarkerJson({ id: newestId }), position: newestId };
-        if (lostMarker) obs.note = 'the marker item is no longer in the history; everything after the thread start was read';
+        if (ignoresBefore) obs.note = 'the history call ignores `before`: only its newest page was read; older items may have been missed';
+        else if (lostMarker) obs.note = 'the marker item is no longer in the history; everything after the thread start was read';
         return obs;
       }
       let next: RemoteMarker;
