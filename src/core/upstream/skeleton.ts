@@ -279,7 +279,9 @@ export class SkeletonParser {
         this.failed = true;
         return;
       }
-      if (top.v) top.v[top.key] = v;
+      // Own property, like JSON.parse: a `__proto__` key must not become the object's prototype
+      // (a transcript line could otherwise make `isMeta` or `type` appear through inheritance).
+      if (top.v) Object.defineProperty(top.v, top.key, { value: v, enumerable: true, writable: true, configurable: true });
       top.key = undefined;
       top.s = 'comma';
       return;
