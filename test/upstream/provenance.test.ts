@@ -243,3 +243,57 @@ describe('U3 U6 baseline at adoption', () => {
     expect(texts(await d.check())).toEqual(['typed while we adopted']);
   });
 });
+
+describe('U5 U10 end to end through the monitor', () => {
+  it('U10 background-task notifications, peers and injected wrappers never notify; a queued prompt does, our command echo does not', async () => {
+    const { createMemoryStore } = await import('../../src/memory/index.js');
+    const { createUpstreamMonitor } = await import('../../src/upstream/index.js');
+    const { memoryLogger } = await import('../../src/index.js');
+    const { A, COORD, TARGET, continueInput, fakeClock } = await import('./helpers.js');
+    const p = fresh();
+    writeFileSync(p, `${cc2('adopted here', { origin: { kind: 'human' } })}\n`);
+    const clock = fakeClock();
+    const store = createMemoryStore({ now: clock.now });
+    const monitor = createUpstreamMonitor({ store, now: clock.now, logger: memoryLogger(), sources: [createClaudeJsonlSource()] });
+    await monitor.continueSession(continueInput(p));
+    store.watch({ watcherSessionKey: COORD, targetSessionKey: TARGET, agentId: A });
+    monitor.noteOwnUserMessage(TARGET, A, '/review 12');
+    const events = () => store.changesSince({ sessionKey: TARGET, agentId: A, since: 0 }).stateChanges.events;
+    appendLines(p, [
+      cc2('<task-notification><status>completed</status></task-notification>', { origin: { kind: 'task-notification' }, promptSource: 'system' }),
+      cc2('status?', { origin: { kind: 'peer' } }),
+      cc2('[Inter-session message] from agent:main:coordinator: pause', { origin: { kind: 'human' } }),
+      cc2('<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>12</command-args>', { origin: { kind: 'human' } }),
+    ]);
+    clock.advance(60_000);
+    expect(await monitor.tick()).toMatchObject({ recorded: [], echoes: 1 });
+    expect(events()).toEqual([]);
+    appendLines(p, [queued('and bump the version', { kind: 'human' }), queued([{ type: 'image', source: { type: 'base64', data: 'AA' } }], { kind: 'human' })]);
+    clock.advance(60_000);
+    await monitor.tick();
+    expect(events()).toMatchObject([{ kind: 'human_direct_message', actorType: 'human', summary: 'human message via claude', payload: { turns: 2 } }]);
+    expect(store.pendingNotices(COORD)).toHaveLength(1);
+  });
+});
+
+describe('U10 a third transcript format is one dialect', () => {
+  it('U10 createJsonlTranscriptSource with a small dialect object reads a new format with the same cursor rules', async () => {
+    const { createJsonlTranscriptSource } = await import('../../src/upstream/index.js');
+    const { humanTurn, notHuman } = await import('../../src/core/upstream/index.js');
+    // e.g. a chat log `{role, text, at}` per line
+    const dialect = {
+      name: 'toy',
+      followsResume: false,
+      classify: (e: unknown) => {
+        const r = e as { role?: string; text?: string; at?: string };
+        return r.role === 'person' && typeof r.text === 'string' ? humanTurn(r.text, 0, 'toy-person', r.at, DEFAULT_NOT_PERSON_MARKERS) : notHuman('record');
+      },
+    };
+    const p = fresh();
+    writeFileSync(p, '');
+    const d = driver(createJsonlTranscriptSource({ kind: 'toy', dialect }), p);
+    await d.baseline();
+    appendFileSync(p, `${JSON.stringify({ role: 'bot', text: 'hi' })}\n${JSON.stringify({ role: 'person', text: 'hello', at: '2026-01-01T00:00:00Z' })}\n${JSON.stringify({ role: 'person', text: '[Inter-session message] x' })}\n`);
+    expect(texts(await d.check())).toEqual(['hello']);
+  });
+});
