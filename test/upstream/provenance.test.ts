@@ -63,6 +63,7 @@ describe('U6 provenance first, fallback for older transcripts', () => {
     expect(classifyClaudeLine(cc2('skill body', { ...human, isMeta: true }))).toMatchObject({ human: false, verdict: 'meta', reason: 'meta' });
     expect(classifyClaudeLine(cc2('summary', { ...human, isCompactSummary: true, isVisibleInTranscriptOnly: true }))).toMatchObject({ human: false, reason: 'compact-summary' });
     expect(classifyClaudeLine(cc2('sub', { ...human, isSidechain: true }))).toMatchObject({ human: false, reason: 'sidechain' });
+    expect(classifyClaudeLine(cc2('companion', { ...human, turnCompanion: true }))).toMatchObject({ human: false, verdict: 'meta' });
     expect(classifyClaudeLine(cc2([{ type: 'tool_result', tool_use_id: 't', content: 'x' }], human))).toMatchObject({ human: false, reason: 'tool-result' });
   });
 

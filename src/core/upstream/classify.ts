@@ -184,6 +184,8 @@ export function classifyClaudeEntry(entry: unknown, options: ClassifyOptions = {
 
   if (entry['isMeta'] === true) return notHuman('meta');
   if (entry['isCompactSummary'] === true || entry['isVisibleInTranscriptOnly'] === true) return notHuman('compact-summary');
+  // A record the client writes alongside a turn (2.1.x); its own human-turn test excludes it too.
+  if (entry['turnCompanion'] === true) return notHuman('meta', 'turnCompanion');
   if (entry['toolUseResult'] !== undefined) return notHuman('tool-result');
   const message = entry['message'];
   if (!isRecord(message)) return notHuman('no-text');
