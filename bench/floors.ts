@@ -47,5 +47,8 @@ export const LIMITS_FOR_CHECK: readonly Limit[] = [
   { id: 'latency/sqlite-cross-process@poll50ms', metric: 'p99OverPoll', max: 3, why: 'measured 1.11 (smoke, load 11): the first poll after a commit sees it, plus one read; missed or stalled polls would exceed 2' },
 
   // --- memory: not a ratio; bytes of JS heap kept per append after a forced GC.
+  // --- upstream-scan: the monitor reading a Claude Code transcript from offset 0 (8 MiB smoke, 100 MiB full; one id, both sizes).
+  { id: 'upstream-scan/core', metric: 'ratioVsParse', min: 0.4, why: 'measured 0.8-1.2 against decode + JSON.parse of every line (2026-12-03, loaded VM): classification adds little to parsing; per-line regexes or a quadratic long-line reader would fall below' },
+  { id: 'upstream-scan/core', metric: 'rssGrowthMiB', max: 64, why: 'issue 13: a scan adds under 64 MiB resident memory, long lines included; measured +23.5 MiB (100 MiB file, fresh process)' },
   { id: 'memory/sqlite', metric: 'heapSlopeBytesPerAppend', max: 8, why: 'measured 0.19-0.46 B/append over 50k appends; retaining one small object per append would exceed 16' },
 ];

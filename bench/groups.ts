@@ -5,6 +5,7 @@ import type { BenchGroup } from './cases/context.js';
 import { memoryGroup } from './cases/memory.js';
 import { drainGroup, sweepGroup } from './cases/notices.js';
 import { pruneAgeGroup, pruneCapGroup } from './cases/prune.js';
+import { upstreamScanGroup } from './cases/upstream-scan.js';
 
 /** Run order: cheap groups first; the event logs changes-since builds are reused by append-size and prune. */
-export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, sweepGroup, memoryGroup, latencyGroup];
+export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, sweepGroup, memoryGroup, latencyGroup, upstreamScanGroup];

@@ -21,6 +21,9 @@ export interface Plan {
   /** Appends in the memory run and how often heap/RSS are sampled. */
   memoryAppends: number;
   memorySampleEvery: number;
+  /** Size of the transcript the upstream scan reads, MiB, and how many times it is read. */
+  upstreamScanMiB: number;
+  upstreamScanRounds: number;
   /** Short operations (append, changesSince). */
   fast: Budget;
   /** Operations that need fresh rows before each call (prune, drain, sweep). */
@@ -37,6 +40,8 @@ export const PLANS: Record<Mode, Plan> = {
     sweepCursors: [1_000, 10_000, 100_000],
     memoryAppends: 1_000_000,
     memorySampleEvery: 100_000,
+    upstreamScanMiB: 100,
+    upstreamScanRounds: 3,
     fast: { rounds: 5, timeMs: 400, iterations: 50, warmupMs: 200, warmupIterations: 20 },
     heavy: { rounds: 3, timeMs: 0, iterations: 3, warmupMs: 0, warmupIterations: 1 },
   },
@@ -49,6 +54,8 @@ export const PLANS: Record<Mode, Plan> = {
     sweepCursors: [1_000, 10_000],
     memoryAppends: 50_000,
     memorySampleEvery: 5_000,
+    upstreamScanMiB: 8,
+    upstreamScanRounds: 3,
     fast: { rounds: 3, timeMs: 100, iterations: 20, warmupMs: 50, warmupIterations: 10 },
     heavy: { rounds: 2, timeMs: 0, iterations: 2, warmupMs: 0, warmupIterations: 1 },
   },

@@ -118,19 +118,29 @@ export function modelIsHuman(line: string): string | undefined {
 export interface CursorCheck {
   offset: number;
   humanTexts: string[];
-  blocked?: number;
+  /** A line longer than the scan limit starts at `offset`; this many of its bytes were read. */
+  long?: number;
 }
 
 /**
  * U6 byte cursor over a growing file: `actions` are appends (bytes) and checks. Each check reads
- * at most maxBytes from the cursor, takes complete lines only, and blocks on a full read with no
- * newline.
+ * at most maxBytes from the cursor and takes complete lines only. A full read with no newline
+ * starts a long line at the cursor: later checks read it on, 2 * maxBytes at a time, and the
+ * check that reaches its newline classifies it whole, then the complete lines after it in the
+ * same read.
  */
 export function modelCursor(actions: readonly ({ append: Uint8Array } | { check: true })[], maxBytes: number): CursorCheck[] {
   let content = new Uint8Array(0);
   let offset = 0;
+  let long: number | undefined;
   const out: CursorCheck[] = [];
   const decoder = new TextDecoder();
+  const human = (bytes: Uint8Array) =>
+    decoder
+      .decode(bytes)
+      .split('\n')
+      .map(modelIsHuman)
+      .filter((t): t is string => t !== undefined);
   for (const a of actions) {
     if ('append' in a) {
       const next = new Uint8Array(content.length + a.append.length);
@@ -139,23 +149,41 @@ export function modelCursor(actions: readonly ({ append: Uint8Array } | { check:
       content = next;
       continue;
     }
-    const window = content.subarray(offset, Math.min(content.length, offset + maxBytes));
-    let last = -1;
-    for (let i = window.length - 1; i >= 0; i--) {
-      if (window[i] === 10) {
-        last = i;
-        break;
+    const texts: string[] = [];
+    let from = offset;
+    let budget = maxBytes;
+    if (long !== undefined) {
+      const read = content.subarray(offset + long, Math.min(content.length, offset + long + 2 * maxBytes));
+      const nl = read.indexOf(10);
+      if (nl < 0) {
+        long += read.length;
+        out.push({ offset, humanTexts: [], long });
+        continue;
       }
-    }
-    if (last < 0) {
-      out.push(window.length >= maxBytes ? { offset, humanTexts: [], blocked: offset } : { offset, humanTexts: [] });
+      texts.push(...human(content.subarray(offset, offset + long + nl)));
+      from = offset + long + nl + 1;
+      budget = read.length - nl - 1;
+      long = undefined;
+      const rest = content.subarray(from, from + budget);
+      const last = rest.lastIndexOf(10);
+      if (last >= 0) {
+        texts.push(...human(rest.subarray(0, last)));
+        from += last + 1;
+      }
+      offset = from;
+      out.push({ offset, humanTexts: texts });
       continue;
     }
-    const texts = decoder
-      .decode(window.subarray(0, last))
-      .split('\n')
-      .map(modelIsHuman)
-      .filter((t): t is string => t !== undefined);
+    const window = content.subarray(offset, Math.min(content.length, offset + budget));
+    const last = window.lastIndexOf(10);
+    if (last < 0) {
+      if (window.length >= maxBytes) {
+        long = window.length;
+        out.push({ offset, humanTexts: [], long });
+      } else out.push({ offset, humanTexts: [] });
+      continue;
+    }
+    texts.push(...human(window.subarray(0, last)));
     offset += last + 1;
     out.push({ offset, humanTexts: texts });
   }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { blockProperty, echoProperty, missRuleProperty, neverSkipProperty, watchGapProperty } from './properties.js';
+import { longLineProperty, transcriptProperty, echoProperty, missRuleProperty, neverSkipProperty, watchGapProperty } from './properties.js';
 
 describe('upstream monitoring properties (PROTOCOL.md section 9)', () => {
   it('U2: three consecutive misses give exactly one upstream_missing and delete the link', async () => {
@@ -23,7 +23,11 @@ describe('upstream monitoring properties (PROTOCOL.md section 9)', () => {
     await fc.assert(neverSkipProperty(48), { numRuns: 100 });
   });
 
-  it('U6: a line over the scan limit blocks the cursor at its start, forever', async () => {
-    await fc.assert(blockProperty, { numRuns: 60 });
+  it('U6: a line over the scan limit is read across checks and classified whole; nothing blocks, nothing is skipped', async () => {
+    await fc.assert(longLineProperty, { numRuns: 60 });
+  });
+
+  it('U4 U6: generated transcripts mixing every record type: counted human turns equal the typed ones, own echoes never count', async () => {
+    await fc.assert(transcriptProperty, { numRuns: 80 });
   });
 });

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JsonValue, Observation } from '../../src/core/upstream/index.js';
+import { isSelfEcho, ownEchoSet, type JsonValue, type Observation } from '../../src/core/upstream/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createClaudeJsonlSource, createUpstreamMonitor, type UpstreamSource } from '../../src/upstream/index.js';
@@ -223,7 +223,7 @@ export async function runCursorScript(actions: readonly ({ append: Uint8Array } 
     const source = createClaudeJsonlSource({ scanMaxBytes });
     const target = { hostId: 'gateway:local', threadId: 't', ref: { filePath: path } };
     let marker = await source.baseline(target);
-    const out: { offset: number; humanTexts: string[]; blocked?: number }[] = [];
+    const out: { offset: number; humanTexts: string[]; long?: number }[] = [];
     for (const a of actions) {
       if ('append' in a) {
         appendFileSync(path, a.append);
@@ -234,8 +234,8 @@ export async function runCursorScript(actions: readonly ({ append: Uint8Array } 
       marker = o.nextMarker;
       const offset = (marker as { offset: number }).offset;
       const entry: (typeof out)[number] = { offset, humanTexts: o.turns.map((t) => t.text) };
-      const blocked = o.blocked?.match(/at offset (\d+)$/);
-      if (blocked) entry.blocked = Number(blocked[1]);
+      const long = (marker as { long?: { scanned: number } }).long;
+      if (long) entry.long = long.scanned;
       out.push(entry);
     }
     return out;
@@ -280,29 +280,138 @@ export const neverSkipProperty = (scanMaxBytes: number) =>
   });
 
 /**
- * U6: a line longer than the scan limit blocks the cursor at its first byte, forever, with the
- * offset in the status; everything before it is reported exactly once.
+ * U6: a line longer than the scan limit is read on across checks (at most 2x the limit per
+ * check), classified whole when its newline arrives, and everything before and after it is
+ * reported exactly once, in order: the cursor never blocks and never skips.
  */
-export const blockProperty = fc.asyncProperty(
+export const longLineProperty = fc.asyncProperty(
   fc.array(taggedLine, { maxLength: 5 }),
   fc.integer({ min: 64, max: 160 }),
+  fc.integer({ min: 1, max: 12 }),
+  fc.boolean(),
   fc.array(taggedLine, { maxLength: 3 }),
-  async (before, limit, after) => {
+  async (before, limit, factor, hugeIsHuman, after) => {
     const fits = before.filter((l) => new TextEncoder().encode(`${l.line}\n`).length <= limit);
-    const huge = userLine('x'.repeat(limit));
+    const hugeText = 'x'.repeat(limit * factor);
+    const huge = hugeIsHuman ? userLine(hugeText) : JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: hugeText }] } });
     const lines = [...fits.map((l) => l.line), huge, ...after.map((l) => l.line)];
     const actions: ({ append: Uint8Array } | { check: true })[] = [];
     for (const c of chunked(lines, [17, 61, 133])) actions.push({ append: c }, { check: true });
-    for (let i = 0; i < fits.length + 3; i++) actions.push({ check: true });
+    for (let i = 0; i < fits.length + after.length + factor + 4; i++) actions.push({ check: true });
     const got = await runCursorScript(actions, limit);
-    const blockAt = fits.reduce((s, l) => s + new TextEncoder().encode(`${l.line}\n`).length, 0);
-    const last = got.at(-1)!;
-    if (last.blocked !== blockAt || last.offset !== blockAt) throw new Error(`expected a block at ${blockAt}, got ${JSON.stringify(last)}`);
+    if (JSON.stringify(got) !== JSON.stringify(modelCursor(actions, limit))) throw new Error(`adapter and model disagree: ${JSON.stringify(got)}`);
     const texts = got.flatMap((c) => c.humanTexts);
-    const expected = fits.filter((l) => l.human !== undefined).map((l) => l.human);
+    const expected = [...fits, ...(hugeIsHuman ? [{ line: huge, human: hugeText }] : []), ...after].filter((l) => l.human !== undefined).map((l) => l.human);
     if (JSON.stringify(texts) !== JSON.stringify(expected)) throw new Error(`turns ${JSON.stringify(texts)} != ${JSON.stringify(expected)}`);
-    if (got.some((c) => c.offset > blockAt)) throw new Error('cursor passed the blocked line');
-    if (JSON.stringify(got) !== JSON.stringify(modelCursor(actions, limit))) throw new Error('adapter and model disagree');
+    const total = new TextEncoder().encode(lines.map((l) => `${l}\n`).join('')).length;
+    if (got.at(-1)!.offset !== total) throw new Error(`cursor ended at ${got.at(-1)!.offset}, file has ${total} bytes`);
   },
 );
 
+// ---- whole transcripts mixing every record type (U4, U6) ----------------------------------------
+
+const MARKER_TEXTS = ['[Inter-session message] from agent:main:other: ', 'Continue this conversation using the OpenClaw transcript below. '];
+const NOT_TYPED = ['<', '[', 'This session is being continued', 'Caveat:', 'continue this conversation', 'Continue this conversation', '/'];
+const IMG = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'QUJD' } };
+
+/** Text a person types in these transcripts: no client form, no marker, no slash (commands are generated apart). */
+const typedText = humanText.filter((t) => !NOT_TYPED.some((p) => t.trimStart().startsWith(p)));
+
+type Rec = { tag: 'typed' | 'own' | 'not'; record: unknown; text?: string };
+
+const isoAt = (i: number) => new Date(T0 + i * 1000).toISOString();
+
+/** One record of any type, given own texts to echo. Tags say what a person did. */
+function recordArb(own: readonly string[]): fc.Arbitrary<Rec> {
+  const typedUser = (content: unknown, extra: Record<string, unknown>) => ({ type: 'user', isSidechain: false, message: { role: 'user', content }, timestamp: isoAt(1), ...extra });
+  const provenance = fc.constantFrom<Record<string, unknown>>({ origin: { kind: 'human' }, promptSource: 'typed' }, { promptSource: 'sdk' }, {});
+  const queued = (prompt: unknown, origin?: unknown) => ({ type: 'attachment', attachment: { type: 'queued_command', commandMode: 'prompt', prompt, ...(origin !== undefined && { origin }) }, timestamp: isoAt(2) });
+  const arbs: fc.Arbitrary<Rec>[] = [
+    fc.tuple(typedText, provenance).map(([t, p]) => ({ tag: 'typed', record: typedUser(t, p), text: t })),
+    fc.tuple(typedText, fc.boolean()).map(([t, blocks]) => ({ tag: 'typed', record: typedUser(blocks ? [{ type: 'text', text: t }, IMG] : [{ type: 'text', text: t }], { origin: { kind: 'human' } }), text: t })),
+    typedText.map((t) => ({ tag: 'typed', record: queued(t, { kind: 'human' }), text: t })),
+    fc.integer({ min: 2, max: 3 }).map((k) => ({ tag: 'typed', record: queued(Array.from({ length: k }, () => IMG), { kind: 'human' }), text: '' })),
+    fc.constantFrom('deploy', 'model').map((name) => ({ tag: 'typed', record: typedUser(`<command-message>${name}</command-message>\n<command-name>/${name}</command-name>\n<command-args>now</command-args>`, { origin: { kind: 'human' } }), text: `/${name} now` })),
+    // machine and meta records
+    fc.string({ maxLength: 20 }).map((t) => ({ tag: 'not', record: { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: t }] } } })),
+    fc.constant<Rec>({ tag: 'not', record: { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'ok' }] }, toolUseResult: { stdout: 'ok' } } }),
+    fc.tuple(typedText, fc.constantFrom<Record<string, unknown>>({}, { origin: { kind: 'task-notification' }, promptSource: 'system' })).map(([t, p]) => ({ tag: 'not', record: typedUser(`<task-notification><summary>${t}</summary></task-notification>`, p) })),
+    fc.tuple(typedText, fc.constantFrom('peer', 'cron', 'loop', 'coordinator')).map(([t, kind]) => ({ tag: 'not', record: typedUser(t, { origin: { kind } }) })),
+    typedText.map((t) => ({ tag: 'not', record: typedUser(t, { promptSource: 'system' }) })),
+    fc.tuple(typedText, fc.constantFrom(...MARKER_TEXTS)).map(([t, m]) => ({ tag: 'not', record: typedUser(`${m}${t}`, { origin: { kind: 'human' } }) })),
+    typedText.map((t) => ({ tag: 'not', record: typedUser(t, { isMeta: true }) })),
+    typedText.map((t) => ({ tag: 'not', record: typedUser(t, { isSidechain: true }) })),
+    typedText.map((t) => ({ tag: 'not', record: typedUser(t, { isCompactSummary: true, isVisibleInTranscriptOnly: true }) })),
+    typedText.map((t) => ({ tag: 'not', record: queued(t, { kind: 'peer' }) })),
+    fc.constant<Rec>({ tag: 'not', record: { type: 'attachment', attachment: { type: 'queued_command', commandMode: 'task-notification', prompt: '<task-notification/>' } } }),
+    fc.constantFrom<Rec>(
+      { tag: 'not', record: { type: 'system', subtype: 'compact_boundary' } },
+      { tag: 'not', record: { type: 'summary', summary: 's', leafUuid: 'x' } },
+      { tag: 'not', record: { type: 'file-history-snapshot', snapshot: {} } },
+      { tag: 'not', record: { type: 'attachment', attachment: { type: 'date', date: '2026-01-01' } } },
+      { tag: 'not', record: typedUser('<local-command-stdout>ok</local-command-stdout>', {}) },
+      { tag: 'not', record: typedUser('[Request interrupted by user]', {}) },
+      { tag: 'not', record: '' },
+      { tag: 'not', record: '{"type":"user","message":' },
+    ),
+  ];
+  if (own.length > 0) {
+    // Our own messages coming back, in every form a client writes them.
+    arbs.push(
+      fc.tuple(fc.constantFrom(...own), fc.nat(), provenance).map(([t, how, p]) => ({ tag: 'own', record: typedUser(perturb(t, how), p) })),
+      fc.constantFrom(...own).map((t) => ({ tag: 'own', record: queued(t, { kind: 'human' }) })),
+      fc.constant<Rec>({ tag: 'own', record: queued([IMG], { kind: 'human' }) }),
+    );
+  }
+  return fc.oneof(...arbs);
+}
+
+/**
+ * U4, U6: over generated transcripts mixing every record type, cut anywhere and read through the
+ * real adapter with a small scan limit (so long lines occur too), the counted human turns are
+ * exactly the turns a person typed, in order, and our own echoes never count.
+ */
+export const transcriptProperty = fc.asyncProperty(
+  fc.uniqueArray(typedText, { maxLength: 4, selector: (t) => t.normalize('NFC').replace(/\s+/gu, ' ').trim() }).chain((own) =>
+    fc.tuple(fc.constant(own), fc.array(recordArb(own), { minLength: 1, maxLength: 25 }), fc.array(fc.nat(), { maxLength: 8 }), fc.integer({ min: 96, max: 400 })),
+  ),
+  async ([own, records, cuts, scanMaxBytes]) => {
+    const norm = (t: string) => t.normalize('NFC').replace(/\s+/gu, ' ').trim();
+    const ownSet = new Set(own.map(norm));
+    // A person's text equal to one of ours is an echo by U4's definition; the generator avoids it.
+    const recs = records.filter((r) => r.tag !== 'typed' || !ownSet.has(norm(r.text!)));
+    const lines = recs.map((r) => (typeof r.record === 'string' ? r.record : JSON.stringify(r.record)));
+    const dir = mkdtempSync(join(tmpdir(), 'ssk-prop-tx-'));
+    try {
+      const path = join(dir, 't.jsonl');
+      writeFileSync(path, '');
+      const source = createClaudeJsonlSource({ scanMaxBytes, followCandidates: 0 });
+      const target = { hostId: 'gateway:local', threadId: 't', ref: { filePath: path } };
+      let marker = await source.baseline(target);
+      const monitorOwn: (string | { text: string; images: number })[] = [...own, { text: '', images: 1 }];
+      const echo = ownEchoSet(monitorOwn);
+      const counted: string[] = [];
+      let echoes = 0;
+      const check = async () => {
+        const o = await source.check({ ...target, marker });
+        if (o.status !== 'found') throw new Error(o.status);
+        marker = o.nextMarker;
+        for (const t of o.turns) {
+          if (isSelfEcho(t, echo)) echoes++;
+          else counted.push(t.text);
+        }
+      };
+      for (const c of chunked(lines, cuts)) {
+        appendFileSync(path, c);
+        await check();
+      }
+      for (let i = 0; i < lines.length * 4 + 4; i++) await check();
+      const typed = recs.filter((r) => r.tag === 'typed').map((r) => r.text!);
+      if (JSON.stringify(counted) !== JSON.stringify(typed)) throw new Error(`counted ${JSON.stringify(counted)}\ntyped   ${JSON.stringify(typed)}`);
+      const ownCount = recs.filter((r) => r.tag === 'own').length;
+      if (echoes !== ownCount) throw new Error(`echoes ${echoes} != own records ${ownCount}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

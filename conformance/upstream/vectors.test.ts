@@ -1,8 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classifyClaudeLine, normalizeUserText } from '../../src/core/upstream/index.js';
-import { createRemoteHistorySource } from '../../src/upstream/index.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { classifyClaudeLine, isSelfEcho, normalizeUserText, ownEchoSet } from '../../src/core/upstream/index.js';
+import { createClaudeJsonlSource, createCodexRolloutSource, createRemoteHistorySource } from '../../src/upstream/index.js';
+import { buildTranscripts } from './transcripts.js';
 import { runCursorScript, runEchoCase, runMissScript, runWatchScript } from './properties.js';
 import { buildUpstreamVectors, serializeVectors, type UpstreamVectorFiles } from './vectors.js';
 
@@ -14,6 +17,9 @@ describe('upstream vectors: no drift', () => {
     const built = serializeVectors(buildUpstreamVectors());
     expect(readdirSync(dir).filter((f) => f.endsWith('.json')).sort()).toEqual(Object.keys(built).sort());
     for (const [name, text] of Object.entries(built)) expect(readFileSync(join(dir, name), 'utf8'), name).toBe(text);
+    const transcripts = buildTranscripts().files;
+    expect(readdirSync(join(dir, 'transcripts')).map((f) => `transcripts/${f}`).sort()).toEqual(Object.keys(transcripts).sort());
+    for (const [name, text] of Object.entries(transcripts)) expect(readFileSync(join(dir, name), 'utf8'), name).toBe(text);
   });
 });
 
@@ -58,9 +64,38 @@ describe('upstream vectors: replay against the implementation', () => {
     }
   });
 
+  it('U6 U4 transcripts.json: Claude Code 2.x, Claude Code 1.x and Codex fixtures give their hand-counted human turns', async () => {
+    const cases = read('transcripts.json').cases;
+    expect(cases.map((c) => c.name)).toEqual(['claude-code-2x', 'claude-code-1x', 'codex-cli']);
+    const tmp = mkdtempSync(join(tmpdir(), 'ssk-fixtures-'));
+    try {
+      for (const c of cases) {
+        const path = join(tmp, `${c.name}.jsonl`);
+        writeFileSync(path, readFileSync(join(dir, c.file)));
+        const source = c.dialect === 'codex' ? createCodexRolloutSource() : createClaudeJsonlSource({ followCandidates: 0 });
+        const target = { hostId: 'gateway:local', threadId: c.name, ref: { filePath: path } };
+        const o = await source.check({ ...target, marker: { offset: 0, epoch: 0 } });
+        if (o.status !== 'found') throw new Error(`${c.name}: ${o.status}`);
+        const echo = ownEchoSet(c.own);
+        const human = o.turns.filter((t) => !isSelfEcho(t, echo));
+        expect(human.map((t) => t.text), c.name).toEqual(c.humanTexts);
+        expect(human.length, c.name).toBe(c.humanTurns);
+        expect(o.turns.length - human.length, c.name).toBe(c.ownEchoes);
+      }
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   it('U7 remote-history.json', async () => {
     for (const c of read('remote-history.json').cases) {
-      const source = createRemoteHistorySource({ fetchHistory: async ({ limit }) => c.items.slice(0, limit), window: c.window });
+      const source = createRemoteHistorySource({
+        fetchHistory: async ({ limit, before }) => {
+          const from = before === undefined ? 0 : c.items.findIndex((i) => (i as { uuid?: string }).uuid === before) + 1;
+          return c.items.slice(from, from + limit);
+        },
+        window: c.window,
+      });
       const o = await source.check({ hostId: 'node:n', threadId: 't', ref: {}, marker: c.marker });
       expect(o.status, c.name).toBe(c.expect.status);
       if (o.status !== 'found') continue;

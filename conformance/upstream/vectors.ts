@@ -6,6 +6,7 @@
  */
 import { chunked, modelCursor, modelEcho, modelMissStreak, modelNormalize, modelWatchGaps, userLine, type MissStep, type WatchGapResult, type WatchStep } from './model.js';
 import { mulberry32 } from '../../src/shared/prng.js';
+import { buildTranscripts, type TranscriptExpectation } from './transcripts.js';
 
 export const UPSTREAM_VECTOR_FORMAT = 'session-state-kit-upstream-vectors/1';
 
@@ -26,8 +27,9 @@ export interface UpstreamVectorFiles {
     format: string;
     rule: 'U6';
     description: string;
-    cases: { name: string; scanMaxBytes: number; actions: CursorAction[]; expect: { offset: number; humanTexts: string[]; blocked?: number }[] }[];
+    cases: { name: string; scanMaxBytes: number; actions: CursorAction[]; expect: { offset: number; humanTexts: string[]; long?: number }[] }[];
   };
+  'transcripts.json': { format: string; rule: 'U6'; description: string; cases: TranscriptExpectation[] };
   'remote-history.json': {
     format: string;
     rule: 'U7';
@@ -140,8 +142,22 @@ export function buildUpstreamVectors(): UpstreamVectorFiles {
         { line: userLine('<local-command-stdout>ok</local-command-stdout>'), human: false, reason: 'client-output' },
         { line: userLine('[Request interrupted by user]'), human: false, reason: 'client-output' },
         { line: userLine('   '), human: false, reason: 'no-text' },
-        { line: assistant('hello'), human: false, reason: 'not-user' },
-        { line: JSON.stringify({ type: 'summary', summary: 's' }), human: false, reason: 'not-user' },
+        { line: assistant('hello'), human: false, reason: 'assistant' },
+        { line: JSON.stringify({ type: 'summary', summary: 's' }), human: false, reason: 'record' },
+        // Claude Code 2.1+ provenance: origin.kind decides who; promptSource when origin is absent.
+        { line: cc2User('typed', { origin: { kind: 'human' }, promptSource: 'typed' }), human: true, text: 'typed' },
+        { line: cc2User('<task-notification><task-id>b1</task-id><status>completed</status></task-notification>', { origin: { kind: 'task-notification' }, promptSource: 'system' }), human: false, reason: 'origin' },
+        { line: cc2User('hello from another session', { origin: { kind: 'peer' } }), human: false, reason: 'origin' },
+        { line: cc2User('scheduled', { promptSource: 'system' }), human: false, reason: 'prompt-source' },
+        { line: cc2User('<task-notification><status>completed</status></task-notification>', {}), human: false, reason: 'task-notification' },
+        { line: cc2User('[Inter-session message] from agent:main:other: status?', { origin: { kind: 'human' } }), human: false, reason: 'not-person-marker' },
+        { line: cc2User('Continue this conversation using the OpenClaw transcript below.\n...', {}), human: false, reason: 'not-person-marker' },
+        { line: cc2User('<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>12</command-args>', { origin: { kind: 'human' } }), human: true, text: '/review 12' },
+        { line: queued('typed while busy', { kind: 'human' }), human: true, text: 'typed while busy' },
+        { line: queued([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }], { kind: 'human' }), human: true, text: '' },
+        { line: queued('a peer said this', { kind: 'peer' }), human: false, reason: 'origin' },
+        { line: JSON.stringify({ type: 'attachment', attachment: { type: 'queued_command', commandMode: 'task-notification', prompt: '<task-notification/>' } }), human: false, reason: 'queued-mode' },
+        { line: JSON.stringify({ type: 'attachment', attachment: { type: 'date', date: '2026-01-01' } }), human: false, reason: 'attachment' },
         { line: '{"type":"user"', human: false, reason: 'not-json' },
         { line: '   ', human: false, reason: 'blank' },
       ],
@@ -167,13 +183,20 @@ export function buildUpstreamVectors(): UpstreamVectorFiles {
         cursorCase('mixed lines, small scan limit', 160, mixed, 1, 2),
         cursorCase('mixed lines, check after every write', 400, mixed, 2, 1),
         cursorCase('multi-byte heavy', 200, [userLine('🎉🎉🎉 ✅✅ 日本語 ø'), userLine('ÿÿÿÿ'), assistant('🎉')], 3, 1),
-        cursorCase('line over the limit blocks', 140, [userLine('before'), userLine('x'.repeat(200)), userLine('after')], 4, 1),
+        cursorCase('line over the limit is read across checks', 140, [userLine('before'), userLine('x'.repeat(200)), userLine('after')], 4, 1),
       ],
+    },
+    'transcripts.json': {
+      format,
+      rule: 'U6',
+      description:
+        'Whole transcripts (files under transcripts/) read from offset 0 by the source adapter of their dialect; `own` are the messages our side sent. Expect the human turns a person typed (in order) and the own echoes, tagged by hand per record.',
+      cases: buildTranscripts().expectations,
     },
     'remote-history.json': {
       format,
       rule: 'U7',
-      description: 'One check of a paired-node thread: `items` newest first as the remote call returns them, `window` items classified.',
+      description: 'One check of a paired-node thread: `items` newest first as the whole history; the call answers pages of `window` items (`before`: older than that id); up to 4 pages per check.',
       cases: [
         {
           name: 'new items after the marker',
@@ -183,11 +206,18 @@ export function buildUpstreamVectors(): UpstreamVectorFiles {
           expect: { status: 'found', humanTexts: ['first', 'second'], nextMarker: { id: 'u3' }, missedOlder: false },
         },
         {
-          name: 'marker outside the window: burst partly missed',
+          name: 'marker beyond the first page: paged back, nothing missed',
           window: 2,
           marker: { id: 'a1' },
           items: [remoteUser('u3', 'c'), remoteUser('u2', 'b'), remoteUser('u1', 'a'), remoteAssistant('a1')],
-          expect: { status: 'found', humanTexts: ['b', 'c'], nextMarker: { id: 'u3' }, missedOlder: true },
+          expect: { status: 'found', humanTexts: ['a', 'b', 'c'], nextMarker: { id: 'u3' }, missedOlder: false },
+        },
+        {
+          name: 'marker deleted upstream: read back to the thread start, noted',
+          window: 2,
+          marker: { id: 'gone' },
+          items: [remoteUser('u3', 'c'), remoteUser('u2', 'b'), remoteUser('u1', 'a')],
+          expect: { status: 'found', humanTexts: ['a', 'b', 'c'], nextMarker: { id: 'u3' }, missedOlder: true },
         },
         { name: 'nothing new', window: 50, marker: { id: 'u1' }, items: [remoteUser('u1', 'x')], expect: { status: 'found', humanTexts: [], nextMarker: { id: 'u1' }, missedOlder: false } },
         { name: 'empty answer is inconclusive, never missing', window: 50, marker: { id: 'u1' }, items: [], expect: { status: 'inconclusive' } },
@@ -195,6 +225,14 @@ export function buildUpstreamVectors(): UpstreamVectorFiles {
       ],
     },
   };
+}
+
+function cc2User(text: string, provenance: Record<string, unknown>): string {
+  return JSON.stringify({ parentUuid: 'p', isSidechain: false, type: 'user', message: { role: 'user', content: text }, uuid: 'u', timestamp: '2026-01-01T00:00:00.000Z', ...provenance, userType: 'external', sessionId: 's', version: '2.1.0' });
+}
+
+function queued(prompt: unknown, origin: Record<string, unknown>): string {
+  return JSON.stringify({ type: 'attachment', attachment: { type: 'queued_command', commandMode: 'prompt', prompt, origin }, uuid: 'q', timestamp: '2026-01-01T00:00:00.000Z', sessionId: 's', version: '2.1.0' });
 }
 
 function renameEcho(m: { human: number; echo: number }) {

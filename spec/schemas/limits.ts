@@ -27,9 +27,9 @@ export const LIMITS = {
   selfEchoWindow: 10,
   /** U2: consecutive missing checks before upstream_missing. */
   upstreamMissLimit: 3,
-  /** U6: most bytes one JSONL scan reads per tick. */
+  /** U6: bytes one JSONL scan reads per tick (twice that while a longer line is read on). */
   upstreamScanMaxBytes: 1024 * 1024,
-  /** U7: paired-node history items classified per tick. */
+  /** U7: paired-node history items per page (a check reads up to 4 pages). */
   remoteHistoryWindow: 50,
 } as const;
 

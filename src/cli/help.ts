@@ -110,3 +110,25 @@ export function inspectHelpFor(argv: readonly string[]): string {
   const sub = [positionals[1], positionals[0]].find((s): s is Subcommand => s !== undefined && (SUBCOMMANDS as readonly string[]).includes(s));
   return sub ? INSPECT_HELP[sub] : INSPECT_USAGE;
 }
+
+export const UPSTREAM_USAGE = `session-state-kit upstream scan <transcript.jsonl> [--dialect auto|claude|codex] [--own <text>]... [--json]
+
+How the upstream monitor (PROTOCOL.md section 9, U4 and U6) classifies every line of a real
+transcript, and why: a Claude Code session file (~/.claude/projects/<project>/<id>.jsonl) or a
+Codex CLI rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl). One line of output per record:
+
+  human      a person typed it: it would count as a human turn
+  own echo   human-shaped, but equal to a message our side sent (--own, U4): not counted
+  machine    written by a program: assistant, tool results, task notifications, other sessions,
+             scheduled prompts, runtime wrappers (the not-a-person markers)
+  meta       bookkeeping: meta and compaction records, titles, snapshots, blank or broken lines
+  waiting    bytes after the last newline: a line still being written, classified once complete
+
+The file is read in 1 MiB pieces; lines longer than that go through the same bounded long-line
+reader as the monitor. Nothing is written.
+
+  --dialect <d>   claude or codex (default auto: codex when the first record is a Codex envelope)
+  --own <text>    a message our side sent, for the self-echo column (repeatable; image-only: "")
+  --json          one JSON object per line, then {"summary": ...}
+
+${EXIT_CODES_HELP}`;

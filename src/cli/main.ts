@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { CliError, EXIT, EXIT_CODES_HELP, formatCliError, processIo, UsageError, type Io } from './io.js';
 import { wantsHelp } from './args.js';
-import { DEMO_USAGE, inspectHelpFor } from './help.js';
+import { DEMO_USAGE, UPSTREAM_USAGE, inspectHelpFor } from './help.js';
 import { needsSqlite } from './load-sqlite.js';
 
 /**
@@ -18,13 +18,14 @@ Commands:
   bench         run the benchmarks (from a checkout of the repository)
   mcp           MCP server on stdio: session tools and notice resources for agents
   hook          agent hooks (claude-code): record a person's turn, hand the session its notices
+  upstream scan show how the upstream monitor classifies each line of a transcript, and why
   help [cmd]    show this help, or a command's
 
 Run "session-state-kit <command> --help" for a command's options.
 
 ${EXIT_CODES_HELP}`;
 
-const COMMANDS = ['demo', 'inspect', 'conformance', 'bench', 'mcp', 'hook', 'help'] as const;
+const COMMANDS = ['demo', 'inspect', 'conformance', 'bench', 'mcp', 'hook', 'upstream', 'help'] as const;
 
 async function commandHelp(command: string, io: Io): Promise<number> {
   switch (command) {
@@ -34,6 +35,7 @@ async function commandHelp(command: string, io: Io): Promise<number> {
     case 'bench':
     case 'mcp':
     case 'hook':
+    case 'upstream':
       // Each command prints its own help, so the text lives in one place.
       return main([command, '--help'], io);
     default:
@@ -64,6 +66,9 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
         return await (await import('./mcp.js')).mcpCommand(rest, io);
       case 'hook':
         return await (await import('./hook.js')).hookCommand(rest, io);
+      case 'upstream':
+        if (wantsHelp(rest)) return (io.out(UPSTREAM_USAGE), EXIT.ok);
+        return await (await import('./upstream-scan.js')).upstreamCommand(rest, io);
       case 'help':
         if (rest[0] !== undefined) return await commandHelp(rest[0], io);
         io.out(USAGE);

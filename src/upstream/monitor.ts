@@ -14,6 +14,7 @@ import {
   type LinkState,
   type MonitorConfig,
   type Observation,
+  type OwnMessage,
   type UpstreamLink,
 } from '../core/upstream/index.js';
 import { consoleLogger, type Logger } from '../shared/logger.js';
@@ -31,7 +32,7 @@ export interface UpstreamMonitorOptions extends Partial<MonitorConfig> {
   /** Links, markers and miss counts; default in memory. */
   links?: UpstreamLinkStore;
   /** U4: the session's user messages sent from our side, oldest first. Default: what was passed to noteOwnUserMessage. */
-  ownTexts?: (sessionKey: string, agentId: string) => MaybePromise<readonly string[]>;
+  ownTexts?: (sessionKey: string, agentId: string) => MaybePromise<readonly OwnMessage[]>;
   /**
    * U5, U8: whether anyone watches the session. Unwatched links are still checked (U2 keeps
    * working), but activity found then is passed over: the marker moves past it and nothing is
@@ -89,7 +90,7 @@ export interface UpstreamMonitor {
   /** Removes a session's link (e.g. when the session is deleted, R51). */
   unlink(sessionKey: string, agentId: string): Promise<boolean>;
   /** U4: record a user message sent upstream from our side (default ownTexts only). */
-  noteOwnUserMessage(sessionKey: string, agentId: string, text: string): void;
+  noteOwnUserMessage(sessionKey: string, agentId: string, text: OwnMessage): void;
   /** U8: one check of every link, now. Joins a tick already running; after stop() it checks nothing until start(). */
   tick(): Promise<TickReport>;
   /** U9: every link's state, ordered like checks. */
@@ -98,6 +99,8 @@ export interface UpstreamMonitor {
   start(): void;
   /** Stops the timers and aborts a running check. */
   stop(): void;
+  /** Log calls whose injected logger threw (swallowed, U8). */
+  droppedLogs(): number;
 }
 
 const tokenOf = (link: UpstreamLink): LinkToken => ({ serial: link.serial, revision: link.revision });
@@ -157,6 +160,21 @@ async function bounded<T>(fn: (signal: AbortSignal) => Promise<T>, timeoutMs: nu
 }
 
 /**
+ * U8, R9: a logger that throws must never make a check, a tick or a Continue throw: every call
+ * goes through this guard, which swallows the logger's failure and counts it (`droppedLogs`).
+ */
+function guardLogger(inner: Logger, onDrop: () => void): Logger {
+  const call = (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => {
+    try {
+      inner[level](message, details);
+    } catch {
+      onDrop();
+    }
+  };
+  return { warn: (m, d) => call('warn', m, d), error: (m, d) => call('error', m, d) };
+}
+
+/**
  * The upstream monitor driver (PROTOCOL.md section 9). It owns no rules: the core decides
  * (planCheck, createLink, refreshLink); this file does the awaiting, the compare-and-set writes
  * and the isolation between links.
@@ -168,7 +186,8 @@ export function createUpstreamMonitor(options: UpstreamMonitorOptions): Upstream
     ...(options.checkTimeoutMs !== undefined && { checkTimeoutMs: options.checkTimeoutMs }),
   });
   const links = options.links ?? createMemoryLinkStore();
-  const logger = options.logger ?? consoleLogger;
+  let droppedLogs = 0;
+  const logger = guardLogger(options.logger ?? consoleLogger, () => droppedLogs++);
   const ownLog = new OwnTextLog();
   const ownTexts = options.ownTexts ?? ((k: string, a: string) => ownLog.recent(k, a));
   const sources = new Map<string, UpstreamSource>();
@@ -268,7 +287,7 @@ export function createUpstreamMonitor(options: UpstreamMonitorOptions): Upstream
       return;
     }
     const ownAfter = await ownTexts(link.sessionKey, link.agentId);
-    if (ownAfter.length !== own.length || ownAfter.some((t, i) => t !== own[i])) {
+    if (ownAfter.length !== own.length || ownAfter.some((t, i) => JSON.stringify(t) !== JSON.stringify(own[i]))) {
       report.skipped.push({ ...id, reason: 'own-texts-changed' });
       return;
     }
@@ -385,6 +404,7 @@ export function createUpstreamMonitor(options: UpstreamMonitorOptions): Upstream
       }, config.firstDelayMs);
       firstTimer.unref?.();
     },
+    droppedLogs: () => droppedLogs,
     stop() {
       if (firstTimer) clearTimeout(firstTimer);
       if (intervalTimer) clearInterval(intervalTimer);

@@ -1,5 +1,6 @@
 import { LIMITS } from '../../spec/index.js';
 import { identityKey } from '../core/index.js';
+import type { OwnMessage } from '../core/upstream/index.js';
 
 /**
  * U4: the last user messages a session sent upstream from our side, for the echo comparison.
@@ -7,11 +8,11 @@ import { identityKey } from '../core/index.js';
  * survives restarts); this in-memory log is the default and forgets on restart.
  */
 export class OwnTextLog {
-  private readonly bySession = new Map<string, string[]>();
+  private readonly bySession = new Map<string, OwnMessage[]>();
 
   constructor(private readonly window: number = LIMITS.selfEchoWindow) {}
 
-  note(sessionKey: string, agentId: string, text: string): void {
+  note(sessionKey: string, agentId: string, text: OwnMessage): void {
     const id = identityKey(sessionKey, agentId);
     const list = this.bySession.get(id) ?? [];
     list.push(text);
@@ -19,7 +20,7 @@ export class OwnTextLog {
     this.bySession.set(id, list);
   }
 
-  recent(sessionKey: string, agentId: string): string[] {
+  recent(sessionKey: string, agentId: string): OwnMessage[] {
     return [...(this.bySession.get(identityKey(sessionKey, agentId)) ?? [])];
   }
 

@@ -1,29 +1,38 @@
 import { LIMITS } from '../../spec/index.js';
-import { observeRemoteHistory, parseRemoteMarker, remoteBaseline, type Observation } from '../core/upstream/index.js';
+import { DEFAULT_REMOTE_PAGES, createRemotePager, parseRemoteMarker, remoteBaseline, type NotPersonMarker, type Observation } from '../core/upstream/index.js';
 import type { SourceTarget, UpstreamSource } from './types.js';
 
 /**
- * U7: the paired node's history call, injected by the runtime: the newest `limit` items of the
- * thread, newest first, shaped like transcript entries. It throws on any failure; it has no way
- * to say "this thread is definitively gone", so remote sources never report missing.
+ * U7: the paired node's history call, injected by the runtime: at most `limit` items of the
+ * thread, newest first, shaped like transcript entries; with `before`, only items older than the
+ * item with that id (paging back). It throws on any failure; it has no way to say "this thread
+ * is definitively gone", so remote sources never report missing.
  */
-export type RemoteHistoryCall = (request: SourceTarget & { limit: number }, signal?: AbortSignal) => Promise<readonly unknown[]>;
+export type RemoteHistoryCall = (request: SourceTarget & { limit: number; before?: string }, signal?: AbortSignal) => Promise<readonly unknown[]>;
 
 export interface RemoteHistorySourceOptions {
   fetchHistory: RemoteHistoryCall;
   /** Link kind this adapter serves; default `claude-remote`. */
   kind?: string;
-  /** U7: items classified per check; LIMITS.remoteHistoryWindow (50). */
+  /** U7: items per page; LIMITS.remoteHistoryWindow (50). */
   window?: number;
+  /** U7: pages read per check (default 4); a larger burst is resumed on the next check. */
+  maxPages?: number;
+  /** U6: runtime-injected text forms that are not a person. */
+  notPersonMarkers?: readonly NotPersonMarker[];
 }
 
 export function createRemoteHistorySource(options: RemoteHistorySourceOptions): UpstreamSource {
   const kind = options.kind ?? 'claude-remote';
   const window = options.window ?? LIMITS.remoteHistoryWindow;
+  const maxPages = options.maxPages ?? DEFAULT_REMOTE_PAGES;
   if (!Number.isSafeInteger(window) || window < 1) throw new RangeError('window must be a positive integer');
+  if (!Number.isSafeInteger(maxPages) || maxPages < 1) throw new RangeError('maxPages must be a positive integer');
+  const classify = options.notPersonMarkers ? { notPersonMarkers: options.notPersonMarkers } : {};
 
-  async function fetchItems(target: SourceTarget, signal?: AbortSignal): Promise<readonly unknown[] | undefined> {
-    const items = await options.fetchHistory({ hostId: target.hostId, threadId: target.threadId, ref: target.ref, limit: window }, signal);
+  async function fetchItems(target: SourceTarget, signal?: AbortSignal, before?: string): Promise<readonly unknown[] | undefined> {
+    const request = { hostId: target.hostId, threadId: target.threadId, ref: target.ref, limit: window, ...(before !== undefined && { before }) };
+    const items = await options.fetchHistory(request, signal);
     return Array.isArray(items) ? items : undefined;
   }
 
@@ -38,9 +47,14 @@ export function createRemoteHistorySource(options: RemoteHistorySourceOptions): 
     async check(target, signal): Promise<Observation> {
       const marker = parseRemoteMarker(target.marker);
       if (!marker) return { status: 'inconclusive', detail: 'stored marker is not a remote history marker' };
-      const items = await fetchItems(target, signal);
-      if (items === undefined) return { status: 'inconclusive', detail: 'remote history answer is not a list' };
-      return observeRemoteHistory(marker, items, window);
+      const pager = createRemotePager(marker, window, maxPages, classify);
+      for (let req = pager.next(); req; req = pager.next()) {
+        signal?.throwIfAborted();
+        const items = await fetchItems(target, signal, req.before);
+        if (items === undefined) return { status: 'inconclusive', detail: 'remote history answer is not a list' };
+        pager.accept(items);
+      }
+      return pager.observation();
     },
   };
 }

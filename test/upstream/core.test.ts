@@ -122,20 +122,20 @@ describe('U1/U3 links', () => {
 });
 
 describe('planCheck (U2, U4, U5)', () => {
-  it('U5 human turns become one record: actor human, channel, turns only when > 1, upstream time, onlyIfWatched', () => {
+  it('U5 human turns become one record: actor human, channel in the summary, payload {turns} only when > 1 (production shape), upstream time, onlyIfWatched', () => {
     const l = link();
     const one = planCheck(l, found(['hello']), { now: T0, ownTexts: [] });
     expect(one.action).toBe('record');
     if (one.action !== 'record') return;
     assertSchema(RecordInput, one.record);
-    expect(one.record).toMatchObject({ kind: 'human_direct_message', actorType: 'human', summary: 'human message via claude', payload: { channel: 'claude' }, occurredAt: T0 - 1000, onlyIfWatched: true });
-    expect(one.record.payload).toEqual({ channel: 'claude' });
+    expect(one.record).toMatchObject({ kind: 'human_direct_message', actorType: 'human', summary: 'human message via claude', occurredAt: T0 - 1000, onlyIfWatched: true });
+    expect('payload' in one.record).toBe(false);
     expect(one.onRecorded?.marker).toEqual({ offset: 100, epoch: 0 });
     expect(one.onFailed.marker).toEqual(l.marker);
     expect(one.onFailed.status).toBe('record-pending');
 
     const three = planCheck(l, found(['a', 'b', 'c']), { now: T0, ownTexts: [] });
-    expect(three.action === 'record' && three.record.payload).toEqual({ channel: 'claude', turns: 3 });
+    expect(three.action === 'record' && three.record.payload).toEqual({ turns: 3 });
     expect(three.action === 'record' && three.record.occurredAt).toBe(T0 - 998);
   });
 
@@ -153,7 +153,7 @@ describe('planCheck (U2, U4, U5)', () => {
     expect(p).toMatchObject({ action: 'write', humanTurns: 0, echoTurns: 1 });
     expect(p.action === 'write' && p.next.marker).toEqual({ offset: 100, epoch: 0 });
     const mixed = planCheck(link(), found(['please continue', 'a real person']), { now: T0, ownTexts: ['please continue'] });
-    expect(mixed.action === 'record' && mixed.record.payload).toEqual({ channel: 'claude' });
+    expect(mixed.action === 'record' && 'payload' in mixed.record).toBe(false);
   });
 
   it('U2 misses count to the limit, inconclusive neither counts nor resets, found resets', () => {
@@ -176,7 +176,7 @@ describe('planCheck (U2, U4, U5)', () => {
     expect(third.action).toBe('record');
     if (third.action !== 'record') return;
     assertSchema(RecordInput, third.record);
-    expect(third.record).toMatchObject({ kind: 'upstream_missing', actorType: 'system', payload: { channel: 'claude' }, dedupeKey: missingDedupeKey(l) });
+    expect(third.record).toMatchObject({ kind: 'upstream_missing', actorType: 'system', summary: 'upstream missing via claude', payload: { channel: 'claude' }, dedupeKey: missingDedupeKey(l) });
     expect('onlyIfWatched' in third.record).toBe(false);
     expect(third.onRecorded).toBeNull();
     expect(third.onFailed.missCount).toBe(LIMITS.upstreamMissLimit - 1);

@@ -114,7 +114,8 @@ describe('done-when: upstream monitoring of a transcript written by another proc
     await send({ op: 'append', hex: hex(typed.subarray(cut)) });
     await tick();
     const first = events();
-    expect(first).toMatchObject([{ kind: 'human_direct_message', actorType: 'human', summary: 'human message via claude', payload: { channel: 'claude' } }]);
+    expect(first).toMatchObject([{ kind: 'human_direct_message', actorType: 'human', summary: 'human message via claude' }]);
+    expect(first[0]!.payload).toBeUndefined(); // U5 production shape: one turn, no payload
     for (const w of [COORD, PARENT]) {
       expect(store.pendingNotices(w)).toEqual([expect.objectContaining({ targetSessionKey: TARGET, lastSeenSequence: 0, text: noticeText(TARGET, 0) })]);
     }

@@ -60,7 +60,7 @@ describe('U6 classification of Claude Code transcript lines', () => {
     ].map((l) => classifyClaudeLine(l));
     expect(reasons.every((r) => !r.human)).toBe(true);
     expect(reasons.map((r) => (r.human ? 'human' : r.reason))).toEqual([
-      'tool-result', 'meta', 'sidechain', 'not-user', 'not-user', 'compact-summary', 'client-output', 'client-output', 'client-output', 'no-text', 'not-json', 'not-json', 'blank', 'not-user',
+      'tool-result', 'meta', 'sidechain', 'assistant', 'record', 'compact-summary', 'client-output', 'client-output', 'client-output', 'no-text', 'not-json', 'not-json', 'blank', 'record',
     ]);
   });
 
@@ -126,34 +126,48 @@ describe('U6 local JSONL source on real files', () => {
     expect(seen).toEqual(lines.map((_, i) => `turn number ${i}`));
   });
 
-  it('a line over the limit blocks the cursor with an operator-readable status, forever', async () => {
+  it('U6 a line over the limit is read on across checks (at most 2x the limit each) and classified whole; lines after it follow', async () => {
     const p = freshPath();
     writeFileSync(p, '');
     const c = cursor(p, 256);
     await c.baseline();
     appendLines(p, [line.human('before')]);
     const start = Buffer.byteLength(`${line.human('before')}\n`);
-    appendLines(p, [line.human('x'.repeat(400)), line.human('after')]);
+    appendLines(p, [line.human('x'.repeat(1500)), line.human('after')]);
     expect(texts(await c.check())).toEqual(['before']);
-    for (let i = 0; i < 3; i++) {
-      const o = await c.check();
-      expect(o).toMatchObject({ status: 'found', turns: [], blocked: `blocked: line exceeds 256 bytes at offset ${start}` });
-      expect(c.marker.offset).toBe(start);
-      appendLines(p, [line.human(`more ${i}`)]);
-    }
+    const o = await c.check();
+    expect(o).toMatchObject({ status: 'found', turns: [], note: `reading a line longer than 256 bytes at offset ${start}: 256 bytes so far` });
+    expect(o.status === 'found' && o.blocked).toBeUndefined();
+    expect(c.marker).toMatchObject({ offset: start, long: { scanned: 256 } });
+    const seen: string[] = [];
+    for (let i = 0; i < 4 && seen.length < 2; i++) seen.push(...(texts(await c.check()) as string[]));
+    expect(seen).toEqual(['x'.repeat(1500), 'after']);
   });
 
-  it('the default limit is 1 MiB: a 1 MiB line blocks with "line exceeds 1 MiB at offset N"', async () => {
+  it('U6 a 20 MiB line followed by a typed prompt: the prompt is reported within a bounded number of checks, memory bounded', async () => {
     const p = freshPath();
     writeFileSync(p, '');
     const c = cursor(p);
     await c.baseline();
-    appendLines(p, [line.human('small')]);
-    const at = Buffer.byteLength(`${line.human('small')}\n`);
-    appendLines(p, [line.human('y'.repeat(LIMITS.upstreamScanMaxBytes))]);
-    expect(texts(await c.check())).toEqual(['small']);
-    expect(await c.check()).toMatchObject({ blocked: `blocked: line exceeds 1 MiB at offset ${at}` });
-    // A line of exactly the limit (newline included) still fits.
+    const image = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image', source: { type: 'base64', data: 'A'.repeat(20 * 1024 * 1024) } }] }] }, toolUseResult: {} });
+    appendLines(p, [image, line.human('typed after the screenshot')]);
+    const M = LIMITS.upstreamScanMaxBytes;
+    const bound = Math.ceil((Buffer.byteLength(image) - M) / (2 * M)) + 2; // one normal read, then 2 MiB per check
+    const seen: string[] = [];
+    let checks = 0;
+    while (seen.length === 0 && checks < bound + 5) {
+      const before = c.marker.offset + (c.marker as { long?: { scanned: number } }).long?.scanned!;
+      const o = await c.check();
+      checks++;
+      seen.push(...(texts(o) as string[]));
+      const after = c.marker.offset + ((c.marker as { long?: { scanned: number } }).long?.scanned ?? 0);
+      if (!Number.isNaN(before)) expect(after - before).toBeLessThanOrEqual(2 * M);
+    }
+    expect(seen).toEqual(['typed after the screenshot']);
+    expect(checks).toBeLessThanOrEqual(bound);
+  });
+
+  it('U6 the default limit is 1 MiB: a line of exactly the limit still fits in one read', async () => {
     const q = freshPath();
     writeFileSync(q, '');
     const d = cursor(q);
@@ -208,5 +222,31 @@ describe('U6 local JSONL source on real files', () => {
     await expect(source.baseline(target(join(dir, 'nope.jsonl')))).rejects.toThrow(/not found/);
     expect(await source.check({ ...target(p), marker: 'junk' })).toMatchObject({ status: 'inconclusive' });
     await expect(source.check({ ...target(join(p, 'x')), marker: jsonlMarkerJson({ offset: 0, epoch: 0 }) })).resolves.toMatchObject({ status: 'missing' });
+  });
+});
+
+describe('U6 long lines across a restart', () => {
+  it('U6 a long line whose reader was lost (a restart) is read again from its start: never skipped', async () => {
+    const p = freshPath();
+    writeFileSync(p, '');
+    const first = createClaudeJsonlSource({ scanMaxBytes: 128 });
+    const target = { hostId: 'gateway:local', threadId: 't', ref: { filePath: p } };
+    let marker: JsonValue = await first.baseline(target);
+    appendLines(p, [line.human('y'.repeat(700)), line.human('next')]);
+    for (let i = 0; i < 2; i++) {
+      const o = await first.check({ ...target, marker });
+      if (o.status === 'found') marker = o.nextMarker;
+    }
+    expect(marker).toMatchObject({ offset: 0, long: { scanned: 384 } });
+    const restarted = createClaudeJsonlSource({ scanMaxBytes: 128 }); // no reader in memory
+    const seen: string[] = [];
+    for (let i = 0; i < 8 && seen.length < 2; i++) {
+      const o = await restarted.check({ ...target, marker });
+      if (o.status !== 'found') throw new Error(o.status);
+      if (i === 0) expect(o.nextMarker).toMatchObject({ offset: 0, long: { scanned: 128 } }); // started over at the line
+      seen.push(...o.turns.map((t) => t.text));
+      marker = o.nextMarker;
+    }
+    expect(seen).toEqual(['y'.repeat(700), 'next']);
   });
 });

@@ -60,7 +60,8 @@ describe('upstream monitor: human activity (U5)', () => {
     s.fake.script.push(s.fake.human('hi there'));
     const r = await s.tick();
     expect(r.recorded).toHaveLength(1);
-    expect(s.events()).toMatchObject([{ kind: 'human_direct_message', actorType: 'human', summary: 'human message via claude', payload: { channel: 'claude' }, occurredAt: T0 - 500 }]);
+    expect(s.events()).toMatchObject([{ kind: 'human_direct_message', actorType: 'human', summary: 'human message via claude', occurredAt: T0 - 500 }]);
+    expect(s.events()[0]!.payload).toBeUndefined();
     expect(s.store.pendingNotices(COORD)).toHaveLength(1);
     await s.tick();
     expect(s.fake.markers).toEqual([{ pos: 0 }, { pos: 1 }]); // the second check starts from the advanced marker
@@ -75,7 +76,7 @@ describe('upstream monitor: human activity (U5)', () => {
     s.store.watch({ watcherSessionKey: COORD, targetSessionKey: TARGET, agentId: A });
     s.fake.script.push(s.fake.human(...Array.from({ length: 20 }, (_, i) => `turn ${i}`)));
     await s.tick();
-    expect(s.events()).toMatchObject([{ payload: { channel: 'claude', turns: 20 } }]);
+    expect(s.events()).toMatchObject([{ payload: { turns: 20 } }]);
     expect(s.store.pendingNotices(COORD)).toHaveLength(1);
   });
 
@@ -143,6 +144,23 @@ describe('upstream monitor: human activity (U5)', () => {
     expect(logger.entries.some((e) => e.message.includes('record failed'))).toBe(true);
   });
 
+  it('U9 U8 R9 a throwing logger never makes a check, a tick or a Continue throw (swallowed and counted)', async () => {
+    const s = setup();
+    const broken: SessionStateStore = { ...s.store, record: () => Promise.reject(new Error('db locked')) } as never;
+    const throwing = { warn: () => { throw new Error('logger down'); }, error: () => { throw new Error('logger down'); } };
+    let failLinks = false;
+    const links = { ...s.links, list: () => (failLinks ? Promise.reject(new Error('links down')) : s.links.list()), get: s.links.get.bind(s.links), compareAndSet: s.links.compareAndSet.bind(s.links), nextSerial: s.links.nextSerial.bind(s.links) };
+    const monitor = createUpstreamMonitor({ store: broken, links, now: s.clock.now, logger: throwing, sources: [s.fake.source] });
+    await monitor.continueSession(s.link());
+    s.fake.script.push(s.fake.human('x'));
+    await expect(monitor.tick()).resolves.toMatchObject({ checked: 1, recorded: [] }); // record failed, logger threw
+    expect((await monitor.status())[0]).toMatchObject({ state: 'record-pending', marker: { pos: 0 } });
+    failLinks = true;
+    await expect(monitor.tick()).resolves.toMatchObject({ checked: 0 }); // listing failed, logger threw
+    await expect(monitor.continueSession(s.link({ threadId: 'other' }))).resolves.toMatchObject({ linked: false, reason: 'storage-error' });
+    expect(monitor.droppedLogs()).toBe(3);
+  });
+
   it('R6: a skewed upstream time is clamped by the store; bookkeeping uses the monitor clock', async () => {
     const s = setup();
     await s.monitor.continueSession(s.link());
@@ -168,7 +186,7 @@ describe('upstream monitor: missing sources (U2)', () => {
     expect(third.removed).toEqual([{ sessionKey: TARGET, agentId: A }]);
     await s.tick();
     expect(s.fake.markers).toHaveLength(3);
-    expect(s.events()).toMatchObject([{ kind: 'upstream_missing', actorType: 'system', payload: { channel: 'claude' } }]);
+    expect(s.events()).toMatchObject([{ kind: 'upstream_missing', actorType: 'system', summary: 'upstream missing via claude', payload: { channel: 'claude' } }]);
     expect(s.store.pendingNotices(COORD)).toHaveLength(1);
     expect(await s.monitor.status()).toEqual([]);
   });
@@ -331,16 +349,17 @@ describe('upstream monitor: scope, isolation and status (U1, U8, U9)', () => {
     expect(s.events()).toEqual([]);
   });
 
-  it('U9: a blocked cursor is visible in status()', async () => {
+  it('U9: a long line being read is visible in status() (state ok, with the progress)', async () => {
     const p = freshPath();
     writeFileSync(p, '');
     const clock = fakeClock();
     const store = createMemoryStore({ now: clock.now });
     const monitor = createUpstreamMonitor({ store, now: clock.now, logger: memoryLogger(), sources: [createClaudeJsonlSource({ scanMaxBytes: 128 })] });
     await monitor.continueSession(continueInput(p));
+    store.watch({ watcherSessionKey: COORD, targetSessionKey: TARGET, agentId: A });
     appendLines(p, [line.human('q'.repeat(300))]);
     await monitor.tick();
-    expect((await monitor.status())[0]).toMatchObject({ state: 'blocked', detail: 'blocked: line exceeds 128 bytes at offset 0', marker: { offset: 0 } });
+    expect((await monitor.status())[0]).toMatchObject({ state: 'ok', detail: 'reading a line longer than 128 bytes at offset 0: 128 bytes so far', marker: { offset: 0, long: { scanned: 128 } } });
     unlinkSync(p);
     await monitor.tick();
     expect((await monitor.status())[0]).toMatchObject({ state: 'missing', missCount: 1 });

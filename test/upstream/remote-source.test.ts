@@ -10,11 +10,14 @@ const assistant = (id: string) => ({ uuid: id, type: 'assistant', message: { rol
 function thread() {
   const items: unknown[] = [];
   const calls: number[] = [];
-  const call: RemoteHistoryCall = async ({ limit }) => {
+  const befores: (string | undefined)[] = [];
+  const call: RemoteHistoryCall = async ({ limit, before }) => {
     calls.push(limit);
-    return items.slice(-limit).reverse();
+    befores.push(before);
+    const end = before === undefined ? items.length : items.findIndex((i) => (i as { uuid: string }).uuid === before);
+    return items.slice(Math.max(0, end - limit), end).reverse();
   };
-  return { items, calls, call };
+  return { items, calls, befores, call };
 }
 
 describe('U7 paired-node history source', () => {
@@ -31,15 +34,56 @@ describe('U7 paired-node history source', () => {
     expect(t.calls).toEqual([LIMITS.remoteHistoryWindow, LIMITS.remoteHistoryWindow]);
   });
 
-  it('bursts larger than the window are partly missed (documented), with a note', async () => {
+  it('U7 a burst larger than a page is paged back until the marker is found: nothing missed', async () => {
     const t = thread();
     t.items.push(assistant('a0'));
     const source = createRemoteHistorySource({ fetchHistory: t.call, window: 5 });
     const marker = await source.baseline(target);
     for (let i = 1; i <= 8; i++) t.items.push(user(`u${i}`, `m${i}`));
     const o = await source.check({ ...target, marker });
+    expect(o.status === 'found' && o.turns.map((x) => x.text)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8']);
+    expect(o).toMatchObject({ nextMarker: { id: 'u8' }, position: 'u8' });
+    expect(o.status === 'found' && o.note).toBeUndefined();
+    expect(t.befores.slice(1)).toEqual([undefined, 'u4']);
+  });
+
+  it('U7 a history call that ignores `before` (one-page protocol) is not double-counted: one page, a note', async () => {
+    const items: unknown[] = [assistant('a0')];
+    for (let i = 1; i <= 8; i++) items.push(user(`u${i}`, `m${i}`));
+    const source = createRemoteHistorySource({ fetchHistory: async ({ limit }) => items.slice(-limit).reverse(), window: 5 });
+    const o = await source.check({ ...target, marker: { id: 'a0' } });
     expect(o.status === 'found' && o.turns.map((x) => x.text)).toEqual(['m4', 'm5', 'm6', 'm7', 'm8']);
-    expect(o.status === 'found' && o.note).toMatch(/older items may have been missed/);
+    expect(o).toMatchObject({ nextMarker: { id: 'u8' }, note: expect.stringMatching(/ignores `before`/) });
+  });
+
+  it('U7 a 500-item burst: bounded pages per check, resumed on the next checks, every turn reported once', async () => {
+    const t = thread();
+    t.items.push(assistant('a0'));
+    const source = createRemoteHistorySource({ fetchHistory: t.call }); // 50 per page, 4 pages per check
+    let marker = await source.baseline(target);
+    for (let i = 1; i <= 500; i++) t.items.push(i % 5 === 0 ? assistant(`x${i}`) : user(`u${i}`, `m${i}`));
+    const seen: string[] = [];
+    const positions = new Set<string>();
+    let checks = 0;
+    while (checks < 10) {
+      const before = t.calls.length;
+      const o = await source.check({ ...target, marker });
+      checks++;
+      expect(t.calls.length - before).toBeLessThanOrEqual(4);
+      if (o.status !== 'found') throw new Error(o.status);
+      seen.push(...o.turns.map((x) => x.text));
+      expect(positions.has(o.position)).toBe(false);
+      positions.add(o.position);
+      marker = o.nextMarker;
+      if (!(marker as { paging?: unknown }).paging) break;
+      // new items keep arriving on top while the burst is paged back
+      if (checks === 1) t.items.push(user('late', 'typed during paging'));
+    }
+    expect(checks).toBe(4); // 4 pages, then 1 top + 3 back per check: the marker sits on the 11th back page
+    const expected = Array.from({ length: 500 }, (_, i) => i + 1).filter((i) => i % 5 !== 0).map((i) => `m${i}`);
+    expect([...seen].sort()).toEqual([...expected, 'typed during paging'].sort());
+    expect(seen).toHaveLength(401);
+    expect(marker).toEqual({ id: 'late' });
   });
 
   it('never reports missing: empty answers, id-less items and errors are inconclusive or thrown', async () => {

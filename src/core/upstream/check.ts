@@ -1,5 +1,5 @@
 import { LIMITS, type RecordInput } from '../../../spec/index.js';
-import { isSelfEcho, ownEchoSet } from './echo.js';
+import { isSelfEcho, ownEchoSet, type OwnMessage } from './echo.js';
 import { humanDedupeKey, missingDedupeKey, type JsonValue, type UpstreamLink } from './link.js';
 
 /** One user turn a source found upstream, before self-echo filtering (U4). */
@@ -8,6 +8,10 @@ export interface UpstreamTurn {
   text: string;
   /** Upstream clock, epoch ms, when the source knows it. */
   occurredAt?: number;
+  /** Image blocks in the turn (U4: an image-only turn is compared by its image count). */
+  images?: number;
+  /** The text was cut by the long-line reader (U6); U4 compares it as a prefix. */
+  truncated?: boolean;
 }
 
 /**
@@ -37,7 +41,7 @@ export interface CheckContext {
   /** The monitor's clock (bookkeeping only, R6). */
   now: number;
   /** The session's user messages sent from our side, oldest first (U4). */
-  ownTexts: readonly string[];
+  ownTexts: readonly OwnMessage[];
   /**
    * U5: whether anyone watches the session, judged after the source was read. `false`: found
    * activity is passed over (the marker advances, nothing is recorded). Omitted (or `true`): record
@@ -80,7 +84,9 @@ export function humanActivityRecord(link: UpstreamLink, turns: number, position:
     kind: 'human_direct_message',
     actorType: 'human',
     summary: `human message via ${link.catalogId}`,
-    payload: turns > 1 ? { channel: link.catalogId, turns } : { channel: link.catalogId },
+    // U5 Decision (event shape): the production shape, so dashboards and filters carry over: no
+    // payload for one turn, `{turns}` for a burst; the channel is in the summary.
+    ...(turns > 1 && { payload: { turns } }),
     dedupeKey: humanDedupeKey(link, position),
     // R9b: upstream turns are high-volume human turns on a session with no parent entry.
     onlyIfWatched: true,
@@ -96,7 +102,7 @@ export function upstreamMissingRecord(link: UpstreamLink): RecordInput {
     agentId: link.agentId,
     kind: 'upstream_missing',
     actorType: 'system',
-    summary: `upstream source missing via ${link.catalogId}`,
+    summary: `upstream missing via ${link.catalogId}`,
     payload: { channel: link.catalogId },
     dedupeKey: missingDedupeKey(link),
   };
@@ -143,7 +149,7 @@ export function planCheck(link: UpstreamLink, observation: Observation, ctx: Che
   let echo = 0;
   let newest: number | undefined;
   for (const turn of observation.turns) {
-    if (isSelfEcho(turn.text, echoSet)) {
+    if (isSelfEcho(turn, echoSet)) {
       echo++;
       continue;
     }

@@ -18,26 +18,59 @@ export function normalizeUserText(text: string): string {
 }
 
 /**
- * U4: the echo set of a session: the normal forms of its last `window` user messages sent from
- * our side (`ownTexts` is oldest first; only the newest `window` count). Empty forms are dropped,
- * so an empty upstream text is never an echo.
+ * U4: a user message our side sent upstream: its text, and how many images it carried. A plain
+ * string is a text-only message.
  */
-export function ownEchoSet(ownTexts: readonly string[], window: number = LIMITS.selfEchoWindow): ReadonlySet<string> {
+export type OwnMessage = string | { text: string; images?: number };
+
+/** What a source saw upstream (UpstreamTurn's fields). */
+export interface EchoCandidate {
+  text: string;
+  images?: number;
+  truncated?: boolean;
+}
+
+/**
+ * U4: the comparison key of a message: its normal form, or for an image-only message (empty
+ * text) its image count. Empty text without images has no key (it is never an echo).
+ */
+function echoKey(text: string, images: number | undefined): string | undefined {
+  const n = normalizeUserText(text);
+  if (n.length > 0) return `t:${n}`;
+  return images !== undefined && images > 0 ? `i:${images}` : undefined;
+}
+
+/**
+ * U4: the echo set of a session: the keys of its last `window` user messages sent from our side
+ * (`ownTexts` is oldest first; only the newest `window` count).
+ */
+export function ownEchoSet(ownTexts: readonly OwnMessage[], window: number = LIMITS.selfEchoWindow): ReadonlySet<string> {
   const set = new Set<string>();
   const start = Math.max(0, ownTexts.length - window);
   for (let i = start; i < ownTexts.length; i++) {
-    const n = normalizeUserText(ownTexts[i]!);
-    if (n.length > 0) set.add(n);
+    const m = ownTexts[i]!;
+    const key = typeof m === 'string' ? echoKey(m, 0) : echoKey(m.text, m.images);
+    if (key !== undefined) set.add(key);
   }
   return set;
 }
 
+/** A text cut by the long-line reader is compared as a prefix, if it is long enough to tell. */
+const MIN_PREFIX_CHARS = 1024;
+
 /**
- * U4: an upstream user text is our own echo iff its normal form is in the echo set. Set
- * semantics: one own message suppresses every upstream copy of it in the window (replays of one
- * prompt are common; counting copies would turn every retry into a human turn).
+ * U4: an upstream turn is our own echo iff its key is in the echo set. Set semantics: one own
+ * message suppresses every upstream copy of it in the window (replays of one prompt are common;
+ * counting copies would turn every retry into a human turn). A slash command arrives in its
+ * typed form (`/review 12`, see classify.ts), so it compares with what we sent.
  */
-export function isSelfEcho(upstreamText: string, echoSet: ReadonlySet<string>): boolean {
-  const n = normalizeUserText(upstreamText);
-  return n.length > 0 && echoSet.has(n);
+export function isSelfEcho(upstream: string | EchoCandidate, echoSet: ReadonlySet<string>): boolean {
+  const c = typeof upstream === 'string' ? { text: upstream } : upstream;
+  const key = echoKey(c.text, c.images);
+  if (key === undefined) return false;
+  if (echoSet.has(key)) return true;
+  if (c.truncated && key.startsWith('t:') && key.length >= MIN_PREFIX_CHARS) {
+    for (const own of echoSet) if (own.startsWith(key)) return true;
+  }
+  return false;
 }

@@ -8,5 +8,8 @@ export * from './echo.js';
 export * from './link.js';
 export * from './check.js';
 export * from './jsonl.js';
+export * from './classify.js';
+export * from './codex.js';
+export * from './skeleton.js';
 export * from './remote.js';
 export * from './config.js';

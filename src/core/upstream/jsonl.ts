@@ -1,20 +1,45 @@
 import { LIMITS } from '../../../spec/index.js';
 import type { Observation, UpstreamTurn } from './check.js';
+import { classifyClaudeEntry, classifyLine, isRecord, notHuman, type ClassifyOptions, type LineClass } from './classify.js';
+import { classifyCodexEntry } from './codex.js';
+import { sha256HexBytes } from './hash.js';
 import type { JsonObject, JsonValue } from './link.js';
+import { SkeletonParser, type SkeletonLimits } from './skeleton.js';
 
 /**
- * U6: local Claude Code JSONL transcripts, the pure half. The adapter (src/upstream) stats and
- * reads the file; everything that decides which bytes count and how lines classify is here.
+ * U6: local JSONL transcripts, the pure half. The adapter (src/upstream) stats and reads files;
+ * everything that decides which bytes count and how lines classify is here.
  *
- * The marker is a durable byte cursor `{offset, epoch, file}`: `offset` always sits just after a
- * newline (or at the adoption baseline), `epoch` counts rotations/truncations of this link's file,
- * `file` is the identity (`dev:ino`) of the file the offset belongs to.
+ * The marker is a durable byte cursor:
+ *   offset  just after a newline (or the adoption baseline): bytes before it are classified
+ *   epoch   counts the files this link has read (rotation, truncation, replacement, a followed
+ *           resume): `<epoch>.<offset>` is unique within the link's incarnation (U5)
+ *   file    identity (`dev:ino`) of the file the offset belongs to
+ *   head    `{len, hash}`: SHA-256 (16 hex) of the file's first `len` bytes (len <= 4096); a file
+ *           replaced under the same identity (ext4 reuses inodes) is caught by its content
+ *   long    `{scanned}`: a line longer than the scan limit starts at `offset`; `scanned` of its
+ *           bytes went through the long-line reader (held by the adapter, see LongLineCache)
+ *   path    the file a resumed conversation continues in, when it is not the link's own path
+ *   lineage session ids whose records a followed file copies as history (never new turns)
+ *   last    the uuid of the last record read (how a successor file names its parent)
  */
 export interface JsonlMarker {
   offset: number;
   epoch: number;
   file?: string;
+  head?: { len: number; hash: string };
+  long?: { scanned: number };
+  path?: string;
+  lineage?: string[];
+  last?: string;
 }
+
+const NEWLINE = 0x0a;
+
+/** Bytes of the file's start whose hash identifies its content (U6 replacement). */
+export const HEAD_BYTES = 4096;
+/** Ancestor session ids kept in a followed marker. */
+const MAX_LINEAGE = 8;
 
 /** Facts the adapter learns from fstat of the open file. */
 export interface JsonlFileFacts {
@@ -27,55 +52,104 @@ export interface JsonlFileFacts {
 export interface JsonlReadPlan {
   /** Absolute byte offset to read from. */
   from: number;
-  /** Bytes to read: min(size - from, maxBytes). */
+  /** Bytes to read. */
   length: number;
+  /** Where the cursor's line starts (= from, unless a long line is being continued). */
+  lineStart: number;
   epoch: number;
   identity: string;
   /** Why the cursor went back to 0, if it did. */
-  reset?: 'rotated' | 'truncated';
+  reset?: 'rotated' | 'truncated' | 'replaced';
+  /** A long line continues: `scanned` bytes of it were read before. */
+  long?: { scanned: number };
 }
 
 const isOffset = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 /** Reads a stored marker; undefined when it is not one (the check is then inconclusive). */
 export function parseJsonlMarker(value: JsonValue): JsonlMarker | undefined {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const { offset, epoch, file } = value;
+  if (!isRecord(value)) return undefined;
+  const { offset, epoch, file, head, long, path, lineage, last } = value as Record<string, unknown>;
   if (!isOffset(offset)) return undefined;
   const marker: JsonlMarker = { offset, epoch: isOffset(epoch) ? epoch : 0 };
   if (typeof file === 'string') marker.file = file;
+  if (isRecord(head) && isOffset(head['len']) && typeof head['hash'] === 'string') marker.head = { len: head['len'], hash: head['hash'] };
+  if (isRecord(long) && isOffset(long['scanned'])) marker.long = { scanned: long['scanned'] };
+  if (typeof path === 'string' && path.length > 0) marker.path = path;
+  if (Array.isArray(lineage)) marker.lineage = lineage.filter((x): x is string => typeof x === 'string').slice(-MAX_LINEAGE);
+  if (typeof last === 'string') marker.last = last;
   return marker;
 }
 
 export function jsonlMarkerJson(marker: JsonlMarker): JsonObject {
   const out: JsonObject = { offset: marker.offset, epoch: marker.epoch };
   if (marker.file !== undefined) out['file'] = marker.file;
+  if (marker.head !== undefined) out['head'] = { len: marker.head.len, hash: marker.head.hash };
+  if (marker.long !== undefined) out['long'] = { scanned: marker.long.scanned };
+  if (marker.path !== undefined) out['path'] = marker.path;
+  if (marker.lineage !== undefined && marker.lineage.length > 0) out['lineage'] = [...marker.lineage];
+  if (marker.last !== undefined) out['last'] = marker.last;
   return out;
 }
 
-/** U3: the marker of a newly linked transcript: its current end, so earlier history never counts. */
-export function jsonlBaseline(facts: JsonlFileFacts): JsonObject {
-  return jsonlMarkerJson({ offset: facts.size, epoch: 0, file: facts.identity });
+/** U6: the content identity of a file start: `{len, hash}` over its first min(size, 4096) bytes. */
+export function headToken(headBytes: Uint8Array): { len: number; hash: string } {
+  const bytes = headBytes.subarray(0, HEAD_BYTES);
+  return { len: bytes.length, hash: sha256HexBytes(bytes).slice(0, 16) };
 }
 
 /**
- * U6: where to read. A different file identity (rotation) or a file shorter than the cursor
- * (truncation) means the bytes at the path are new and were never classified: start a new epoch
- * at offset 0 rather than skip them. Otherwise continue at the cursor. At most `maxBytes`.
+ * U3: the marker of a newly linked transcript: its current end, so earlier history never counts.
+ * With `tailBytes` (the file's last bytes), the end is the last newline: a line still being
+ * written at adoption is read once it is complete, not cut in half.
  */
-export function planJsonlRead(marker: JsonlMarker, facts: JsonlFileFacts, maxBytes: number = LIMITS.upstreamScanMaxBytes): JsonlReadPlan {
-  let from = marker.offset;
-  let epoch = marker.epoch;
+export function jsonlBaseline(facts: JsonlFileFacts, headBytes?: Uint8Array, tailBytes?: Uint8Array): JsonObject {
+  let offset = facts.size;
+  if (tailBytes !== undefined && tailBytes.length > 0 && tailBytes.length <= facts.size) {
+    const nl = tailBytes.lastIndexOf(NEWLINE);
+    if (nl >= 0) offset = facts.size - tailBytes.length + nl + 1;
+    else if (tailBytes.length === facts.size) offset = 0;
+  }
+  const marker: JsonlMarker = { offset, epoch: 0, file: facts.identity };
+  if (headBytes !== undefined && headBytes.length > 0) marker.head = headToken(headBytes);
+  return jsonlMarkerJson(marker);
+}
+
+export interface PlanOptions {
+  /** U6: the normal read per check (1 MiB). */
+  maxBytes?: number;
+  /** The file's first min(size, 4096) bytes now, for the content check (omitted: identity and size only). */
+  headBytes?: Uint8Array;
+  /** Whether the adapter still holds the long-line reader for `marker.long` (false after a restart). */
+  longReaderHeld?: boolean;
+}
+
+/**
+ * U6: where to read. A different file identity (rotation), a file shorter than the cursor
+ * (truncation) or a different first-bytes hash (replacement under a reused inode) means the bytes
+ * at the path are new and were never classified: a new epoch at offset 0, never a skip. A long
+ * line continues where its reader stopped, or starts over if the reader was lost. At most
+ * `maxBytes` (normal) or `2 * maxBytes` (long line) bytes: ~2 MiB per link per check.
+ */
+export function planJsonlRead(marker: JsonlMarker, facts: JsonlFileFacts, options: PlanOptions = {}): JsonlReadPlan {
+  const maxBytes = options.maxBytes ?? LIMITS.upstreamScanMaxBytes;
   let reset: JsonlReadPlan['reset'];
   if (marker.file !== undefined && marker.file !== facts.identity) reset = 'rotated';
   else if (facts.size < marker.offset) reset = 'truncated';
-  if (reset) {
-    from = 0;
-    epoch += 1;
+  else if (marker.head !== undefined && options.headBytes !== undefined) {
+    const now = options.headBytes.subarray(0, marker.head.len);
+    if (now.length < marker.head.len || headToken(now).hash !== marker.head.hash) reset = 'replaced';
   }
-  const plan: JsonlReadPlan = { from, length: Math.max(0, Math.min(facts.size - from, maxBytes)), epoch, identity: facts.identity };
-  if (reset) plan.reset = reset;
-  return plan;
+  if (reset) {
+    return { from: 0, length: Math.max(0, Math.min(facts.size, maxBytes)), lineStart: 0, epoch: marker.epoch + 1, identity: facts.identity, reset };
+  }
+  if (marker.long && options.longReaderHeld) {
+    const from = marker.offset + marker.long.scanned;
+    return { from, length: Math.max(0, Math.min(facts.size - from, 2 * maxBytes)), lineStart: marker.offset, epoch: marker.epoch, identity: facts.identity, long: { scanned: marker.long.scanned } };
+  }
+  // A long line whose reader was lost (a restart) is read again from its start.
+  const from = marker.offset;
+  return { from, length: Math.max(0, Math.min(facts.size - from, maxBytes)), lineStart: from, epoch: marker.epoch, identity: facts.identity };
 }
 
 export interface JsonlLine {
@@ -94,14 +168,13 @@ export interface JsonlChunkScan {
   blockedAt?: number;
 }
 
-const NEWLINE = 0x0a;
 
 /**
  * U6: complete lines only. Bytes after the last newline are a line still being written: they
  * stay unread (the cursor stops before them) and the next check reads them again, whole. A
  * newline byte never occurs inside a multi-byte UTF-8 sequence, so splitting on it is safe for
  * characters split across writes. A full chunk with no newline is a line longer than maxBytes:
- * the cursor is blocked there, since skipping would drop bytes nobody classified.
+ * the caller hands it to the long-line reader.
  */
 export function scanJsonlChunk(chunk: Uint8Array, from: number, maxBytes: number = LIMITS.upstreamScanMaxBytes): JsonlChunkScan {
   const last = chunk.lastIndexOf(NEWLINE);
@@ -112,147 +185,224 @@ export function scanJsonlChunk(chunk: Uint8Array, from: number, maxBytes: number
   }
   const lines: JsonlLine[] = [];
   let start = 0;
-  for (let i = 0; i <= last; i++) {
-    if (chunk[i] !== NEWLINE) continue;
+  for (let i = chunk.indexOf(NEWLINE); i >= 0 && i <= last; i = chunk.indexOf(NEWLINE, i + 1)) {
     lines.push({ offset: from + start, bytes: chunk.subarray(start, i) });
     start = i + 1;
   }
   return { lines, nextOffset: from + last + 1 };
 }
 
-/** `1 MiB`, `64 KiB`, `100 bytes`: how the block status names the limit. */
+/** `1 MiB`, `64 KiB`, `100 bytes`. */
 export function formatBytes(n: number): string {
   if (n > 0 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
   if (n > 0 && n % 1024 === 0) return `${n / 1024} KiB`;
   return `${n} bytes`;
 }
 
-/** U6, U9: the operator-visible status of a blocked cursor. */
-export function blockedDetail(offset: number, maxBytes: number = LIMITS.upstreamScanMaxBytes): string {
-  return `blocked: line exceeds ${formatBytes(maxBytes)} at offset ${offset}`;
-}
-
-/** Why a transcript line is, or is not, a person's turn (U6). */
-export type ClaudeLineClass =
-  | { human: true; text: string; occurredAt?: number }
-  | {
-      human: false;
-      reason: 'blank' | 'not-json' | 'not-user' | 'sidechain' | 'meta' | 'compact-summary' | 'tool-result' | 'client-output' | 'no-text';
-    };
-
-/**
- * Texts Claude Code writes as `user` lines on the person's behalf: slash-command and `!` shell
- * output, the local-command caveat, and the interrupt marker (also written when a driving
- * runtime aborts a run, so it is not evidence of a person).
- */
-const CLIENT_OUTPUT_PREFIXES = [
-  '<local-command-stdout>',
-  '<local-command-stderr>',
-  '<local-command-caveat>',
-  '<bash-stdout>',
-  '<bash-stderr>',
-  '[Request interrupted by user',
-];
-
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-function parseTime(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  if (typeof value !== 'string') return undefined;
-  const ms = Date.parse(value);
-  return Number.isFinite(ms) ? ms : undefined;
-}
-
-/**
- * U6: a Claude Code transcript entry is a person's turn iff
- *  - `type` is `"user"`, and it is not `isSidechain` (a sub-agent's conversation), not `isMeta`
- *    (client-injected context), not `isCompactSummary` / `isVisibleInTranscriptOnly` (compaction
- *    summaries), and has no `toolUseResult`;
- *  - `message.content` is either a string, or an array of blocks with no `tool_result` block and
- *    at least one `text` or `image` block (the text is the text blocks joined by newlines; an
- *    image-only turn has empty text, which is never an echo, so it counts as human);
- *  - the text does not start with a client-output prefix (CLIENT_OUTPUT_PREFIXES);
- *  - a string content is not blank.
- * Everything else (assistant, system, summary and snapshot lines, tool results) is classified as
- * not human. `timestamp` (ISO 8601) becomes occurredAt when it parses.
- */
-export function classifyClaudeEntry(entry: unknown): ClaudeLineClass {
-  if (!isRecord(entry) || entry['type'] !== 'user') return { human: false, reason: 'not-user' };
-  if (entry['isSidechain'] === true) return { human: false, reason: 'sidechain' };
-  if (entry['isMeta'] === true) return { human: false, reason: 'meta' };
-  if (entry['isCompactSummary'] === true || entry['isVisibleInTranscriptOnly'] === true) return { human: false, reason: 'compact-summary' };
-  if (entry['toolUseResult'] !== undefined) return { human: false, reason: 'tool-result' };
-  const message = entry['message'];
-  if (!isRecord(message)) return { human: false, reason: 'no-text' };
-  if (message['role'] !== undefined && message['role'] !== 'user') return { human: false, reason: 'not-user' };
-  const content = message['content'];
-  let text: string;
-  if (typeof content === 'string') {
-    if (content.trim().length === 0) return { human: false, reason: 'no-text' };
-    text = content;
-  } else if (Array.isArray(content)) {
-    const texts: string[] = [];
-    let image = false;
-    for (const block of content) {
-      if (!isRecord(block)) continue;
-      if (block['type'] === 'tool_result') return { human: false, reason: 'tool-result' };
-      if (block['type'] === 'text' && typeof block['text'] === 'string') texts.push(block['text']);
-      else if (block['type'] === 'image') image = true;
-    }
-    if (texts.length === 0 && !image) return { human: false, reason: 'no-text' };
-    text = texts.join('\n');
-  } else {
-    return { human: false, reason: 'no-text' };
-  }
-  const head = text.trimStart();
-  if (CLIENT_OUTPUT_PREFIXES.some((p) => head.startsWith(p))) return { human: false, reason: 'client-output' };
-  const out: ClaudeLineClass = { human: true, text };
-  const at = parseTime(entry['timestamp']);
-  if (at !== undefined) out.occurredAt = at;
-  return out;
-}
-
-/**
- * U6: one complete line. A blank line or one that is not JSON is *classified* (as not human) and
- * passed over: "unclassified" means bytes not yet read as a complete line, and those are never
- * skipped. A garbage line cannot be a person's turn we could report anyway.
- */
-export function classifyClaudeLine(line: string): ClaudeLineClass {
-  if (line.trim().length === 0) return { human: false, reason: 'blank' };
-  let entry: unknown;
-  try {
-    entry = JSON.parse(line);
-  } catch {
-    return { human: false, reason: 'not-json' };
-  }
-  return classifyClaudeEntry(entry);
-}
-
 /** Decodes a line's bytes; the adapter passes the host's UTF-8 decoder (the core has none). */
 export type Utf8Decode = (bytes: Uint8Array) => string;
+
+/**
+ * U6: a transcript format. A new local JSONL source (Gemini CLI, OpenCode, ...) is one dialect
+ * and one `createJsonlTranscriptSource` call.
+ */
+export interface TranscriptDialect {
+  readonly name: string;
+  classify(entry: unknown, options: ClassifyOptions): LineClass;
+  /** Whether a resumed conversation may continue in a new file of the same directory (U6). */
+  readonly followsResume: boolean;
+}
+
+export const claudeDialect: TranscriptDialect = { name: 'claude', classify: classifyClaudeEntry, followsResume: true };
+export const codexDialect: TranscriptDialect = { name: 'codex', classify: classifyCodexEntry, followsResume: false };
+
+/**
+ * The adapter's memory for long lines (U6): one reader per file identity. Lost on restart; the
+ * marker then restarts the line (planJsonlRead), so nothing is skipped.
+ */
+export interface LongLineCache {
+  get(identity: string): LongLineEntry | undefined;
+  set(identity: string, entry: LongLineEntry): void;
+  delete(identity: string): void;
+}
+export interface LongLineEntry {
+  epoch: number;
+  offset: number;
+  scanned: number;
+  parser: SkeletonParser;
+}
+
+/** Whether the cache holds the reader the marker's long line needs. */
+export function longReaderHeld(cache: LongLineCache | undefined, marker: JsonlMarker, identity: string): boolean {
+  if (!marker.long || !cache) return false;
+  const e = cache.get(identity);
+  return e !== undefined && e.epoch === marker.epoch && e.offset === marker.offset && e.scanned === marker.long.scanned;
+}
+
+/** One classified line, for `upstream scan` and the monitor alike. */
+export interface ClassifiedLine {
+  offset: number;
+  length: number;
+  result: LineClass;
+  uuid?: string;
+}
+
+export interface ObserveOptions {
+  dialect?: TranscriptDialect;
+  classify?: ClassifyOptions;
+  maxBytes?: number;
+  /** The file's first min(size, 4096) bytes, for the next marker's head. */
+  headBytes?: Uint8Array;
+  longLines?: LongLineCache;
+  skeletonLimits?: SkeletonLimits;
+  /** Receives every classified line (the scan command). */
+  onLine?: (line: ClassifiedLine) => void;
+}
+
+function entryUuid(entry: unknown): string | undefined {
+  if (!isRecord(entry)) return undefined;
+  const u = entry['uuid'];
+  return typeof u === 'string' && u.length > 0 && u.length <= 128 ? u : undefined;
+}
+
+/** Classifies one complete line's text with a dialect, noting its uuid. */
+export function classifyDialectLine(text: string, dialect: TranscriptDialect, options: ClassifyOptions): { result: LineClass; uuid?: string } {
+  let uuid: string | undefined;
+  const result = classifyLine(text, (entry) => {
+    uuid = entryUuid(entry);
+    return dialect.classify(entry, options);
+  });
+  return uuid === undefined ? { result } : { result, uuid };
+}
+
+function toTurn(c: LineClass): UpstreamTurn | undefined {
+  if (!c.human) return undefined;
+  const t: UpstreamTurn = { text: c.text };
+  if (c.images > 0) t.images = c.images;
+  if (c.occurredAt !== undefined) t.occurredAt = c.occurredAt;
+  if (c.truncated) t.truncated = true;
+  return t;
+}
 
 /**
  * U6: turns one read into an observation. `chunk` is what the adapter read at `plan.from`
  * (possibly shorter than planned if the file shrank meanwhile).
  */
-export function observeJsonlRead(
-  plan: JsonlReadPlan,
-  chunk: Uint8Array,
-  facts: JsonlFileFacts,
-  decode: Utf8Decode,
-  maxBytes: number = LIMITS.upstreamScanMaxBytes,
-): Observation {
-  const scan = scanJsonlChunk(chunk, plan.from, maxBytes);
+export function observeJsonlRead(plan: JsonlReadPlan, chunk: Uint8Array, facts: JsonlFileFacts, decode: Utf8Decode, previous: JsonlMarker, options: ObserveOptions = {}): Observation {
+  const maxBytes = options.maxBytes ?? LIMITS.upstreamScanMaxBytes;
+  const dialect = options.dialect ?? claudeDialect;
+  const classifyOptions: ClassifyOptions = { ...options.classify };
+  const lineage = previous.lineage ?? [];
+  if (lineage.length > 0) classifyOptions.copiedFrom = [...(options.classify?.copiedFrom ?? []), ...lineage];
   const turns: UpstreamTurn[] = [];
-  for (const line of scan.lines) {
-    const c = classifyClaudeLine(decode(line.bytes));
-    if (!c.human) continue;
-    turns.push(c.occurredAt === undefined ? { text: c.text } : { text: c.text, occurredAt: c.occurredAt });
+  let last = plan.reset ? undefined : previous.last;
+  const take = (offset: number, length: number, result: LineClass, uuid?: string) => {
+    const t = toTurn(result);
+    if (t) turns.push(t);
+    if (uuid !== undefined) last = uuid;
+    options.onLine?.(uuid === undefined ? { offset, length, result } : { offset, length, result, uuid });
+  };
+
+  let rest = chunk;
+  let restFrom = plan.from;
+  let long: { scanned: number } | undefined;
+  const cache = options.longLines;
+
+  if (plan.long) {
+    // Continue the long line: feed its reader until the newline.
+    const entry = cache?.get(plan.identity);
+    const nl = chunk.indexOf(NEWLINE);
+    if (entry === undefined) throw new Error('long-line reader missing (planJsonlRead was told it is held)');
+    if (nl < 0) {
+      entry.parser.push(chunk);
+      entry.scanned += chunk.length;
+      long = { scanned: entry.scanned };
+      rest = chunk.subarray(chunk.length);
+      restFrom = plan.from + chunk.length;
+    } else {
+      entry.parser.push(chunk.subarray(0, nl));
+      cache!.delete(plan.identity);
+      const done = entry.parser.end();
+      const length = entry.scanned + nl;
+      take(plan.lineStart, length, ...skeletonClass(done, dialect, classifyOptions));
+      rest = chunk.subarray(nl + 1);
+      restFrom = plan.from + nl + 1;
+    }
   }
-  const nextMarker = jsonlMarkerJson({ offset: scan.nextOffset, epoch: plan.epoch, file: plan.identity });
-  const obs: Observation = { status: 'found', turns, nextMarker, position: `${plan.epoch}.${scan.nextOffset}` };
+
+  let nextOffset = long ? plan.lineStart : restFrom;
+  let blocked: string | undefined;
+  if (!long) {
+    const scan = scanJsonlChunk(rest, restFrom, rest === chunk ? maxBytes : Number.MAX_SAFE_INTEGER);
+    for (const line of scan.lines) {
+      const { result, uuid } = classifyDialectLine(decode(line.bytes), dialect, classifyOptions);
+      take(line.offset, line.bytes.length, result, uuid);
+    }
+    nextOffset = scan.nextOffset;
+    if (scan.blockedAt !== undefined && cache) {
+      // A full read without a newline: a line over the limit starts here. Read it across checks.
+      const parser = new SkeletonParser(decode, options.skeletonLimits);
+      parser.push(rest);
+      cache.set(plan.identity, { epoch: plan.epoch, offset: scan.blockedAt, scanned: rest.length, parser });
+      long = { scanned: rest.length };
+      nextOffset = scan.blockedAt;
+    } else if (scan.blockedAt !== undefined) {
+      // No reader to hand it to (a caller without a cache): the v1 behaviour, never a skip.
+      blocked = `blocked: line exceeds ${formatBytes(maxBytes)} at offset ${scan.blockedAt}`;
+    }
+  }
+
+  const next: JsonlMarker = { offset: nextOffset, epoch: plan.epoch, file: plan.identity };
+  if (options.headBytes !== undefined && options.headBytes.length > 0) next.head = headToken(options.headBytes);
+  else if (!plan.reset && previous.head) next.head = previous.head;
+  if (long) next.long = long;
+  if (previous.path !== undefined) next.path = previous.path;
+  if (lineage.length > 0) next.lineage = lineage;
+  if (last !== undefined) next.last = last;
+  const obs: Observation = { status: 'found', turns, nextMarker: jsonlMarkerJson(next), position: `${plan.epoch}.${nextOffset}` };
   if (facts.mtimeMs !== undefined) obs.sourceTime = facts.mtimeMs;
-  if (scan.blockedAt !== undefined) obs.blocked = blockedDetail(scan.blockedAt, maxBytes);
+  if (blocked !== undefined) obs.blocked = blocked;
+  else if (long) obs.note = `reading a line longer than ${formatBytes(maxBytes)} at offset ${nextOffset}: ${long.scanned} bytes so far`;
   else if (plan.reset) obs.note = `file ${plan.reset}; reading from offset 0 (epoch ${plan.epoch})`;
   return obs;
+}
+
+/** A finished long line: its skeleton classified like a whole record (a cut text is marked). */
+function skeletonClass(done: { ok: boolean; value?: unknown; truncated: boolean }, dialect: TranscriptDialect, options: ClassifyOptions): [LineClass, string?] {
+  if (!done.ok) return [notHuman('not-json', 'long line')];
+  const result = dialect.classify(done.value, options);
+  if (result.human && done.truncated) result.truncated = true;
+  const uuid = entryUuid(done.value);
+  return uuid === undefined ? [result] : [result, uuid];
+}
+
+/**
+ * U6 resume: does a candidate file continue this conversation? Its first records copy the
+ * conversation's history (records carrying our session id) or name our last record as parent.
+ */
+export function continuesConversation(candidateHead: Uint8Array, decode: Utf8Decode, sessionId: string, lastUuid: string | undefined): boolean {
+  const end = candidateHead.lastIndexOf(NEWLINE);
+  if (end < 0) return false;
+  for (const text of decode(candidateHead.subarray(0, end)).split('\n')) {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    // A sub-agent's file carries the parent's session id too (older layouts keep it in the same
+    // directory): it is not a continuation.
+    if (!isRecord(entry) || entry['isSidechain'] === true) continue;
+    if (entry['sessionId'] === sessionId) return true;
+    if (lastUuid !== undefined && (entry['parentUuid'] === lastUuid || entry['leafUuid'] === lastUuid)) return true;
+  }
+  return false;
+}
+
+/** U6 resume: the marker that follows a conversation into `path` (a new epoch at offset 0). */
+export function followMarker(previous: JsonlMarker, path: string, identity: string, ownSessionId: string): JsonObject {
+  const lineage = [...(previous.lineage ?? []), ownSessionId].slice(-MAX_LINEAGE);
+  const next: JsonlMarker = { offset: 0, epoch: previous.epoch + 1, file: identity, path, lineage };
+  if (previous.last !== undefined) next.last = previous.last;
+  return jsonlMarkerJson(next);
 }

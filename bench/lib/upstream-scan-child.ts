@@ -1,0 +1,14 @@
+/**
+ * Child of the upstream-scan bench: one scan of the transcript in a fresh process, so its peak
+ * resident memory (getrusage maxRSS) shows what the scan itself needs. Prints JSON.
+ */
+import { scanWithCore } from '../cases/upstream-scan.js';
+
+const path = process.argv[2];
+if (!path) throw new Error('usage: upstream-scan-child <transcript>');
+const gc = (globalThis as { gc?: () => void }).gc;
+gc?.();
+const rssBefore = process.memoryUsage().rss;
+const turns = scanWithCore(path, () => undefined);
+const maxRss = process.resourceUsage().maxRSS * 1024;
+process.stdout.write(JSON.stringify({ rssBefore, maxRss, turns }));

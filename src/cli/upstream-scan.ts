@@ -1,0 +1,133 @@
+import { open } from 'node:fs/promises';
+import { LIMITS } from '../../spec/index.js';
+import {
+  claudeDialect,
+  codexDialect,
+  isSelfEcho,
+  longReaderHeld,
+  observeJsonlRead,
+  ownEchoSet,
+  parseJsonlMarker,
+  planJsonlRead,
+  type ClassifiedLine,
+  type JsonlMarker,
+  type LongLineEntry,
+  type TranscriptDialect,
+} from '../core/upstream/index.js';
+import { utf8Decode } from '../upstream/jsonl-transcript-source.js';
+import { parseCommand } from './args.js';
+import { CliError, EXIT, UsageError, type Io } from './io.js';
+
+type Verdict = 'human' | 'own echo' | 'machine' | 'meta' | 'waiting';
+
+interface Row {
+  line: number;
+  offset: number;
+  bytes: number;
+  verdict: Verdict;
+  reason: string;
+  detail?: string;
+  text?: string;
+  images?: number;
+}
+
+function detect(head: string): TranscriptDialect {
+  for (const text of head.split('\n')) {
+    if (text.trim() === '') continue;
+    try {
+      const v = JSON.parse(text) as Record<string, unknown>;
+      return v['type'] === 'session_meta' || (v['payload'] !== undefined && typeof v['payload'] === 'object') ? codexDialect : claudeDialect;
+    } catch {
+      continue;
+    }
+  }
+  return claudeDialect;
+}
+
+const snippet = (s: string, n = 72) => {
+  const one = JSON.stringify(s.length > n ? `${s.slice(0, n)}…` : s);
+  return one;
+};
+
+export async function upstreamCommand(argv: readonly string[], io: Io): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'scan') throw new UsageError(sub === undefined ? 'upstream needs a subcommand' : `unknown upstream subcommand: ${sub}`, ['subcommands: scan', 'see: session-state-kit upstream --help']);
+  const { values, positionals } = parseCommand(rest, { dialect: { type: 'string' }, own: { type: 'string', multiple: true }, json: { type: 'boolean' } }, 'upstream scan');
+  if (positionals.length !== 1) throw new UsageError('upstream scan needs exactly one transcript path', ['see: session-state-kit upstream --help']);
+  const path = positionals[0]!;
+  const dialectName = values.dialect ?? 'auto';
+  if (!['auto', 'claude', 'codex'].includes(dialectName)) throw new UsageError(`--dialect must be auto, claude or codex, not ${dialectName}`);
+
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new CliError(EXIT.notFound, `cannot open ${path}: ${code ?? String(error)}`);
+  }
+  try {
+    const st = await handle.stat({ bigint: true });
+    if (!st.isFile()) throw new CliError(EXIT.notFound, `${path} is not a regular file`);
+    const facts = { size: Number(st.size), identity: `${st.dev}:${st.ino}` };
+    const maxBytes = LIMITS.upstreamScanMaxBytes;
+    const read = async (from: number, length: number) => {
+      const buf = Buffer.alloc(length);
+      let got = 0;
+      while (got < length) {
+        const { bytesRead } = await handle.read(buf, got, length - got, from + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return buf.subarray(0, got);
+    };
+    const dialect = dialectName === 'codex' ? codexDialect : dialectName === 'claude' ? claudeDialect : detect(utf8Decode(await read(0, Math.min(facts.size, 64 * 1024))));
+    const echo = ownEchoSet((values.own ?? []).map((t) => (t === '' ? { text: '', images: 1 } : t)), Number.MAX_SAFE_INTEGER);
+    const counts: Record<Verdict, number> = { human: 0, 'own echo': 0, machine: 0, meta: 0, waiting: 0 };
+    let lineNo = 0;
+    const emit = (row: Row) => {
+      counts[row.verdict]++;
+      if (values.json) {
+        io.out(JSON.stringify(row));
+        return;
+      }
+      const what = row.text !== undefined ? `${snippet(row.text)}${row.images ? ` +${row.images} image(s)` : ''}` : (row.detail ?? '');
+      io.out(`${String(row.line).padStart(6)}  ${String(row.offset).padStart(10)}  ${row.verdict.padEnd(8)}  ${row.reason.padEnd(18)}  ${what}`);
+    };
+    const onLine = (l: ClassifiedLine) => {
+      lineNo++;
+      const r = l.result;
+      const row: Row = { line: lineNo, offset: l.offset, bytes: l.length, verdict: r.human ? (isSelfEcho(r, echo) ? 'own echo' : 'human') : r.verdict, reason: r.reason };
+      if (r.human) {
+        row.text = r.text;
+        if (r.images > 0) row.images = r.images;
+      } else if (r.detail !== undefined) row.detail = r.detail;
+      emit(row);
+    };
+    if (!values.json) io.out(`  line      offset  verdict   why                 text / detail   (${dialect.name} transcript, ${facts.size} bytes)`);
+
+    const cache = new Map<string, LongLineEntry>();
+    const longLines = { get: (k: string) => cache.get(k), set: (k: string, v: LongLineEntry) => void cache.set(k, v), delete: (k: string) => void cache.delete(k) };
+    let marker: JsonlMarker = { offset: 0, epoch: 0, file: facts.identity };
+    for (;;) {
+      const plan = planJsonlRead(marker, facts, { maxBytes, longReaderHeld: longReaderHeld(longLines, marker, facts.identity) });
+      if (plan.length === 0) break;
+      const chunk = await read(plan.from, plan.length);
+      const obs = observeJsonlRead(plan, chunk, facts, utf8Decode, marker, { dialect, maxBytes, longLines, onLine });
+      if (obs.status !== 'found') break;
+      const next = parseJsonlMarker(obs.nextMarker)!;
+      const progressed = next.offset !== marker.offset || (next.long?.scanned ?? 0) !== (marker.long?.scanned ?? 0);
+      marker = next;
+      if (!progressed) break;
+    }
+    if (marker.offset < facts.size) {
+      lineNo++;
+      emit({ line: lineNo, offset: marker.offset, bytes: facts.size - marker.offset, verdict: 'waiting', reason: 'incomplete', detail: 'no newline yet: classified once the line is complete' });
+    }
+    const summary = { dialect: dialect.name, bytes: facts.size, lines: lineNo, humanTurns: counts.human, ownEchoes: counts['own echo'], machine: counts.machine, meta: counts.meta, waiting: counts.waiting };
+    if (values.json) io.out(JSON.stringify({ summary }));
+    else io.out(`\n${summary.lines} line(s): ${summary.humanTurns} human turn(s), ${summary.ownEchoes} own echo(es), ${summary.machine} machine, ${summary.meta} meta, ${summary.waiting} waiting`);
+    return EXIT.ok;
+  } finally {
+    await handle.close();
+  }
+}

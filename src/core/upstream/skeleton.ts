@@ -1,0 +1,308 @@
+import type { Utf8Decode } from './jsonl.js';
+
+/**
+ * U6: a JSON reader for transcript lines too long to hold (a pasted screenshot, an image tool
+ * result: tens of MiB of base64 on one line). It is fed the line in pieces, across checks, and
+ * keeps a bounded *skeleton*: every key and structure, strings cut to a budget. Classification
+ * needs the small fields (`type`, `origin.kind`, block types, `isMeta`, ...) and the typed text
+ * at most, never the base64 data, so the skeleton classifies like the whole record.
+ */
+export interface SkeletonLimits {
+  /** Longest string kept whole (bytes of its JSON form). */
+  stringBytes: number;
+  /** Bytes of strings kept in total; past it, strings keep `smallString` bytes only. */
+  totalBytes: number;
+  /** Always kept, so short fields survive an exhausted budget. */
+  smallString: number;
+  /** Deeper values are parsed but not kept. */
+  maxDepth: number;
+  /** Array elements kept per array. */
+  maxItems: number;
+}
+
+export const DEFAULT_SKELETON_LIMITS: SkeletonLimits = { stringBytes: 64 * 1024, totalBytes: 256 * 1024, smallString: 256, maxDepth: 32, maxItems: 2048 };
+
+export interface SkeletonResult {
+  ok: boolean;
+  value?: unknown;
+  /** Some string or array was cut; U4 compares a cut text as a prefix. */
+  truncated: boolean;
+}
+
+type Frame =
+  | { t: 'obj'; v: Record<string, unknown> | undefined; key: string | undefined; s: 'key' | 'colon' | 'value' | 'comma' }
+  | { t: 'arr'; v: unknown[] | undefined; s: 'value' | 'comma' };
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+
+export class SkeletonParser {
+  private readonly stack: Frame[] = [];
+  private root: unknown = undefined;
+  private done = false;
+  private failed = false;
+  private truncated = false;
+  private retained = 0;
+  // string state
+  private inString = false;
+  private escaped = false;
+  private strChunks: Uint8Array[] = [];
+  private strKept = 0;
+  private strCap = 0;
+  private strCut = false;
+  // literal state (numbers, true, false, null)
+  private literal: number[] | undefined;
+
+  constructor(
+    private readonly decode: Utf8Decode,
+    private readonly limits: SkeletonLimits = DEFAULT_SKELETON_LIMITS,
+  ) {}
+
+  /** Bytes of strings held now (the memory bound the bench and tests check). */
+  retainedBytes(): number {
+    return this.retained + this.strKept;
+  }
+
+  push(bytes: Uint8Array): void {
+    let i = 0;
+    const n = bytes.length;
+    while (i < n && !this.failed) {
+      if (this.inString) {
+        i = this.stringBytes(bytes, i);
+        continue;
+      }
+      const b = bytes[i]!;
+      if (this.literal) {
+        if ((b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x7a) || b === 0x2b || b === 0x2d || b === 0x2e || b === 0x45) {
+          if (this.literal.length < 64) this.literal.push(b);
+          i++;
+          continue;
+        }
+        this.endLiteral();
+        continue; // re-read b as structure
+      }
+      i++;
+      if (isSpace(b)) continue;
+      if (this.done) {
+        this.failed = true; // trailing garbage
+        break;
+      }
+      this.structural(b);
+    }
+  }
+
+  end(): SkeletonResult {
+    if (this.literal && !this.failed) this.endLiteral();
+    if (this.failed || !this.done || this.inString) return { ok: false, truncated: this.truncated };
+    return { ok: true, value: this.root, truncated: this.truncated };
+  }
+
+  private depthKeeps(): boolean {
+    const top = this.stack[this.stack.length - 1];
+    return this.stack.length <= this.limits.maxDepth && (top === undefined || top.v !== undefined);
+  }
+
+  private structural(b: number): void {
+    const top = this.stack[this.stack.length - 1];
+    if (top?.t === 'obj') {
+      if (top.s === 'key' && b === QUOTE) return this.beginString();
+      if (top.s === 'key' && b === 0x7d && top.key === undefined && Object.keys(top.v ?? {}).length === 0) return this.close();
+      if (top.s === 'colon' && b === 0x3a) {
+        top.s = 'value';
+        return;
+      }
+      if (top.s === 'comma') {
+        if (b === 0x2c) {
+          top.s = 'key';
+          return;
+        }
+        if (b === 0x7d) return this.close();
+        this.failed = true;
+        return;
+      }
+      if (top.s !== 'value') {
+        // `{}` is handled above; anything else here is malformed
+        if (!(b === 0x7d && top.s === 'key')) this.failed = true;
+        else this.close();
+        return;
+      }
+    } else if (top?.t === 'arr') {
+      if (top.s === 'comma') {
+        if (b === 0x2c) {
+          top.s = 'value';
+          return;
+        }
+        if (b === 0x5d) return this.close();
+        this.failed = true;
+        return;
+      }
+      if (b === 0x5d) return this.close(); // `[]` (a trailing comma is tolerated)
+    }
+    // a value starts
+    if (b === QUOTE) return this.beginString();
+    if (b === 0x7b) {
+      this.stack.push({ t: 'obj', v: this.depthKeeps() ? {} : undefined, key: undefined, s: 'key' });
+      return;
+    }
+    if (b === 0x5b) {
+      this.stack.push({ t: 'arr', v: this.depthKeeps() ? [] : undefined, s: 'value' });
+      return;
+    }
+    if ((b >= 0x30 && b <= 0x39) || b === 0x2d || b === 0x74 || b === 0x66 || b === 0x6e) {
+      this.literal = [b];
+      return;
+    }
+    this.failed = true;
+  }
+
+  private beginString(): void {
+    this.inString = true;
+    this.escaped = false;
+    this.strChunks = [];
+    this.strKept = 0;
+    this.strCut = false;
+    const room = Math.max(this.limits.smallString, Math.min(this.limits.stringBytes, this.limits.totalBytes - this.retained));
+    this.strCap = this.depthKeeps() ? room : 0;
+  }
+
+  /** Consumes string bytes from `i`; returns the next index. Finds the quote with native search. */
+  private stringBytes(bytes: Uint8Array, i: number): number {
+    let j = i;
+    const n = bytes.length;
+    // Cached positions (-1: none left in this piece), so text full of escapes stays linear.
+    let q = -2;
+    let bs = -2;
+    while (j < n) {
+      if (this.escaped) {
+        this.escaped = false;
+        j++;
+        continue;
+      }
+      if (q !== -1 && q < j) q = bytes.indexOf(QUOTE, j);
+      if (bs !== -1 && bs < j) bs = bytes.indexOf(BACKSLASH, j);
+      if (bs >= 0 && (q < 0 || bs < q)) {
+        j = bs + 1;
+        this.escaped = true;
+        continue;
+      }
+      if (q < 0) {
+        j = n;
+        break;
+      }
+      this.keep(bytes.subarray(i, q));
+      this.inString = false;
+      this.endString();
+      return q + 1;
+    }
+    this.keep(bytes.subarray(i, j));
+    return j;
+  }
+
+  private keep(part: Uint8Array): void {
+    const room = this.strCap - this.strKept;
+    if (part.length > room) this.strCut = true;
+    const take = Math.max(0, Math.min(room, part.length));
+    if (take > 0) {
+      this.strChunks.push(part.slice(0, take));
+      this.strKept += take;
+    }
+  }
+
+  private endString(): void {
+    let raw: Uint8Array;
+    if (this.strChunks.length === 1) raw = this.strChunks[0]!;
+    else {
+      raw = new Uint8Array(this.strKept);
+      let at = 0;
+      for (const c of this.strChunks) {
+        raw.set(c, at);
+        at += c.length;
+      }
+    }
+    this.strChunks = [];
+    let text = this.decode(raw);
+    if (this.strCut) {
+      this.truncated = true;
+      // A cut may end inside an escape: drop an unfinished `\`, `\uXX` tail before decoding.
+      const tail = /\\(?:u[0-9a-fA-F]{0,3})?$/u.exec(text);
+      if (tail) {
+        const before = text.slice(0, tail.index);
+        const slashes = /\\*$/u.exec(before)![0].length;
+        if (slashes % 2 === 0) text = before;
+      }
+    }
+    let value: string;
+    try {
+      value = JSON.parse(`"${text}"`) as string;
+    } catch {
+      value = text;
+    }
+    this.retained += this.strKept;
+    this.strKept = 0;
+    const top = this.stack[this.stack.length - 1];
+    if (top?.t === 'obj' && top.s === 'key') {
+      top.key = value;
+      top.s = 'colon';
+      return;
+    }
+    this.value(value);
+  }
+
+  private endLiteral(): void {
+    const chars = String.fromCharCode(...this.literal!);
+    this.literal = undefined;
+    let v: unknown;
+    if (chars === 'true') v = true;
+    else if (chars === 'false') v = false;
+    else if (chars === 'null') v = null;
+    else {
+      const num = Number(chars);
+      if (!/^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/u.test(chars) || !Number.isFinite(num)) {
+        this.failed = true;
+        return;
+      }
+      v = num;
+    }
+    this.value(v);
+  }
+
+  private value(v: unknown): void {
+    const top = this.stack[this.stack.length - 1];
+    if (top === undefined) {
+      this.root = v;
+      this.done = true;
+      return;
+    }
+    if (top.t === 'obj') {
+      if (top.s !== 'value' || top.key === undefined) {
+        this.failed = true;
+        return;
+      }
+      // Own property, like JSON.parse: a `__proto__` key must not become the object's prototype
+      // (a transcript line could otherwise make `isMeta` or `type` appear through inheritance).
+      if (top.v) Object.defineProperty(top.v, top.key, { value: v, enumerable: true, writable: true, configurable: true });
+      top.key = undefined;
+      top.s = 'comma';
+      return;
+    }
+    if (top.s !== 'value') {
+      this.failed = true;
+      return;
+    }
+    if (top.v) {
+      if (top.v.length < this.limits.maxItems) top.v.push(v);
+      else this.truncated = true;
+    }
+    top.s = 'comma';
+  }
+
+  private close(): void {
+    const frame = this.stack.pop()!;
+    if (frame.t === 'obj' && (frame.s === 'colon' || (frame.s === 'value' && frame.key !== undefined))) {
+      this.failed = true;
+      return;
+    }
+    this.value(frame.v);
+  }
+}
