@@ -27,6 +27,8 @@ import {
   isValidationError,
   isWatched,
   noticeOf,
+  validateNoticeLinkTemplate,
+  withNoticeLink,
   normalizeChangesSince,
   pendingNoticesOf,
   planNotifications,
@@ -43,7 +45,8 @@ import {
   type PruneConfig,
 } from '../core/index.js';
 import type { PendingPair, PendingSource } from '../feed/types.js';
-import { consoleLogger, type Logger } from '../shared/logger.js';
+import { resolveClock } from '../shared/clock.js';
+import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { loadPg, type PgModule } from './driver.js';
 import { classifyOpenError, describeError, isRetryable, PostgresEncodingError, toSafeNumber } from './errors.js';
 import { cursorArrays, cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
@@ -68,7 +71,9 @@ import { statements, type Statements } from './sql.js';
  *   the others skip (the running one prunes for them).
  * - Deadlocks and serialization failures (and a dedupe-key race, R8) retry the transaction.
  */
-export interface PostgresStoreOptions extends CreateOptions {
+export interface PostgresStoreOptions extends Omit<CreateOptions, 'now'> {
+  /** The clock (R6); Date.now when absent. A non-function is refused before any connection. */
+  now?: () => number;
   /** postgres://user:password@host:port/database (or set `pool`). */
   connectionString?: string;
   /** Extra node-postgres pool settings (host, user, ssl, ...); merged under connectionString. */
@@ -135,6 +140,10 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   private readonly sql: Statements;
   private readonly config: PruneConfig;
   private readonly logger: Logger;
+  private readonly readClock: () => number;
+  private readonly noticeLink: string | undefined;
+  /** R9: logger calls that threw (swallowed, so a broken logger never fails the caller's action). */
+  loggerFailures = 0;
   private readonly channel: string;
   private readonly schemaKey: string;
   private readonly pruneLock: [number, number];
@@ -154,7 +163,10 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     target: string,
   ) {
     this.config = resolvePruneConfig(options);
-    this.logger = options.logger ?? consoleLogger;
+    // R9: a throwing logger is swallowed (and counted): the log must never fail the caller.
+    this.logger = guardedLogger(options.logger ?? consoleLogger, () => this.loggerFailures++);
+    this.readClock = resolveClock(options.now);
+    this.noticeLink = options.noticeLink;
     this.schema = options.schema ?? 'public';
     this.target = target;
     this.sql = statements(this.schema);
@@ -168,6 +180,8 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   /** Opens a store: connects, checks the server, migrates the schema, prunes (opening a store prunes, R29). */
   static async open(options: PostgresStoreOptions, internals: PostgresStoreInternals = {}): Promise<PostgresStore> {
     resolvePruneConfig(options); // RangeError before any connection
+    resolveClock(options.now); // R6: a non-function clock is refused before any connection
+    if (options.noticeLink !== undefined) validateNoticeLinkTemplate(options.noticeLink); // R23b
     const pgm = await loadPg();
     const poolConfig: pg.PoolConfig = {
       ...options.pool,
@@ -179,7 +193,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     const { target, user } = describeTarget(poolConfig);
     const schema = options.schema ?? 'public';
     const pool = new pgm.Pool(poolConfig);
-    const logger = options.logger ?? consoleLogger;
+    const logger = guardedLogger(options.logger ?? consoleLogger);
     // An idle client's connection dropping (a server restart) must not crash the process.
     pool.on('error', (error) => logger.warn('postgres store: an idle connection failed', { target, ...describeError(error) }));
     const { max: _max, ...clientConfig } = poolConfig;
@@ -207,7 +221,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   }
 
   private now(): number {
-    return checkedNow(this.options.now()); // R6: integer epoch ms, or a ClockError before anything is written
+    return checkedNow(this.readClock()); // R6: integer epoch ms, or a ClockError before anything is written
   }
 
   private assertOpen(): void {
@@ -417,7 +431,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
     return this.guard('pendingNotices', [] as Notice[], async () => {
       const rows = (await this.run<PgCursorRow>(this.pool, 'pendingOfWatcher', [watcherSessionKey])).rows;
-      return pendingNoticesOf(rows.map(cursorFromPgRow)); // R20, R26 (sorted in JS: UTF-16 order)
+      return pendingNoticesOf(rows.map(cursorFromPgRow)).map((n) => withNoticeLink(n, this.noticeLink)); // R20, R26 (sorted in JS: UTF-16 order), R23b
     });
   }
 
@@ -436,7 +450,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       }),
     );
     if (drained.length > 0) this.changed();
-    return drained;
+    return drained.map((n) => withNoticeLink(n, this.noticeLink)); // R23b
   }
 
   async ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Promise<Notice[]> {
@@ -465,7 +479,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       }),
     );
     if (acked.length > 0) this.changed();
-    return acked;
+    return acked.map((n) => withNoticeLink(n, this.noticeLink)); // R23b
   }
 
   async prune(): Promise<void> {
