@@ -759,10 +759,10 @@ class RemoteListener {
         this.client = client;
         this.pid = (client as unknown as { processID?: number }).processID;
         this.backoffMs = 100;
-        if (reconnect) {
-          this.logger.warn('postgres store: the listening connection is back; re-reading pending state', { target: this.target });
-          this.fire(); // whatever was notified while we were away is in durable state: re-read it
-        }
+        if (reconnect) this.logger.warn('postgres store: the listening connection is back; re-reading pending state', { target: this.target });
+        // R63: a commit that landed before LISTEN took effect (on a first connect as on a reconnect)
+        // sent its NOTIFY to nobody; it is in durable state, so one re-read from here on catches it.
+        this.fire();
       } catch (error) {
         client.removeAllListeners('end');
         await client.end().catch(() => {});
