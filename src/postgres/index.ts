@@ -9,6 +9,7 @@ export {
   postgresStoreFactory,
   type PostgresStoreOptions,
 } from './postgres-store.js';
+export type { PgPoolSettings, PgQueryable } from './pg-types.js';
 export { MIGRATIONS, SCHEMA_VERSION, TABLES, migrate, quoteIdent, readSchemaVersion, type PgMigrationStep } from './schema.js';
 export {
   NotAStateSchemaError,

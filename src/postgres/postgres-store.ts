@@ -45,6 +45,7 @@ import {
   type PruneConfig,
 } from '../core/index.js';
 import type { PendingPair, PendingSource } from '../feed/types.js';
+import type { PgPoolSettings, PgQueryable } from './pg-types.js';
 import { resolveClock } from '../shared/clock.js';
 import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { loadPg, type PgModule } from './driver.js';
@@ -77,7 +78,7 @@ export interface PostgresStoreOptions extends Omit<CreateOptions, 'now'> {
   /** postgres://user:password@host:port/database (or set `pool`). */
   connectionString?: string;
   /** Extra node-postgres pool settings (host, user, ssl, ...); merged under connectionString. */
-  pool?: pg.PoolConfig;
+  pool?: PgPoolSettings;
   /** The PostgreSQL schema holding the tables; created on first open. Default 'public'. */
   schema?: string;
   /** Where storage failures are reported (R9, R35); defaults to the console. */
@@ -685,8 +686,8 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   }
 
   /** Test and diagnostics hook: the pool (writing through it bypasses the protocol). */
-  get pgPool(): pg.Pool {
-    return this.pool;
+  get pgPool(): PgQueryable {
+    return this.pool as unknown as PgQueryable;
   }
 
   /** The advisory lock (two int4 keys) one pruner of this schema holds while it prunes. */

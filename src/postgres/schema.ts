@@ -1,4 +1,4 @@
-import type { ClientBase } from 'pg';
+import type { PgQueryable } from './pg-types.js';
 import { NotAStateSchemaError, SchemaTooNewError, toSafeNumber } from './errors.js';
 
 /**
@@ -100,7 +100,7 @@ function latestVersion(steps: readonly PgMigrationStep[]): number {
  * The schema's version without writing: 0 for a schema (or database) without our tables.
  * Throws SchemaTooNewError above `supported`, NotAStateSchemaError for foreign tables with our names.
  */
-export async function readSchemaVersion(client: ClientBase, schema: string, supported: number = SCHEMA_VERSION): Promise<number> {
+export async function readSchemaVersion(client: PgQueryable, schema: string, supported: number = SCHEMA_VERSION): Promise<number> {
   const found = await client.query<{ version_table: string | null; events_table: string | null }>(
     'SELECT to_regclass($1) AS version_table, to_regclass($2) AS events_table',
     [`${quoteIdent(schema)}.${TABLES.version}`, `${quoteIdent(schema)}.${TABLES.events}`],
@@ -125,7 +125,7 @@ const MIGRATION_LOCK: [number, number] = [0x53534b31, 1];
  * the migration lock, re-checks the version (another machine may have migrated meanwhile) and
  * applies the missing steps. `steps` is a parameter so tests can simulate other releases.
  */
-export async function migrate(client: ClientBase, schema: string, steps: readonly PgMigrationStep[] = MIGRATIONS): Promise<number> {
+export async function migrate(client: PgQueryable, schema: string, steps: readonly PgMigrationStep[] = MIGRATIONS): Promise<number> {
   const target = latestVersion(steps);
   if ((await readSchemaVersion(client, schema, target)) === target) return target;
   const s = quoteIdent(schema);

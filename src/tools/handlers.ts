@@ -108,15 +108,15 @@ export async function sessionWatch(ctx: ToolContext, args: unknown): Promise<Too
 }
 
 export interface SendWatchRequest {
-  /** The `watch` argument the model passed to sessions_send. */
-  watch?: boolean;
+  /** The `watch` argument the model passed to sessions_send (absent or undefined: not asked). */
+  watch?: boolean | undefined;
   /** Whether the runtime delivered the message. */
   dispatched: boolean;
   /** The sender's session key. */
   watcherSessionKey: string;
   /** The session that actually received the message (after any routing). */
   targetSessionKey: string;
-  agentId?: string;
+  agentId?: string | undefined;
 }
 
 /**

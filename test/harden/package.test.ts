@@ -85,6 +85,17 @@ import { createUpstreamMonitor, createSqliteLinkStore } from 'session-state-kit/
 export { createUpstreamMonitor, createSqliteLinkStore };
 `;
 
+// The agent-facing entries: the tools are plain data and functions; the feed's iterator takes the
+// standard AbortSignal (lib "dom" or @types/node), as upstream does.
+const AGENT_CONSUMER = `
+import { createSessionTools, sessionStatusText, type SessionTools } from 'session-state-kit/tools';
+import { createNoticeFeed, startDelivery, type NoticeFeed, type PendingSource } from 'session-state-kit/feed';
+declare const tools: SessionTools;
+declare const feed: NoticeFeed;
+declare const source: PendingSource;
+export { createSessionTools, sessionStatusText, tools, feed, source, createNoticeFeed, startDelivery };
+`;
+
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'ssk-consumer-'));
   must(process.execPath, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js')], { cwd: root });
@@ -120,6 +131,7 @@ describe('the packed package in an empty project', () => {
       const checks: { file: string; code: string; lib: string[] }[] = [
         { file: 'core.ts', code: CORE_CONSUMER, lib: ['es2022'] },
         { file: 'upstream.ts', code: UPSTREAM_CONSUMER, lib: ['es2022', 'dom'] },
+        { file: 'agent.ts', code: AGENT_CONSUMER, lib: ['es2022', 'dom'] },
         ...(name === 'node10' ? [] : [{ file: 'conformance.ts', code: CONFORMANCE_CONSUMER, lib: ['es2022'] }]),
       ];
       for (const c of checks) {
