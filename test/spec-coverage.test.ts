@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 // Every numbered rule of spec/PROTOCOL.md is cited by at least one test name (it/describe/property).
 const root = join(import.meta.dirname, '..');
 const protocol = readFileSync(join(root, 'spec/PROTOCOL.md'), 'utf8');
-const ruleIds = [...new Set([...protocol.matchAll(/^- \*\*([RU]\d+[a-z]?)\b/gm)].map((m) => m[1]!))];
+const ruleIds = [...new Set([...protocol.matchAll(/^- \*\*([RTU]\d+[a-z]?)\b/gm)].map((m) => m[1]!))];
 
 function testFiles(dir: string): string[] {
   const out: string[] = [];
