@@ -3,9 +3,9 @@ import { changesSinceGroup } from './cases/changes-since.js';
 import { latencyGroup } from './cases/latency.js';
 import type { BenchGroup } from './cases/context.js';
 import { memoryGroup } from './cases/memory.js';
-import { drainGroup, sweepGroup } from './cases/notices.js';
+import { drainGroup, pendingGroup } from './cases/notices.js';
 import { pruneAgeGroup, pruneCapGroup } from './cases/prune.js';
 import { upstreamScanGroup } from './cases/upstream-scan.js';
 
 /** Run order: cheap groups first; the event logs changes-since builds are reused by append-size and prune. */
-export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, sweepGroup, memoryGroup, latencyGroup, upstreamScanGroup];
+export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, pendingGroup, memoryGroup, latencyGroup, upstreamScanGroup];

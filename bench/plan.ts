@@ -16,8 +16,8 @@ export interface Plan {
   pruneRemoved: number[];
   /** Watcher/target pairs acked by one drain case. */
   drainPairs: number[];
-  /** Pending cursors the restart sweep visits. */
-  sweepCursors: number[];
+  /** Cursors whose watchers read their pending notices (the pending group). */
+  pendingCursors: number[];
   /** Appends in the memory run and how often heap/RSS are sampled. */
   memoryAppends: number;
   memorySampleEvery: number;
@@ -26,7 +26,7 @@ export interface Plan {
   upstreamScanRounds: number;
   /** Short operations (append, changesSince). */
   fast: Budget;
-  /** Operations that need fresh rows before each call (prune, drain, sweep). */
+  /** Operations that need fresh rows before each call (prune, drain). */
   heavy: Budget;
 }
 
@@ -37,7 +37,7 @@ export const PLANS: Record<Mode, Plan> = {
     changesSinceSizes: [10_000, 100_000, 1_000_000],
     pruneRemoved: [1_000, 10_000, 100_000],
     drainPairs: [10, 100, 1_000],
-    sweepCursors: [1_000, 10_000, 100_000],
+    pendingCursors: [1_000, 10_000, 100_000],
     memoryAppends: 1_000_000,
     memorySampleEvery: 100_000,
     upstreamScanMiB: 100,
@@ -51,7 +51,7 @@ export const PLANS: Record<Mode, Plan> = {
     changesSinceSizes: [10_000, 1_000_000],
     pruneRemoved: [1_000, 10_000],
     drainPairs: [10, 1_000],
-    sweepCursors: [1_000, 10_000],
+    pendingCursors: [1_000, 10_000],
     memoryAppends: 50_000,
     memorySampleEvery: 5_000,
     upstreamScanMiB: 8,

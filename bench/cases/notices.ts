@@ -117,90 +117,83 @@ export const drainGroup: BenchGroup = {
   },
 };
 
-const SWEEP_WATCHERS = 1_000;
-const PENDING = { lastSeen: 1, notified: 1, material: 2, updatedAt: T0 };
+const PENDING_WATCHERS = 1_000;
+const PENDING = { lastSeen: 1, notified: 2, material: 2, updatedAt: T0 };
 const IDLE = { lastSeen: 2, notified: 2, material: 2, updatedAt: T0 };
 
-function totalPending(store: SqliteStore): number {
-  let n = 0;
-  for (let w = 0; w < SWEEP_WATCHERS; w++) n += store.pendingNotices(`agent:main:w${w}`).length;
-  return n;
-}
-
 /**
- * sweep: restart() over bulk-loaded cursors, every one pending (M > L), so R29 re-enqueues one
- * notice per cursor; restart also runs its prune probes. Baseline: read the pending cursors with
- * the adapter's own query (partial index) and write each back once (N := M), in one transaction.
+ * pending: every watcher reads its pending notices from durable state (R20, R26: the cursors are
+ * the only source since v1's in-memory queue and restart sweep went, R29), over bulk-loaded
+ * cursors spread over 1,000 watchers, all pending. Baseline: the adapter's own per-watcher query
+ * (the partial index on pending cursors) run on a raw connection, rows fetched and nothing built.
  * A last case holds the largest cursor count with only 1% pending: its ratio against the
- * 1k-pending case shows idle cursors cost the sweep nothing (the partial index, R29).
+ * all-pending case of the same pending count shows idle cursors cost the read nothing.
  */
-export const sweepGroup: BenchGroup = {
-  group: 'sweep',
+export const pendingGroup: BenchGroup = {
+  group: 'pending',
   run(ctx: CaseContext): CaseResult[] {
     const { ws, plan } = ctx;
     const results: CaseResult[] = [];
-    const largest = Math.max(...plan.sweepCursors);
-    const variants = plan.sweepCursors.map((n) => ({ key: shortCount(n), total: n, pending: n }));
+    const largest = Math.max(...plan.pendingCursors);
+    const variants = plan.pendingCursors.map((n) => ({ key: shortCount(n), total: n, pending: n }));
     // Compared with the all-pending case of the same pending count, so only when that one exists.
-    if (plan.sweepCursors.includes(largest / 100)) variants.push({ key: `${shortCount(largest)}-1pct`, total: largest, pending: largest / 100 });
+    if (plan.pendingCursors.includes(largest / 100)) variants.push({ key: `${shortCount(largest)}-1pct`, total: largest, pending: largest / 100 });
     for (const v of variants) {
-      const adapterPath = ws.file(`sweep-${v.key}`);
-      const rawPath = ws.file(`sweep-raw-${v.key}`);
+      const adapterPath = ws.file(`pending-${v.key}`);
+      const rawPath = ws.file(`pending-raw-${v.key}`);
+      const watchers = Math.min(PENDING_WATCHERS, v.total);
       for (const path of [adapterPath, rawPath]) {
         const db: Database.Database = openRaw(path);
         try {
-          const watchers = Math.min(SWEEP_WATCHERS, v.total);
           loadCursors(db, { count: v.total - v.pending, watchers, targetPrefix: 'agent:main:idle-', ...IDLE });
           loadCursors(db, { count: v.pending, watchers, ...PENDING });
         } finally {
           db.close();
         }
       }
-      ctx.progress(`sweep ${v.key}: opening (the open runs the first sweep)`);
+      ctx.progress(`pending ${v.key}: opening`);
       const store = openAdapter(adapterPath);
       const raw = openRaw(rawPath);
       try {
         assertSamePragmas(store, raw);
         if (countRows(raw, CURSORS) !== v.total) throw new Error('cursor load failed');
-        const pendingRows = raw.prepare(SQL.pendingAll); // v1 sweep baseline; restart no longer sweeps (R29), see the report
-        const writeBack = raw.prepare(`UPDATE ${CURSORS} SET notified = ?, updated_at = ? WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?`);
-        let swept = 0;
-        const sweepAll = raw.transaction(() => {
-          swept = 0;
-          for (const r of pendingRows.all() as { watcher_session_key: string; target_session_key: string; target_agent_id: string; material: number }[]) {
-            writeBack.run(r.material, T0, r.watcher_session_key, r.target_session_key, r.target_agent_id);
-            swept++;
-          }
-        });
+        const rawPending = raw.prepare(SQL.pendingOfWatcher);
+        const keys = Array.from({ length: watchers }, (_, w) => `agent:main:w${w}`);
+        let seen = 0;
         const tasks: TaskSpec[] = [
           {
             name: 'sqlite',
-            fn: () => store.restart(),
+            fn: () => {
+              seen = 0;
+              for (const k of keys) seen += store.pendingNotices(k).length;
+            },
             afterEach: () => {
-              const n = totalPending(store);
-              if (n !== v.pending) throw new Error(`restart queued ${n} notices, expected ${v.pending}`);
+              if (seen !== v.pending) throw new Error(`pendingNotices found ${seen} notices, expected ${v.pending}`);
             },
           },
           {
             name: 'raw',
-            fn: () => sweepAll.immediate(),
+            fn: () => {
+              seen = 0;
+              for (const k of keys) seen += rawPending.all(k).length;
+            },
             afterEach: () => {
-              if (swept !== v.pending) throw new Error(`baseline swept ${swept}, expected ${v.pending}`);
+              if (seen !== v.pending) throw new Error(`baseline found ${seen} rows, expected ${v.pending}`);
             },
           },
         ];
-        const got = measureInterleaved(tasks, plan.heavy, (m) => ctx.progress(`sweep ${v.key}: ${m}`));
+        const got = measureInterleaved(tasks, plan.heavy, (m) => ctx.progress(`pending ${v.key}: ${m}`));
         const onePct = v.pending !== v.total;
         const size = onePct ? `${shortCount(v.total)} cursors, ${shortCount(v.pending)} pending` : `${v.key} cursors, all pending`;
-        const common = { group: 'sweep', size, unit: 'cursor', unitsPerOp: v.pending };
+        const common = { group: 'pending', size, unit: 'notice', unitsPerOp: v.pending };
         results.push(
-          makeResult({ ...common, id: `sweep/raw@${v.key}`, label: 'raw read + write-back (baseline)', latency: got.get('raw')! }),
+          makeResult({ ...common, id: `pending/raw@${v.key}`, label: 'raw per-watcher pending query (baseline)', latency: got.get('raw')! }),
           makeResult({
             ...common,
-            id: `sweep/sqlite@${v.key}`,
-            label: 'sqlite adapter restart()',
+            id: `pending/sqlite@${v.key}`,
+            label: 'sqlite adapter pendingNotices, every watcher',
             latency: got.get('sqlite')!,
-            baselineId: onePct ? `sweep/sqlite@${shortCount(v.pending)}` : `sweep/raw@${v.key}`,
+            baselineId: onePct ? `pending/sqlite@${shortCount(v.pending)}` : `pending/raw@${v.key}`,
           }),
         );
       } finally {

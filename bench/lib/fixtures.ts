@@ -186,7 +186,7 @@ export interface CursorLoad {
   watchers: number;
   /** Default `agent:main:t`. */
   targetPrefix?: string;
-  /** L, N, M of every loaded cursor; M > L makes it pending for the R29 sweep. */
+  /** L, N, M of every loaded cursor; N > L makes it pending (R20). */
   lastSeen: number;
   notified: number;
   material: number;
