@@ -34,6 +34,7 @@ FILES=(
   test/sqlite/failures.test.ts
   test/sqlite/kill.test.ts
   test/runtimes/conformance.suite.ts
+  test/harden/sqlite-edges.test.ts
 )
 # 40 SIGKILLs per extra runtime instead of 200: the crash paths are the same SQL; this checks the driver's.
 export SSK_KILL_RUNS=40

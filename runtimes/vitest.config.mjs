@@ -17,6 +17,7 @@ export default defineConfig({
       'test/sqlite/failures.test.ts',
       'test/sqlite/kill.test.ts',
       'test/runtimes/conformance.suite.ts',
+      'test/harden/sqlite-edges.test.ts',
     ],
     testTimeout: 300_000,
     hookTimeout: 60_000,
