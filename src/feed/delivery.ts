@@ -85,6 +85,8 @@ export function startDelivery(options: DeliveryOptions): Delivery {
   const latest = new Map<string, PendingPair[]>();
   const inFlight = new Map<string, Promise<void>>();
   const rerun = new Set<string>();
+  /** Watchers whose last read found nothing although the feed said something was pending. */
+  const emptyOnce = new Set<string>();
   const retries = new Map<string, () => void>();
   let cancelDue: (() => void) | undefined;
   let dueAt: number | undefined;
@@ -136,8 +138,23 @@ export function startDelivery(options: DeliveryOptions): Delivery {
       retryLater(watcher);
       return;
     }
-    // Judged again on durable state: another process may have delivered them meanwhile.
-    if (notices.length === 0 || !isWakeable(watcher, notices, scheduler.policy.laneOf)) return;
+    if (notices.length === 0) {
+      // Another process may have delivered them meanwhile, or the read failed: a store answers []
+      // on a storage failure too (R9). When the feed said something is pending, look once more
+      // later instead of dropping the wake (R67); a second empty read settles it.
+      const hinted = latest.get(watcher);
+      if (hinted !== undefined && hinted.length > 0 && !emptyOnce.has(watcher)) {
+        emptyOnce.add(watcher);
+        retryLater(watcher);
+      } else {
+        emptyOnce.delete(watcher);
+        latest.delete(watcher);
+      }
+      return;
+    }
+    emptyOnce.delete(watcher);
+    // Judged again on durable state.
+    if (!isWakeable(watcher, notices, scheduler.policy.laneOf)) return;
     let outcome: void | boolean;
     try {
       // A copy: what is acked is what was read and handed over, whatever the runtime does with its array.
@@ -171,7 +188,9 @@ export function startDelivery(options: DeliveryOptions): Delivery {
       .catch((error: unknown) => log('notice delivery: unexpected failure', { watcherSessionKey: watcher, ...describe(error) }))
       .finally(() => {
         inFlight.delete(watcher);
-        if (rerun.delete(watcher)) consider(watcher, latest.get(watcher) ?? []);
+        // A signal that came while this attempt ran was already counted as a wake by the scheduler:
+        // run again now (the attempt re-reads durable state), or that notice waits for the next signal.
+        if (rerun.delete(watcher)) run(watcher);
       });
     inFlight.set(watcher, p);
   };

@@ -143,6 +143,46 @@ describe('delivery: wake, coalesce, ack (fake time)', () => {
     feed.close();
   });
 
+  it('R67: a notice raised while a delivery runs is delivered once that delivery ends (no wake lost to the one in flight)', async () => {
+    let release: () => void = () => {};
+    const { store, feed, delivery, delivered } = setup({
+      wake: { coalesceMs: 0 },
+      deliver: (watcher, notices) =>
+        new Promise<void>((resolve) => {
+          delivered.push({ at: Date.now() - T0, watcher, notices });
+          release = resolve;
+        }),
+    });
+    await settle();
+    store.change(MAIN, T);
+    await settle();
+    expect(delivered).toHaveLength(1); // in flight: deliver has not resolved
+    store.change(MAIN, U); // raised meanwhile; the feed signals it while T's delivery runs
+    await settle();
+    release(); // the first delivery ends and acks T only
+    await settle();
+    expect(delivered.map((d) => d.notices.map((n) => n.targetSessionKey))).toEqual([[T], [U]]);
+    release();
+    await settle();
+    expect(store.pendingCount(MAIN)).toBe(0);
+    delivery.close();
+    feed.close();
+  });
+
+  it('R67: a read that finds nothing although the feed said something is pending (a store answers [] on a storage failure) is looked at again', async () => {
+    const { store, feed, delivery, delivered } = setup();
+    await settle();
+    store.emptyReads = 1; // the next pendingNotices answers [] as a failing store would (R9)
+    store.change(MAIN, T);
+    await settle();
+    expect(delivered).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(WAKE_COALESCE_MS);
+    expect(delivered.map((d) => d.notices.map((n) => n.targetSessionKey))).toEqual([[T]]);
+    expect(store.pendingCount(MAIN)).toBe(0);
+    delivery.close();
+    feed.close();
+  });
+
   it('startDelivery validates its options', () => {
     const store = new ModelStore();
     const feed = createNoticeFeed(store);

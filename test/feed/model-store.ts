@@ -20,6 +20,8 @@ export class ModelStore implements DeliveryStore, PendingSource {
   private seq = 0;
   readonly ackCalls: { watcher: string; notices: readonly NoticeAck[]; acked: Notice[] }[] = [];
   failPending = 0;
+  /** Reads of pendingNotices that answer [] (a real store's answer to a storage failure, R9). */
+  emptyReads = 0;
   /** Acks that answer [] and write nothing (a store's storage-failure answer). */
   dropAcks = 0;
 
@@ -51,6 +53,10 @@ export class ModelStore implements DeliveryStore, PendingSource {
     if (this.failPending > 0) {
       this.failPending--;
       throw new Error('database is locked');
+    }
+    if (this.emptyReads > 0) {
+      this.emptyReads--;
+      return [];
     }
     const out: Notice[] = [];
     for (const [target, c] of this.cursors.get(watcher) ?? []) if (c.n > c.l) out.push(this.notice(watcher, target, c));
