@@ -3,7 +3,7 @@ import type { ChangesSinceResponse, Notice } from '../../spec/index.js';
 import { buildChangesSince, isPending, normalizeChangesSince, pendingNoticesOf } from '../core/index.js';
 import { loadPg } from '../postgres/driver.js';
 import { NotAStateSchemaError, PostgresStoreError, classifyOpenError, toSafeNumber } from '../postgres/errors.js';
-import { cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from '../postgres/rows.js';
+import { cursorAsStoredFromPgRow, cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from '../postgres/rows.js';
 import { SCHEMA_VERSION, TABLES, quoteIdent, readSchemaVersion } from '../postgres/schema.js';
 import { CURSOR_COLUMNS, statements } from '../postgres/sql.js';
 import { DatabaseProblem } from './io.js';
@@ -157,7 +157,8 @@ export class PgStateReader {
     const rows = await this.rows<PgCursorRow>(`SELECT ${CURSOR_COLUMNS} FROM ${this.s}.${TABLES.cursors}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`, values);
     return rows
       .map((row) => {
-        const c = cursorFromPgRow(row);
+        // As stored, not through the store's checked decoder: a corrupt row is what an operator looks for.
+        const c = cursorAsStoredFromPgRow(row);
         return { ...c, pending: isPending(c) };
       })
       .sort((a, b) => byCodeUnits(a.watcherSessionKey, b.watcherSessionKey) || byCodeUnits(a.targetSessionKey, b.targetSessionKey) || byCodeUnits(a.targetAgentId, b.targetAgentId));

@@ -4,6 +4,11 @@
  * missing driver) throw with a hint: the caller configured something wrong. Failures while the
  * store runs are logged and degrade instead (R9, R35), as on SQLite.
  */
+// Values read back (R9d) are decoded and checked by the storage-neutral code both adapters share:
+// the same UnsafeIntegerError and CorruptStateError classes as session-state-kit/sqlite.
+export { CorruptStateError, StateDatabaseError, UnsafeIntegerError, type StateDatabaseErrorCode } from '../shared/state-errors.js';
+export { toSafeNumber } from '../shared/integers.js';
+
 export type PostgresStoreErrorCode =
   | 'unreachable'
   | 'authentication'
@@ -12,6 +17,7 @@ export type PostgresStoreErrorCode =
   | 'schema-too-new'
   | 'not-a-state-schema'
   | 'encoding'
+  // Kept for compatibility: an unsafe integer is now the shared UnsafeIntegerError (a StateDatabaseError).
   | 'unsafe-integer'
   | 'driver-unavailable';
 
@@ -97,45 +103,12 @@ export class PostgresEncodingError extends PostgresStoreError {
   }
 }
 
-/** An integer column holds a value JavaScript numbers cannot represent exactly (above 2^53 - 1). */
-export class UnsafeIntegerError extends PostgresStoreError {
-  override readonly name = 'UnsafeIntegerError';
-  constructor(
-    readonly field: string,
-    readonly value: string,
-  ) {
-    super('unsafe-integer', `${field} = ${value} is outside the safe integer range of JavaScript numbers (|n| <= 2^53 - 1)`, 'the row was not written by this adapter, or the sequence ran past 2^53 - 1');
-  }
-}
-
 /** The `pg` package (an optional peer dependency) is not installed. */
 export class PostgresDriverUnavailableError extends PostgresStoreError {
   override readonly name = 'PostgresDriverUnavailableError';
   constructor(reason: string, options?: { cause?: unknown }) {
     super('driver-unavailable', `the PostgreSQL driver (pg) cannot be loaded: ${reason}`, 'install it: npm install pg', options);
   }
-}
-
-/**
- * bigint columns arrive from pg as decimal strings (its default for int8), decoded here exactly:
- * nothing rounds silently past 2^53.
- */
-export function toSafeNumber(value: unknown, field: string): number {
-  if (typeof value === 'string') {
-    if (!/^-?\d+$/.test(value)) throw new TypeError(`${field}: expected an integer, got ${JSON.stringify(value)}`);
-    const big = BigInt(value);
-    if (big > BigInt(Number.MAX_SAFE_INTEGER) || big < BigInt(Number.MIN_SAFE_INTEGER)) throw new UnsafeIntegerError(field, value);
-    return Number(big);
-  }
-  if (typeof value === 'bigint') {
-    if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) throw new UnsafeIntegerError(field, value.toString());
-    return Number(value);
-  }
-  if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new UnsafeIntegerError(field, String(value));
-    return value;
-  }
-  throw new TypeError(`${field}: expected an integer, got ${value === null ? 'null' : typeof value}`);
 }
 
 type PgLikeError = Error & { code?: unknown; errors?: unknown[]; routine?: unknown };

@@ -12,6 +12,7 @@ export {
 export type { PgPoolSettings, PgQueryable } from './pg-types.js';
 export { MIGRATIONS, SCHEMA_VERSION, TABLES, migrate, quoteIdent, readSchemaVersion, type PgMigrationStep } from './schema.js';
 export {
+  CorruptStateError,
   NotAStateSchemaError,
   PostgresAuthenticationError,
   PostgresDatabaseMissingError,
@@ -21,9 +22,11 @@ export {
   PostgresStoreError,
   PostgresUnreachableError,
   SchemaTooNewError,
+  StateDatabaseError,
   UnsafeIntegerError,
   toSafeNumber,
   type PostgresStoreErrorCode,
+  type StateDatabaseErrorCode,
 } from './errors.js';
-export { cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
+export { checkedEventFromPgRow, cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
 export { statements, EVENT_COLUMNS, CURSOR_COLUMNS } from './sql.js';

@@ -50,7 +50,7 @@ import { resolveClock } from '../shared/clock.js';
 import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { loadPg, type PgModule } from './driver.js';
 import { classifyOpenError, describeError, isRetryable, PostgresEncodingError, toSafeNumber } from './errors.js';
-import { cursorArrays, cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
+import { checkedEventFromPgRow, checkedPgHead, cursorArrays, cursorFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
 import { MIGRATIONS, TABLES, migrate, quoteIdent, type PgMigrationStep } from './schema.js';
 import { statements, type Statements } from './sql.js';
 
@@ -299,7 +299,8 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   }
 
   private toEvent(row: PgEventRow): StateEvent {
-    return eventFromPgRow(row, (sequence, reason) =>
+    // checkedEventFromPgRow: an event that fails the spec's own schema is a CorruptStateError, never returned (R9d).
+    return checkedEventFromPgRow(row, (sequence, reason) =>
       this.logger.warn('postgres store: dropped an unreadable payload', { target: this.target, schema: this.schema, sequence, reason }),
     );
   }
@@ -418,12 +419,17 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       ])).rows;
       const first = rows[0];
       const page = rows.filter((row) => row.sequence !== null).map((row) => this.toEvent(row));
-      return buildChangesSince(r, {
-        stateVersion: first?.head_last != null ? toSafeNumber(first.head_last, `${TABLES.heads}.last_sequence`) : 0,
-        prunedMaxSequence: first?.head_pruned != null ? toSafeNumber(first.head_pruned, `${TABLES.heads}.pruned_max_sequence`) : 0,
+      // R5, R9d: a negative head or watermark, a sequence below 1 or a head below one of its own
+      // events means rows were written by something else. Report, never serve (R35 degrades).
+      const { stateVersion, prunedMaxSequence, lowestRetained } = checkedPgHead({
+        sessionKey: r.sessionKey,
+        agentId: r.agentId,
+        lastSequence: first?.head_last,
+        prunedMaxSequence: first?.head_pruned,
+        lowest: first?.lowest,
         page,
-        lowestRetained: first?.lowest != null ? toSafeNumber(first.lowest, `${TABLES.events}.sequence`) : undefined,
       });
+      return buildChangesSince(r, { stateVersion, prunedMaxSequence, page, lowestRetained });
     });
   }
 

@@ -3,30 +3,11 @@
  * version, throws (the caller configured the wrong path); failures while the store runs are logged
  * and degrade instead (R9, R35).
  */
-export type StateDatabaseErrorCode =
-  | 'not-a-state-database'
-  | 'schema-too-new'
-  | 'unsafe-integer'
-  | 'driver-unavailable'
-  // Opening a file the store did not write (or cannot reach): one code per cause, with a hint.
-  | 'missing-directory'
-  | 'read-only'
-  | 'busy'
-  | 'corrupt'
-  | 'cannot-open'
-  // A value read back breaks the schema's own invariants (a crafted or damaged row).
-  | 'corrupt-state';
-
-export class StateDatabaseError extends Error {
-  override readonly name: string = 'StateDatabaseError';
-  constructor(
-    readonly code: StateDatabaseErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+// The base class, the read-back errors and the integer decoding are storage-neutral (one class each,
+// shared with the PostgreSQL adapter); exported here under the names this module always had.
+import { StateDatabaseError } from '../shared/state-errors.js';
+export { CorruptStateError, StateDatabaseError, UnsafeIntegerError, type StateDatabaseErrorCode } from '../shared/state-errors.js';
+export { toSafeNumber } from '../shared/integers.js';
 
 /** The file is not SQLite, or is another application's SQLite database. */
 export class NotAStateDatabaseError extends StateDatabaseError {
@@ -55,17 +36,6 @@ export class SchemaTooNewError extends StateDatabaseError {
   }
 }
 
-/** An integer column holds a value JavaScript numbers cannot represent exactly (above 2^53 - 1). */
-export class UnsafeIntegerError extends StateDatabaseError {
-  override readonly name = 'UnsafeIntegerError';
-  constructor(
-    readonly field: string,
-    readonly value: string,
-  ) {
-    super('unsafe-integer', `${field} = ${value} is outside the safe integer range of JavaScript numbers (|n| <= 2^53 - 1)`);
-  }
-}
-
 /**
  * The SQLite driver asked for (or, with 'auto', every candidate) cannot be loaded in this runtime.
  * `reasons` has one line per driver tried.
@@ -86,19 +56,6 @@ export class SqliteDriverUnavailableError extends StateDatabaseError {
   }
 }
 
-/** Integer columns are read as bigint (safeIntegers) and decoded here, so nothing rounds silently. */
-export function toSafeNumber(value: unknown, field: string): number {
-  if (typeof value === 'bigint') {
-    if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) throw new UnsafeIntegerError(field, value.toString());
-    return Number(value);
-  }
-  if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new UnsafeIntegerError(field, String(value));
-    return value;
-  }
-  throw new TypeError(`${field}: expected an integer, got ${value === null ? 'null' : typeof value}`);
-}
-
 /**
  * Opening the database failed for a reason the caller can fix (a path, a permission, another
  * process, a damaged file). Never the driver's raw error: `code` names the case, `path` the file,
@@ -114,21 +71,5 @@ export class StateDatabaseOpenError extends StateDatabaseError {
     options?: { cause?: unknown },
   ) {
     super(code, `cannot open ${path}: ${reason}; ${hint}`, options);
-  }
-}
-
-/**
- * A value read back from the file is impossible for a store that wrote it (negative, not a safe
- * integer, not a valid spec value, a head below one of its own events): the row was written by
- * something else or damaged. Names the table and the row so an operator can find it.
- */
-export class CorruptStateError extends StateDatabaseError {
-  override readonly name = 'CorruptStateError';
-  constructor(
-    readonly table: string,
-    readonly row: string,
-    readonly reason: string,
-  ) {
-    super('corrupt-state', `${table} row ${row} is corrupt: ${reason}`);
   }
 }

@@ -51,9 +51,9 @@ import { sqliteErrorCode } from './driver/error-codes.js';
 import { resolveSqliteDriver } from './driver/resolve.js';
 import { immediateTransaction, readTransaction } from './driver/transaction.js';
 import type { SqliteConnection, SqliteDriverChoice, SqliteStatement } from './driver/types.js';
-import { CorruptStateError, toSafeNumber } from './errors.js';
+import { toSafeNumber } from './errors.js';
 import { openError } from './open-errors.js';
-import { checkedEventFromRow, cursorFromRow as toCursor, type CursorRow, type EventRow } from './rows.js';
+import { checkedEventFromRow, checkedHead, cursorFromRow as toCursor, type CursorRow, type EventRow } from './rows.js';
 import { MIGRATIONS, migrate, type MigrationStep } from './schema.js';
 
 /**
@@ -378,16 +378,16 @@ export class SqliteStore implements SessionStateStore, PendingSource {
         const head = this.stmt.head.get(r.sessionKey, r.agentId) as { last_sequence: unknown; pruned_max_sequence: unknown } | undefined;
         const page = (this.stmt.page.all(r.agentId, r.sessionKey, r.since, r.limit + 1) as EventRow[]).map((row) => this.toEvent(row));
         const lowest = this.stmt.lowestRetained.get(r.agentId, r.sessionKey) as { sequence: unknown } | undefined;
-        const stateVersion = head ? toSafeNumber(head.last_sequence, 'session_state_heads.last_sequence') : 0;
-        const prunedMaxSequence = head ? toSafeNumber(head.pruned_max_sequence, 'session_state_heads.pruned_max_sequence') : 0;
-        // R5: the head is the identity's highest sequence; a stored event above it (or a negative
+        // R5, R9d: the head is the identity's highest sequence; a stored event above it (or a negative
         // watermark) means rows were written by something else. Report, never serve (R35 degrades).
-        const headRow = `(${JSON.stringify(r.sessionKey)}, ${JSON.stringify(r.agentId)})`;
-        if (stateVersion < 0 || prunedMaxSequence < 0) throw new CorruptStateError('session_state_heads', headRow, 'a negative version or watermark');
-        const lowestRetained = lowest ? toSafeNumber(lowest.sequence, 'session_state_events.sequence') : undefined;
-        if (lowestRetained !== undefined && lowestRetained < 1) throw new CorruptStateError('session_state_events', `sequence ${lowestRetained}`, 'a sequence must be >= 1');
-        const above = page.find((e) => e.sequence > stateVersion);
-        if (above) throw new CorruptStateError('session_state_heads', headRow, `last_sequence ${stateVersion} is below the stored event ${above.sequence}`);
+        const { stateVersion, prunedMaxSequence, lowestRetained } = checkedHead({
+          sessionKey: r.sessionKey,
+          agentId: r.agentId,
+          lastSequence: head?.last_sequence,
+          prunedMaxSequence: head?.pruned_max_sequence,
+          lowest: lowest?.sequence,
+          page,
+        });
         return buildChangesSince(r, {
           stateVersion,
           prunedMaxSequence,

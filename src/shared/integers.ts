@@ -1,0 +1,25 @@
+import { UnsafeIntegerError } from './state-errors.js';
+
+const MAX = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN = BigInt(Number.MIN_SAFE_INTEGER);
+
+/**
+ * Decodes an integer column exactly, whatever the driver hands back: bigint (SQLite with
+ * safeIntegers), number, or a decimal string (pg's default for int8). A value past 2^53 - 1 is an
+ * UnsafeIntegerError naming `field`, never a silently rounded number.
+ */
+export function toSafeNumber(value: unknown, field: string): number {
+  if (typeof value === 'string') {
+    if (!/^-?\d+$/.test(value)) throw new TypeError(`${field}: expected an integer, got ${JSON.stringify(value)}`);
+    return toSafeNumber(BigInt(value), field);
+  }
+  if (typeof value === 'bigint') {
+    if (value > MAX || value < MIN) throw new UnsafeIntegerError(field, value.toString());
+    return Number(value);
+  }
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new UnsafeIntegerError(field, String(value));
+    return value;
+  }
+  throw new TypeError(`${field}: expected an integer, got ${value === null ? 'null' : typeof value}`);
+}
