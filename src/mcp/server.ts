@@ -108,23 +108,29 @@ export function createSessionStateMcpServer(options: SessionStateMcpOptions): Se
     return { contents: [{ uri, mimeType: 'text/plain', text: noticesText(notices) }] };
   });
 
-  const subscribed = new Set<string>();
+  // Keyed by the watcher a URI decodes to, holding every spelling the client subscribed with
+  // (`%3A` or `%3a` or a bare `:`): updates go out under the client's own URI, and an unsubscribe
+  // in another spelling of the same watcher still ends the subscription.
+  const subscribed = new Map<string, Set<string>>();
   let stopFeed: (() => void) | undefined;
   server.setRequestHandler(SubscribeRequestSchema, (request) => {
     const { uri } = request.params;
-    watcherOf(uri);
-    subscribed.add(uri);
+    const watcher = watcherOf(uri);
+    const uris = subscribed.get(watcher) ?? new Set<string>();
+    uris.add(uri);
+    subscribed.set(watcher, uris);
     if (!stopFeed && options.feed) {
       stopFeed = options.feed.subscribe((signal) => {
-        const target = noticesUri(signal.watcherSessionKey);
-        if (!subscribed.has(target)) return;
-        server.sendResourceUpdated({ uri: target }).catch((error: unknown) => logger.warn('resources/updated not sent', { uri: target, error: String(error) }));
+        for (const target of subscribed.get(signal.watcherSessionKey) ?? []) {
+          server.sendResourceUpdated({ uri: target }).catch((error: unknown) => logger.warn('resources/updated not sent', { uri: target, error: String(error) }));
+        }
       });
     }
     return {};
   });
   server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
-    subscribed.delete(request.params.uri);
+    const watcher = watcherOfUri(request.params.uri);
+    if (watcher !== undefined) subscribed.delete(watcher);
     if (subscribed.size === 0 && stopFeed) {
       stopFeed();
       stopFeed = undefined;

@@ -104,6 +104,22 @@ describe('T8 MCP server over stdio (real child process)', () => {
     expect(textOf(list)).toBe('1 session:\n"agent:claude-code:worker-session" stateVersion 1');
   });
 
+  it('T8 a subscription in another spelling of the same watcher URI (bare colons) gets its updates under that spelling', async () => {
+    const db = join(dir, 'spelling.db');
+    const { client } = await connect(db);
+    await client.callTool({ name: 'session_watch', arguments: { watcherSessionKey: LEAD, targetSessionKey: WORKER } });
+    const uri = `session-state://notices/${LEAD}`; // not percent-encoded; decodes to the same watcher
+    expect(uri).not.toBe(noticesUri(LEAD));
+    const updated = new Promise<string>((resolve) => {
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri));
+    });
+    await client.subscribeResource({ uri });
+    const hook = await runHook(cli.path(), ['claude-code', '--db', db], { hook_event_name: 'UserPromptSubmit', session_id: 'worker-session', prompt: 'go', cwd: '/tmp', transcript_path: '/tmp/t.jsonl' });
+    expect(hook.code).toBe(0);
+    const timeout = new Promise<string>((_, reject) => setTimeout(() => reject(new Error('no resources/updated within 20 s')), 20_000).unref());
+    await expect(Promise.race([updated, timeout])).resolves.toBe(uri);
+  });
+
   it('T8 exits when the client goes away', async () => {
     const { client, transport } = await connect(join(dir, 'exit.db'));
     const pid = transport.pid;
