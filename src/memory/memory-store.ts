@@ -160,7 +160,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
     for (const c of plan.cursorWrites) this.putCursor(c); // R18: the notices are these cursors
     if (plan.cursorWrites.length > 0) this.changed();
-    if (isPruneDue(now, this.lastPruneAt)) this.prune(); // R43
+    if (isPruneDue(now, this.lastPruneAt)) this.pruneAt(now); // R43
     return stored;
   }
 
@@ -268,7 +268,12 @@ export class MemoryStore implements SessionStateStore, PendingSource {
 
   prune(): void {
     this.assertOpen();
-    const now = this.now();
+    this.pruneAt(this.now());
+  }
+
+  /** R43 after a record: the record already read the clock, so a clock failing now cannot fail a
+   * write that has committed (R6, R9); `prune()` reads it itself. */
+  private pruneAt(now: number): void {
     this.lastPruneAt = now;
     const cutoff = retentionCutoff(now, this.config);
     const doomed = new Set<number>();

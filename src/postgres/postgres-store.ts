@@ -216,8 +216,13 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       await pool.end().catch(() => {});
       throw classifyOpenError(error, { target, user, schema });
     }
-    store.lastPruneAt = store.now();
-    await store.prune();
+    try {
+      store.lastPruneAt = store.now();
+    } catch (error) {
+      await pool.end().catch(() => {}); // a refused clock (R6) must not leave the pool's connections open
+      throw error;
+    }
+    await store.pruneAt(store.lastPruneAt);
     return store;
   }
 
@@ -345,7 +350,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     if (outcome === undefined) return undefined;
     if ('existing' in outcome) return outcome.existing;
     if (outcome.notified) this.changed();
-    if (isPruneDue(now, this.lastPruneAt)) await this.prune(); // R43
+    if (isPruneDue(now, this.lastPruneAt)) await this.pruneAt(now); // R43
     return outcome.stored;
   }
 
@@ -491,7 +496,12 @@ export class PostgresStore implements SessionStateStore, PendingSource {
 
   async prune(): Promise<void> {
     this.assertOpen();
-    const now = this.now();
+    await this.pruneAt(this.now());
+  }
+
+  /** R43 after a record: the record already read the clock, so a clock failing now cannot fail a
+   * write that has committed (R6, R9); `prune()` reads it itself. */
+  private async pruneAt(now: number): Promise<void> {
     // Set first, as the reference does: a failing prune is retried an interval later, not on every write.
     this.lastPruneAt = now;
     const cutoff = retentionCutoff(now, this.config);
@@ -811,6 +821,8 @@ class RemoteListener {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.connecting) await this.connecting.catch(() => {});
+    // A listener added while we waited (add() cleared `stopped`) owns the connection that just came up.
+    if (!this.stopped) return;
     const client = this.client;
     this.client = undefined;
     this.pid = undefined;

@@ -319,7 +319,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     if (outcome === undefined) return undefined;
     if ('existing' in outcome) return outcome.existing;
     if (outcome.cursorsWritten) this.changed();
-    if (isPruneDue(now, this.lastPruneAt)) this.prune(); // R43
+    if (isPruneDue(now, this.lastPruneAt)) this.pruneAt(now); // R43
     return outcome.stored;
   }
 
@@ -454,7 +454,12 @@ export class SqliteStore implements SessionStateStore, PendingSource {
 
   prune(): void {
     this.assertOpen();
-    const now = this.now();
+    this.pruneAt(this.now());
+  }
+
+  /** R43 after a record: the record already read the clock, so a clock failing now cannot fail a
+   * write that has committed (R6, R9); `prune()` reads it itself. */
+  private pruneAt(now: number): void {
     // Set first, as the reference does: a failing prune is retried an interval later, not on every write.
     this.lastPruneAt = now;
     const cutoff = retentionCutoff(now, this.config);

@@ -727,6 +727,21 @@ export function describeContractRules(name: string, factory: StoreFactory): void
       expect((await store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 })).stateChanges.events.length).toBe(5);
     });
 
+    it('R43 a record reads the clock once: a clock that fails right after cannot fail the write-path prune of a record that committed (R6, R9)', async () => {
+      let t = T0;
+      let reads = 0;
+      let failAfter = Infinity;
+      const store = await factory({ now: () => (++reads > failAfter ? -1 : t), maxRows: 2 });
+      for (let i = 0; i < 3; i++) await store.record(human());
+      t += HOUR; // the next record makes a prune due
+      failAfter = reads + 1; // that record's own reading is good; any later one is refused
+      const event = await store.record(human());
+      expect(event?.sequence).toBeGreaterThan(0);
+      failAfter = Infinity;
+      expect((await store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 })).stateChanges.events.length).toBe(2); // and it pruned (R41)
+      await store.close();
+    });
+
     it('R44 re-watching and acking refresh a cursor; a restart does not', async () => {
       const { store, clock } = await harness(factory, { retentionMs: 10 * DAY });
       const T1 = 'agent:main:t1';
