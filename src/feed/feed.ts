@@ -1,6 +1,7 @@
 import { diffPending, snapshotPending, type PendingSnapshot } from '../core/index.js';
 import { consoleLogger, type Logger } from '../shared/logger.js';
 import type { PendingPair, PendingSource } from './types.js';
+import type { KitAbortSignal } from '../shared/abort.js';
 
 /**
  * The change feed (issue 14, design D2; R60-R63). It tells listeners, in any process, when a
@@ -21,7 +22,7 @@ export interface NoticeFeed {
   /** listener is called when `watcherSessionKey` (or any watcher) gains a new pending notice
    * (a new pair or a new L); also once at subscribe for every already-pending watcher. */
   subscribe(listener: (s: NoticeSignal) => void, options?: { watcherSessionKey?: string }): () => void;
-  signals(options?: { watcherSessionKey?: string; signal?: AbortSignal }): AsyncIterable<NoticeSignal>;
+  signals(options?: { watcherSessionKey?: string; signal?: KitAbortSignal }): AsyncIterable<NoticeSignal>;
   close(): void;
 }
 

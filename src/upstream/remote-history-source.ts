@@ -1,6 +1,7 @@
 import { LIMITS } from '../../spec/index.js';
 import { DEFAULT_REMOTE_PAGES, createRemotePager, parseRemoteMarker, remoteBaseline, type NotPersonMarker, type Observation } from '../core/upstream/index.js';
 import type { SourceTarget, UpstreamSource } from './types.js';
+import type { KitAbortSignal } from '../shared/abort.js';
 
 /**
  * U7: the paired node's history call, injected by the runtime: at most `limit` items of the
@@ -8,7 +9,7 @@ import type { SourceTarget, UpstreamSource } from './types.js';
  * item with that id (paging back). It throws on any failure; it has no way to say "this thread
  * is definitively gone", so remote sources never report missing.
  */
-export type RemoteHistoryCall = (request: SourceTarget & { limit: number; before?: string }, signal?: AbortSignal) => Promise<readonly unknown[]>;
+export type RemoteHistoryCall = (request: SourceTarget & { limit: number; before?: string }, signal?: KitAbortSignal) => Promise<readonly unknown[]>;
 
 export interface RemoteHistorySourceOptions {
   fetchHistory: RemoteHistoryCall;
@@ -30,7 +31,7 @@ export function createRemoteHistorySource(options: RemoteHistorySourceOptions): 
   if (!Number.isSafeInteger(maxPages) || maxPages < 1) throw new RangeError('maxPages must be a positive integer');
   const classify = options.notPersonMarkers ? { notPersonMarkers: options.notPersonMarkers } : {};
 
-  async function fetchItems(target: SourceTarget, signal?: AbortSignal, before?: string): Promise<readonly unknown[] | undefined> {
+  async function fetchItems(target: SourceTarget, signal?: KitAbortSignal, before?: string): Promise<readonly unknown[] | undefined> {
     const request = { hostId: target.hostId, threadId: target.threadId, ref: target.ref, limit: window, ...(before !== undefined && { before }) };
     const items = await options.fetchHistory(request, signal);
     return Array.isArray(items) ? items : undefined;

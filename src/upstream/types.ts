@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue, Observation, UpstreamLink } from '../core/upstream/index.js';
+import type { KitAbortSignal } from '../shared/abort.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -17,9 +18,9 @@ export interface UpstreamSource {
   /** Matches `UpstreamLink.upstreamKind`. */
   readonly kind: string;
   /** U3: the marker at the source's current end, for a new link. Throws when there is no source to link. */
-  baseline(target: SourceTarget, signal?: AbortSignal): Promise<JsonValue>;
+  baseline(target: SourceTarget, signal?: KitAbortSignal): Promise<JsonValue>;
   /** One check from the link's marker. */
-  check(target: SourceTarget & { marker: JsonValue }, signal?: AbortSignal): Promise<Observation>;
+  check(target: SourceTarget & { marker: JsonValue }, signal?: KitAbortSignal): Promise<Observation>;
 }
 
 /** The compare-and-set token of a link (U8): its incarnation and revision. */

@@ -79,14 +79,15 @@ import { runConformance, formatReport, type ExecOptions } from 'session-state-ki
 const exec: ExecOptions = { timeoutMs: 1000 };
 export { runConformance, formatReport, exec };
 `;
-// The upstream entry uses the standard AbortSignal, which comes from lib "dom" or @types/node.
+// The upstream and feed entries name AbortSignal through KitAbortSignal: the standard type where the
+// consumer has one (lib dom, @types/node), a structural stand-in where it has none (lib es2022 alone).
 const UPSTREAM_CONSUMER = `
 import { createUpstreamMonitor, createSqliteLinkStore } from 'session-state-kit/upstream';
 export { createUpstreamMonitor, createSqliteLinkStore };
 `;
 
-// The agent-facing entries: the tools are plain data and functions; the feed's iterator takes the
-// standard AbortSignal (lib "dom" or @types/node), as upstream does.
+// The agent-facing entries: the tools are plain data and functions; the feed's iterator takes a
+// KitAbortSignal, as upstream does.
 const AGENT_CONSUMER = `
 import { createSessionTools, sessionStatusText, type SessionTools } from 'session-state-kit/tools';
 import { createNoticeFeed, startDelivery, type NoticeFeed, type PendingSource } from 'session-state-kit/feed';
@@ -94,6 +95,15 @@ declare const tools: SessionTools;
 declare const feed: NoticeFeed;
 declare const source: PendingSource;
 export { createSessionTools, sessionStatusText, tools, feed, source, createNoticeFeed, startDelivery };
+`;
+
+const UPSTREAM_DOM_CONSUMER = `
+import type { RemoteHistoryCall } from 'session-state-kit/upstream';
+const call: RemoteHistoryCall = async (_request, signal) => {
+  const standard: AbortSignal | undefined = signal;
+  return standard?.aborted ? [] : [];
+};
+export { call };
 `;
 
 beforeAll(() => {
@@ -130,8 +140,10 @@ describe('the packed package in an empty project', () => {
       mkdirSync(dir, { recursive: true });
       const checks: { file: string; code: string; lib: string[] }[] = [
         { file: 'core.ts', code: CORE_CONSUMER, lib: ['es2022'] },
-        { file: 'upstream.ts', code: UPSTREAM_CONSUMER, lib: ['es2022', 'dom'] },
-        { file: 'agent.ts', code: AGENT_CONSUMER, lib: ['es2022', 'dom'] },
+        { file: 'upstream.ts', code: UPSTREAM_CONSUMER, lib: ['es2022'] },
+        // With lib dom the signals the kit hands over are the standard AbortSignal itself.
+        { file: 'upstream-dom.ts', code: UPSTREAM_DOM_CONSUMER, lib: ['es2022', 'dom'] },
+        { file: 'agent.ts', code: AGENT_CONSUMER, lib: ['es2022'] },
         ...(name === 'node10' ? [] : [{ file: 'conformance.ts', code: CONFORMANCE_CONSUMER, lib: ['es2022'] }]),
       ];
       for (const c of checks) {
