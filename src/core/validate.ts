@@ -200,12 +200,17 @@ export function validateRecordInput(raw: unknown): RecordInput {
   return valid;
 }
 
-export function validateWatchRequest(raw: unknown): WatchRequest {
+/** R9a, R1: a (watcher, target identity) request, read once and checked in schema order. */
+function validateTargetRequest<T extends { targetSessionKey: string; agentId: string }>(schema: TSchema, raw: unknown): T {
   const input = snapshotInput(raw);
-  assertObjectInOrder(WatchRequest, input);
-  const valid = input as WatchRequest;
+  assertObjectInOrder(schema, input);
+  const valid = input as T;
   assertKeyAgent(valid.targetSessionKey, valid.agentId, 'agentId');
   return valid;
+}
+
+export function validateWatchRequest(raw: unknown): WatchRequest {
+  return validateTargetRequest<WatchRequest>(WatchRequest, raw);
 }
 
 export function validateChangesSinceRequest(raw: unknown): ChangesSinceRequest {
@@ -234,11 +239,8 @@ export function validateVersion(value: unknown, field: string): asserts value is
 }
 
 /** R52, R1, R9: validates unwatch() input; returns it typed or throws. */
-export function validateUnwatchRequest(input: unknown): UnwatchRequest {
-  assertSchema<UnwatchRequest>(UnwatchRequest, input);
-  assertWellFormedStrings(input, '');
-  assertKeyAgent(input.targetSessionKey, input.agentId, 'agentId');
-  return input;
+export function validateUnwatchRequest(raw: unknown): UnwatchRequest {
+  return validateTargetRequest<UnwatchRequest>(UnwatchRequest, raw);
 }
 
 /**
@@ -247,6 +249,8 @@ export function validateUnwatchRequest(input: unknown): UnwatchRequest {
  */
 export function validateNoticeAcks(watcherSessionKey: unknown, notices: unknown): { watcherSessionKey: string; notices: NoticeAck[] } {
   validateSessionKey(watcherSessionKey, 'watcherSessionKey');
-  assertSchema<NoticeAck[]>(NoticeAcks, notices, 'notices');
-  return { watcherSessionKey, notices: notices.map((n) => ({ contextKey: n.contextKey, lastSeenSequence: n.lastSeenSequence })) };
+  // R9a: one read of each entry (holes name their index), then the schema on that snapshot.
+  const snapshot = snapshotInput(notices, 'notices');
+  assertSchema<NoticeAck[]>(NoticeAcks, snapshot, 'notices');
+  return { watcherSessionKey, notices: snapshot.map((n) => ({ contextKey: n.contextKey, lastSeenSequence: n.lastSeenSequence })) };
 }

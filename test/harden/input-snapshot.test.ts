@@ -80,6 +80,27 @@ for (const [name, make] of Object.entries(stores)) {
       store.close();
     });
 
+    it('R9a: unwatch and ackNotices use one read of their input; a hole in the acks names its index', () => {
+      const store = make();
+      store.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A });
+      store.watch({ watcherSessionKey: COORD, targetSessionKey: PARENT, agentId: A });
+      store.record(human(CHILD));
+      store.record(human(PARENT));
+      const onChild = store.pendingNotices(COORD).find((n) => n.targetSessionKey === CHILD)!;
+      // A getter that answers a valid key, then another one: the validated key is the one unwatched.
+      const u = flipping({ watcherSessionKey: COORD, agentId: A }, 'targetSessionKey', PARENT, 'agent:main:"x"');
+      expect(store.unwatch(u as never)).toEqual({ unwatched: true });
+      expect(store.pendingNotices(COORD)).toEqual([onChild]);
+      // An ack whose L reads as the pending one while validated and as another afterwards acks by the validated L.
+      const ack = flipping({ contextKey: onChild.contextKey }, 'lastSeenSequence', onChild.lastSeenSequence, 999);
+      expect(store.ackNotices(COORD, [ack as never]).map((n) => n.targetSessionKey)).toEqual([CHILD]);
+      expect(store.pendingNotices(COORD)).toEqual([]);
+      // eslint-disable-next-line no-sparse-arrays
+      const sparse = [, onChild] as never[];
+      expect(fieldOf(() => store.ackNotices(COORD, sparse))).toBe('notices.0');
+      store.close();
+    });
+
     it('R9a: a hole in watchers is a ValidationError naming the index, and nothing is written', () => {
       const store = make();
       // eslint-disable-next-line no-sparse-arrays
