@@ -67,6 +67,20 @@ export function noticeOf(cursor: WatchCursor): Notice {
   return makeNotice(cursor.watcherSessionKey, cursor.targetSessionKey, cursor.targetAgentId, cursor.lastSeenSequence, undefined, cursor.provenance);
 }
 
+/**
+ * The change feed's view of a pending cursor (src/feed `PendingPair`): the notice's identity, L
+ * and wake (R25), without building its text or context key, which a feed read never needs.
+ */
+export function pendingPairOf(cursor: WatchCursor): Pick<Notice, 'watcherSessionKey' | 'targetSessionKey' | 'targetAgentId' | 'lastSeenSequence' | 'wake'> {
+  return {
+    watcherSessionKey: cursor.watcherSessionKey,
+    targetSessionKey: cursor.targetSessionKey,
+    targetAgentId: cursor.targetAgentId,
+    lastSeenSequence: cursor.lastSeenSequence,
+    wake: wakeFor(cursor.watcherSessionKey, cursor.provenance),
+  };
+}
+
 function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -25,6 +25,7 @@ import {
   isPruneDue,
   isWatched,
   noticeOf,
+  pendingPairOf,
   normalizeChangesSince,
   pendingNoticesOf,
   planNotifications,
@@ -44,7 +45,8 @@ import {
 } from '../core/index.js';
 import type { PendingPair, PendingSource } from '../feed/types.js';
 import { resolveClock } from '../shared/clock.js';
-import { consoleLogger, type Logger } from '../shared/logger.js';
+import { ChangeListeners } from '../shared/listeners.js';
+import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 
 /** Options of the reference store: the contract's, with `now` defaulting to Date.now (R6). */
 export interface MemoryStoreOptions extends Omit<CreateOptions, 'now'> {
@@ -95,7 +97,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   private readonly config: PruneConfig;
   private lastPruneAt: number;
   private closed = false;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners: ChangeListeners;
   private readonly readClock: () => number;
   private readonly noticeLink: string | undefined;
   /** The options as resolved (the clock filled in); broken variants in conformance/broken read them. */
@@ -107,6 +109,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   ) {
     this.readClock = resolveClock(options.now);
     this.options = { ...options, now: this.readClock };
+    this.listeners = new ChangeListeners(guardedLogger(options.logger ?? consoleLogger), 'memory store: a change listener');
     if (options.noticeLink !== undefined) validateNoticeLinkTemplate(options.noticeLink);
     this.noticeLink = options.noticeLink;
     this.config = resolvePruneConfig(options);
@@ -371,9 +374,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     const out: PendingPair[] = [];
     for (const byWatcher of this.state.cursors.values()) {
       for (const c of byWatcher.values()) {
-        if (!isPending(c)) continue;
-        const n = noticeOf(c);
-        out.push({ watcherSessionKey: n.watcherSessionKey, targetSessionKey: n.targetSessionKey, targetAgentId: n.targetAgentId, lastSeenSequence: n.lastSeenSequence, wake: n.wake });
+        if (isPending(c)) out.push(pendingPairOf(c));
       }
     }
     return out;
@@ -385,25 +386,13 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   }
 
   onLocalChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /** After a write that may change pending state: bump the shared token, tell this handle's listeners. */
   private changed(): void {
     this.state.changes++;
-    for (const listener of [...this.listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        // The write it reports has happened; a listener's failure must not fail it (R9 best effort).
-        try {
-          (this.options.logger ?? consoleLogger).error('memory store: a change listener threw', { error: String(error) });
-        } catch {
-          // nor may a failing logger
-        }
-      }
-    }
+    this.listeners.fire();
   }
 
   /**

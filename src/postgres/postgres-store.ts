@@ -27,6 +27,7 @@ import {
   isValidationError,
   isWatched,
   noticeOf,
+  pendingPairOf,
   validateNoticeLinkTemplate,
   withNoticeLink,
   normalizeChangesSince,
@@ -47,6 +48,7 @@ import {
 import type { PendingPair, PendingSource } from '../feed/types.js';
 import type { PgPoolSettings, PgQueryable } from './pg-types.js';
 import { resolveClock } from '../shared/clock.js';
+import { ChangeListeners } from '../shared/listeners.js';
 import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { loadPg, type PgModule } from './driver.js';
 import { classifyOpenError, describeError, isRetryable, PostgresEncodingError, toSafeNumber } from './errors.js';
@@ -150,7 +152,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   private readonly pruneLock: [number, number];
   private lastPruneAt = 0;
   private closed = false;
-  private readonly localListeners = new Set<() => void>();
+  private readonly localListeners: ChangeListeners;
   private readonly remote: RemoteListener;
   readonly schema: string;
   /** host:port/database (no password), for logs. */
@@ -167,6 +169,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     // R9: a throwing logger is swallowed (and counted): the log must never fail the caller.
     this.logger = guardedLogger(options.logger ?? consoleLogger, () => this.loggerFailures++);
     this.readClock = resolveClock(options.now);
+    this.localListeners = new ChangeListeners(this.logger, 'postgres store: a change listener');
     this.noticeLink = options.noticeLink;
     this.schema = options.schema ?? 'public';
     this.target = target;
@@ -646,15 +649,11 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   async listPending(): Promise<PendingPair[]> {
     this.assertOpen();
     const rows = (await this.run<PgCursorRow>(this.pool, 'allPending', [])).rows;
-    return rows.map((row) => {
-      const n = noticeOf(cursorFromPgRow(row));
-      return { watcherSessionKey: n.watcherSessionKey, targetSessionKey: n.targetSessionKey, targetAgentId: n.targetAgentId, lastSeenSequence: n.lastSeenSequence, wake: n.wake };
-    });
+    return rows.map((row) => pendingPairOf(cursorFromPgRow(row)));
   }
 
   onLocalChange(listener: () => void): () => void {
-    this.localListeners.add(listener);
-    return () => void this.localListeners.delete(listener);
+    return this.localListeners.add(listener);
   }
 
   /**
@@ -670,18 +669,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
 
   /** After a committed write that may change pending state: tell this handle's listeners. */
   private changed(): void {
-    for (const listener of [...this.localListeners]) {
-      try {
-        listener();
-      } catch (error) {
-        // The write it reports has happened; a listener's failure must not fail it (R9 best effort).
-        try {
-          this.logger.error('postgres store: a change listener threw', { error: String(error) });
-        } catch {
-          // nor may a failing logger
-        }
-      }
-    }
+    this.localListeners.fire();
   }
 
   /** Read-only views for diagnostics and tests. */
@@ -721,7 +709,7 @@ type MaxRow = { agent_id: string; session_key: string; max_sequence: string };
 
 /** The dedicated LISTEN connection behind subscribeRemote, with reconnection. */
 class RemoteListener {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners: ChangeListeners;
   private client: pg.Client | undefined;
   private connecting: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -735,27 +723,23 @@ class RemoteListener {
     private readonly channel: string,
     private readonly logger: Logger,
     private readonly target: string,
-  ) {}
+  ) {
+    this.listeners = new ChangeListeners(logger, 'postgres store: a remote change listener');
+  }
 
   async add(listener: () => void): Promise<() => void> {
     this.stopped = false;
-    this.listeners.add(listener);
+    const remove = this.listeners.add(listener);
     if (!this.client && !this.connecting && !this.timer) await this.connect(false);
     else if (this.connecting) await this.connecting;
     return () => {
-      this.listeners.delete(listener);
+      remove();
       if (this.listeners.size === 0) void this.stop();
     };
   }
 
   private fire(): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        this.logger.error('postgres store: a remote change listener threw', { error: String(error) });
-      }
-    }
+    this.listeners.fire();
   }
 
   private connect(reconnect: boolean): Promise<void> {

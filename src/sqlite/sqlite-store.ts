@@ -27,6 +27,7 @@ import {
   isValidationError,
   isWatched,
   noticeOf,
+  pendingPairOf,
   normalizeChangesSince,
   pendingNoticesOf,
   planNotifications,
@@ -46,6 +47,7 @@ import {
 } from '../core/index.js';
 import type { PendingPair, PendingSource } from '../feed/types.js';
 import { resolveClock } from '../shared/clock.js';
+import { ChangeListeners } from '../shared/listeners.js';
 import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { sqliteErrorCode } from './driver/error-codes.js';
 import { resolveSqliteDriver } from './driver/resolve.js';
@@ -180,7 +182,7 @@ function describeError(error: unknown): Record<string, unknown> {
 export class SqliteStore implements SessionStateStore, PendingSource {
   private readonly db: SqliteConnection;
   private readonly stmt: Statements;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners: ChangeListeners;
   private readonly config: PruneConfig;
   private readonly logger: Logger;
   private lastPruneAt: number;
@@ -203,6 +205,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     this.config = resolvePruneConfig(options);
     this.logger = guardedLogger(options.logger ?? consoleLogger, () => this.loggerFailures++);
     this.path = options.path ?? ':memory:';
+    this.listeners = new ChangeListeners(this.logger, 'sqlite store: a change listener', { path: this.path });
     const synchronous = options.synchronous ?? 'NORMAL';
     if (!SYNCHRONOUS_MODES.includes(synchronous)) throw new RangeError(`synchronous must be one of ${SYNCHRONOUS_MODES.join(', ')}`);
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
@@ -552,10 +555,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   /** Every pending pair of every watcher (N > L), read from the file through the pending index. */
   listPending(): PendingPair[] {
     this.assertOpen();
-    return (this.stmt.pendingAll.all() as CursorRow[]).map((row) => {
-      const n = noticeOf(toCursor(row));
-      return { watcherSessionKey: n.watcherSessionKey, targetSessionKey: n.targetSessionKey, targetAgentId: n.targetAgentId, lastSeenSequence: n.lastSeenSequence, wake: n.wake };
-    });
+    return (this.stmt.pendingAll.all() as CursorRow[]).map((row) => pendingPairOf(toCursor(row)));
   }
 
   /**
@@ -569,24 +569,12 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   }
 
   onLocalChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   /** After this handle committed a write that may change pending state. */
   private changed(): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        // The write has committed; a listener's failure must not fail it (R9 best effort).
-        try {
-          this.logger.error('sqlite store: a change listener threw', { path: this.path, ...describeError(error) });
-        } catch {
-          // nor may a failing logger
-        }
-      }
-    }
+    this.listeners.fire();
   }
 
   /**

@@ -1,0 +1,45 @@
+import type { Logger } from './logger.js';
+
+/**
+ * The listeners of a store's committed changes (the feed's `onLocalChange`, PostgreSQL's remote
+ * push). The change a listener hears of has already happened, so a listener that throws is logged
+ * and the others still run, and neither it nor a throwing logger fails the write (R9).
+ */
+export class ChangeListeners {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly logger: Logger,
+    /** How the log line names them, e.g. 'sqlite store: a change listener'. */
+    private readonly label: string,
+    private readonly details: Record<string, unknown> = {},
+  ) {}
+
+  /** Adds a listener; returns its removal. */
+  add(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  get size(): number {
+    return this.listeners.size;
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+
+  fire(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        try {
+          this.logger.error(`${this.label} threw`, { ...this.details, error: error instanceof Error ? error.message : String(error) });
+        } catch {
+          // nor may a failing logger
+        }
+      }
+    }
+  }
+}
