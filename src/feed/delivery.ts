@@ -1,6 +1,6 @@
 import type { MaybePromise, Notice, NoticeAck } from '../../spec/index.js';
 import { WakeScheduler, isWakeable, type WakePolicyOptions } from '../core/index.js';
-import { consoleLogger, type Logger } from '../shared/logger.js';
+import { consoleLogger, errorDetails, guardedLogger, type Logger } from '../shared/logger.js';
 import type { NoticeFeed, NoticeSignal } from './feed.js';
 import type { PendingPair } from './types.js';
 
@@ -55,10 +55,6 @@ function defaultTimer(fn: () => void, ms: number): () => void {
   return () => clearTimeout(t);
 }
 
-function describe(error: unknown): Record<string, unknown> {
-  return error instanceof Error ? { error: error.message, name: error.name } : { error: String(error) };
-}
-
 export function startDelivery(options: DeliveryOptions): Delivery {
   const { store, feed, deliver } = options;
   if (!store || typeof store.pendingNotices !== 'function' || typeof store.ackNotices !== 'function') {
@@ -69,17 +65,12 @@ export function startDelivery(options: DeliveryOptions): Delivery {
   const scheduler = options.wake instanceof WakeScheduler ? options.wake : new WakeScheduler(options.wake);
   const now = options.now ?? Date.now;
   const setTimer = options.setTimer ?? defaultTimer;
-  const logger = options.logger ?? consoleLogger;
+  const logger = guardedLogger(options.logger ?? consoleLogger);
   const retryMs = options.retryMs ?? Math.max(1, scheduler.policy.coalesceMs);
   if (!Number.isSafeInteger(retryMs) || retryMs < 1) throw new RangeError(`retryMs must be a positive safe integer, got ${String(retryMs)}`);
 
-  const log = (message: string, details: Record<string, unknown>) => {
-    try {
-      logger.error(message, details);
-    } catch {
-      // best effort (R9): a throwing logger must not stop delivery
-    }
-  };
+  // best effort (R9): a throwing logger must not stop delivery
+  const log = (message: string, details: Record<string, unknown>) => logger.error(message, details);
 
   /** The latest pending pairs the feed reported per watcher (what a deferred wake is judged on). */
   const latest = new Map<string, PendingPair[]>();
@@ -134,7 +125,7 @@ export function startDelivery(options: DeliveryOptions): Delivery {
     try {
       notices = await store.pendingNotices(watcher);
     } catch (error) {
-      log('notice delivery: reading pending notices failed; retrying later', { watcherSessionKey: watcher, ...describe(error) });
+      log('notice delivery: reading pending notices failed; retrying later', { watcherSessionKey: watcher, ...errorDetails(error) });
       retryLater(watcher);
       return;
     }
@@ -160,7 +151,7 @@ export function startDelivery(options: DeliveryOptions): Delivery {
       // A copy: what is acked is what was read and handed over, whatever the runtime does with its array.
       outcome = await deliver(watcher, notices.map((n) => ({ ...n })));
     } catch (error) {
-      log('notice delivery: deliver failed; the notices stay pending and are retried', { watcherSessionKey: watcher, notices: notices.length, ...describe(error) });
+      log('notice delivery: deliver failed; the notices stay pending and are retried', { watcherSessionKey: watcher, notices: notices.length, ...errorDetails(error) });
       retryLater(watcher);
       return;
     }
@@ -169,7 +160,7 @@ export function startDelivery(options: DeliveryOptions): Delivery {
     try {
       acked = await store.ackNotices(watcher, notices);
     } catch (error) {
-      log('notice delivery: ack failed; the notices stay pending and will be delivered again', { watcherSessionKey: watcher, ...describe(error) });
+      log('notice delivery: ack failed; the notices stay pending and will be delivered again', { watcherSessionKey: watcher, ...errorDetails(error) });
       retryLater(watcher);
       return;
     }
@@ -185,7 +176,7 @@ export function startDelivery(options: DeliveryOptions): Delivery {
       return;
     }
     const p = attempt(watcher)
-      .catch((error: unknown) => log('notice delivery: unexpected failure', { watcherSessionKey: watcher, ...describe(error) }))
+      .catch((error: unknown) => log('notice delivery: unexpected failure', { watcherSessionKey: watcher, ...errorDetails(error) }))
       .finally(() => {
         inFlight.delete(watcher);
         // A signal that came while this attempt ran was already counted as a wake by the scheduler:

@@ -1,5 +1,5 @@
 import { diffPending, snapshotPending, type PendingSnapshot } from '../core/index.js';
-import { consoleLogger, type Logger } from '../shared/logger.js';
+import { consoleLogger, errorDetails, guardedLogger, type Logger } from '../shared/logger.js';
 import type { PendingPair, PendingSource } from './types.js';
 import type { KitAbortSignal } from '../shared/abort.js';
 
@@ -45,10 +45,6 @@ interface Subscriber {
   after: number;
 }
 
-function describe(error: unknown): Record<string, unknown> {
-  return error instanceof Error ? { error: error.message, name: error.name } : { error: String(error) };
-}
-
 /** R62: one read at a time; the timer is a chain of unref'd timeouts, never a loop that spins. */
 export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptions = {}): NoticeFeed {
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
@@ -58,7 +54,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
   if (!source || typeof source.listPending !== 'function' || typeof source.onLocalChange !== 'function') {
     throw new TypeError('createNoticeFeed: source must implement PendingSource (listPending, onLocalChange)');
   }
-  const logger = options.logger ?? consoleLogger;
+  const logger = guardedLogger(options.logger ?? consoleLogger);
   const subscribers = new Set<Subscriber>();
   let snapshot: PendingSnapshot<PendingPair> | undefined;
   let lastToken: number | string | undefined;
@@ -74,19 +70,14 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
   let generation = 0;
   let closed = false;
 
-  const safeLog = (level: 'warn' | 'error', message: string, details: Record<string, unknown>) => {
-    try {
-      logger[level](message, details);
-    } catch {
-      // A throwing logger must not break the feed either (best effort, R9).
-    }
-  };
+  // A throwing logger must not break the feed either (best effort, R9).
+  const safeLog = (level: 'warn' | 'error', message: string, details: Record<string, unknown>) => logger[level](message, details);
 
   const emit = (sub: Subscriber, signal: NoticeSignal) => {
     try {
       sub.listener(signal);
     } catch (error) {
-      safeLog('error', 'notice feed: a listener threw', { watcherSessionKey: signal.watcherSessionKey, ...describe(error) });
+      safeLog('error', 'notice feed: a listener threw', { watcherSessionKey: signal.watcherSessionKey, ...errorDetails(error) });
     }
   };
 
@@ -122,7 +113,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
           token = source.changeToken ? await source.changeToken() : undefined;
         } catch (error) {
           // Read anyway: an unknown token only makes the next tick read once more.
-          safeLog('error', 'notice feed: reading the change token failed; retrying on the next tick', describe(error));
+          safeLog('error', 'notice feed: reading the change token failed; retrying on the next tick', errorDetails(error));
         }
         try {
           const pairs = await source.listPending();
@@ -135,7 +126,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
           publish(next, changed, readId);
         } catch (error) {
           mustRead = true;
-          safeLog('error', 'notice feed: reading pending notices failed; retrying on the next tick', describe(error));
+          safeLog('error', 'notice feed: reading pending notices failed; retrying on the next tick', errorDetails(error));
           return;
         }
       } while (again && gen === generation);
@@ -158,7 +149,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
           token = await source.changeToken();
         } catch (error) {
           mustRead = true;
-          safeLog('error', 'notice feed: reading the change token failed; retrying on the next tick', describe(error));
+          safeLog('error', 'notice feed: reading the change token failed; retrying on the next tick', errorDetails(error));
         }
         if (token !== undefined && token !== lastToken && gen === generation) await refresh();
       }
@@ -184,7 +175,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     try {
       stopLocal = source.onLocalChange(wakeUp);
     } catch (error) {
-      safeLog('error', 'notice feed: onLocalChange failed; local commits are seen on the next tick', describe(error));
+      safeLog('error', 'notice feed: onLocalChange failed; local commits are seen on the next tick', errorDetails(error));
     }
     if (source.subscribeRemote) {
       const gen = generation;
@@ -195,7 +186,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
             if (gen === generation) stopRemote = stop;
             else stop();
           },
-          (error: unknown) => safeLog('error', 'notice feed: subscribing to server push failed; polling only', describe(error)),
+          (error: unknown) => safeLog('error', 'notice feed: subscribing to server push failed; polling only', errorDetails(error)),
         );
     }
     schedule();
@@ -211,7 +202,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
       try {
         f?.();
       } catch (error) {
-        safeLog('warn', 'notice feed: unsubscribing from the source failed', describe(error));
+        safeLog('warn', 'notice feed: unsubscribing from the source failed', errorDetails(error));
       }
     }
     stopLocal = stopRemote = undefined;

@@ -12,6 +12,11 @@ export const consoleLogger: Logger = {
   error: (message, details) => console.error(`[session-state-kit] ${message}`, details ?? ''),
 };
 
+/** An error as log details: its message and name, or its text when it is not an Error. */
+export function errorDetails(error: unknown): Record<string, unknown> {
+  return error instanceof Error ? { error: error.message, name: error.name } : { error: String(error) };
+}
+
 export const silentLogger: Logger = { warn: () => {}, error: () => {} };
 
 /** A logger that keeps what it was told; for tests and diagnostics. */
