@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// `npm run mutation -- [part...] [--force]`: runs Stryker once per part (mutation/parts.mjs) and
+// prints each part's score and wall time. Not part of `npm test`: a full run takes tens of minutes.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { PARTS } from './parts.mjs';
+
+const args = process.argv.slice(2);
+const force = args.includes('--force');
+const names = args.filter((a) => !a.startsWith('--'));
+for (const n of names) if (!(n in PARTS)) {
+  console.error(`mutation: unknown part "${n}"; parts: ${Object.keys(PARTS).join(', ')}`);
+  process.exit(2);
+}
+const chosen = names.length > 0 ? names : Object.keys(PARTS);
+const rows = [];
+for (const name of chosen) {
+  const started = Date.now();
+  console.log(`\n=== mutation part ${name} (${PARTS[name].mutate.join(' ')}) ===`);
+  const result = spawnSync(
+    process.execPath,
+    ['node_modules/@stryker-mutator/core/bin/stryker.js', 'run', 'mutation/stryker.config.mjs', ...(force ? ['--force'] : [])],
+    { stdio: 'inherit', env: { ...process.env, SSK_MUTATION_PART: name } },
+  );
+  const minutes = (Date.now() - started) / 60_000;
+  if (result.status !== 0) {
+    console.error(`mutation: part ${name} failed (exit ${result.status})`);
+    process.exit(1);
+  }
+  rows.push({ name, minutes, ...score(name) });
+}
+console.log('\npart       score   killed  timeout  survived  no-cov  minutes  target');
+for (const r of rows) {
+  console.log(
+    `${r.name.padEnd(10)} ${r.score.toFixed(1).padStart(5)}%  ${String(r.killed).padStart(6)}  ${String(r.timeout).padStart(7)}  ${String(r.survived).padStart(8)}  ${String(r.noCoverage).padStart(6)}  ${r.minutes.toFixed(1).padStart(7)}  ${PARTS[r.name].target}%`,
+  );
+}
+
+/** Score = (killed + timeout) / (all valid mutants), as Stryker reports it. */
+function score(name) {
+  const report = JSON.parse(readFileSync(`mutation/reports/${name}.json`, 'utf8'));
+  const c = { killed: 0, timeout: 0, survived: 0, noCoverage: 0 };
+  for (const file of Object.values(report.files)) {
+    for (const m of file.mutants) {
+      if (m.status === 'Killed') c.killed++;
+      else if (m.status === 'Timeout') c.timeout++;
+      else if (m.status === 'Survived') c.survived++;
+      else if (m.status === 'NoCoverage') c.noCoverage++;
+    }
+  }
+  const valid = c.killed + c.timeout + c.survived + c.noCoverage;
+  return { ...c, score: valid === 0 ? 0 : (100 * (c.killed + c.timeout)) / valid };
+}
