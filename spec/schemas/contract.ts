@@ -26,6 +26,9 @@ export interface SessionStateStore {
    * written (storage failure, which is logged, or onlyIfWatched with no watcher). Bad input throws
    * a ValidationError and writes nothing. */
   record(input: RecordInput): MaybePromise<StateEvent | undefined>;
+  /** R9e (optional): records the inputs in order in one transaction; result i is what record(inputs[i])
+   * would have returned after the earlier ones. One bad input rejects the batch (nothing written). */
+  recordMany?(inputs: readonly RecordInput[]): MaybePromise<(StateEvent | undefined)[]>;
   /** R21-R22; R21b with `provenance: 'ambient'`. */
   watch(request: WatchRequest): MaybePromise<WatchResult>;
   /** R52: deletes the watcher's cursor on the target identity (and so its pending notice). */

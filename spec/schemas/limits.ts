@@ -23,6 +23,8 @@ export const LIMITS = {
   maxWatchersPerRecord: 100_000,
   /** R27b: most notices one ackNotices call acknowledges. */
   maxNoticesPerAck: 10_000,
+  /** R9e: most inputs one recordMany call records (one write transaction; bounds how long it holds the lock). */
+  maxRecordsPerBatch: 1_000,
   /** U4: own recent user messages compared for self-echo. */
   selfEchoWindow: 10,
   /** U2: consecutive missing checks before upstream_missing. */

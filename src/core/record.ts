@@ -1,5 +1,6 @@
 import { LIMITS, NOTIFY_CLASS, type EventKind, type RecordInput, type StateEvent, type WatchCursor } from '../../spec/index.js';
 import { applyMaterial, seedOnSpawn, type CursorIdentity } from './cursor.js';
+import { ValidationError, isValidationError } from './errors.js';
 import { isAgentScopedKey } from './keys.js';
 import { validateRecordInput } from './validate.js';
 
@@ -32,6 +33,36 @@ export function prepareRecord(input: unknown, now: number): { event: PreparedEve
   if (valid.payload !== undefined) event.payload = Object.freeze({ ...valid.payload });
   if (valid.dedupeKey !== undefined) event.dedupeKey = valid.dedupeKey;
   return { event, watchers: valid.watchers ?? [], onlyIfWatched: valid.onlyIfWatched === true };
+}
+
+/** What a store needs to record one input: the event without its sequence, plus R9b/R11 options. */
+export type PreparedRecord = ReturnType<typeof prepareRecord>;
+
+/**
+ * R9e: validates a whole batch before anything is written. The argument is read once (R9a): its
+ * length, then each element once. The first bad input rejects the batch, named by its index
+ * (`3.summary`; an element that is not an object is `3`), so a batch is all or nothing.
+ */
+export function prepareRecordBatch(inputs: unknown, now: number): PreparedRecord[] {
+  if (!Array.isArray(inputs)) throw new ValidationError('(input)', 'type', 'recordMany takes an array of record inputs');
+  const length = inputs.length;
+  if (length > LIMITS.maxRecordsPerBatch) {
+    throw new ValidationError('(input)', 'range', `a batch holds at most ${LIMITS.maxRecordsPerBatch} inputs, got ${length}`);
+  }
+  const prepared: PreparedRecord[] = [];
+  for (let i = 0; i < length; i++) {
+    if (!(i in inputs)) throw new ValidationError(String(i), 'required', 'is a hole in the array');
+    try {
+      prepared.push(prepareRecord(inputs[i], now));
+    } catch (error) {
+      if (!isValidationError(error)) throw error;
+      const field = error.field === '(input)' ? String(i) : `${i}.${error.field}`;
+      const prefix = `${error.field}: `;
+      const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+      throw new ValidationError(field, error.code, message);
+    }
+  }
+  return prepared;
 }
 
 /** R11, R13: producer-passed watchers that can hold cursors: agent-scoped, not the target itself, deduped. */
