@@ -62,7 +62,7 @@ export function concretize(drafts: readonly Draft[]): Command[] {
   return drafts.flatMap(({ cmd, skew, clockAt }) => {
     if (cmd.op === 'advance') t += cmd.args[0] as number;
     let out = cmd;
-    if (skew !== undefined && (cmd.op === 'record' || cmd.op === 'recordMany')) {
+    if (skew !== undefined && (cmd.op === 'record' || cmd.op === 'repeatRecord')) {
       const input = { ...(cmd.args[0] as Record<string, unknown>), occurredAt: Math.floor(t) + skew }; // an integer even on a fractional clock (R6)
       out = { ...cmd, args: [input, ...cmd.args.slice(1)] };
     }

@@ -176,7 +176,9 @@ function remoteStore(conn: Connection, options: CreateOptions): SessionStateStor
     if (closed) return Promise.reject(new Error('store is closed'));
     if (mine !== conn.generation) return Promise.reject(new Error('this store was replaced by a newer create (the wire protocol keeps one store at a time per process)'));
     const p = conn.request(op, args, options.now());
-    return op === 'record' ? p.then((r) => (r === null ? undefined : r)) : p;
+    if (op === 'record') return p.then((r) => (r === null ? undefined : r));
+    if (op === 'recordMany') return p.then((rs) => (Array.isArray(rs) ? rs.map((r: unknown) => (r === null ? undefined : r)) : rs));
+    return p;
   };
   const store: Record<string, unknown> = {};
   for (const op of STORE_OPS) store[op] = call(op);

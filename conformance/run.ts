@@ -88,12 +88,12 @@ export class Run {
   }
 
   /** An extra observation that must succeed. */
-  async must<T>(op: Exclude<ScriptOp, 'advance' | 'recordMany'>, ...args: unknown[]): Promise<T> {
+  async must<T>(op: Exclude<ScriptOp, 'advance' | 'repeatRecord'>, ...args: unknown[]): Promise<T> {
     return this.mustOn<T>(0, op, ...args);
   }
 
   /** The same, through one handle. */
-  async mustOn<T>(handle: number, op: Exclude<ScriptOp, 'advance' | 'recordMany'>, ...args: unknown[]): Promise<T> {
+  async mustOn<T>(handle: number, op: Exclude<ScriptOp, 'advance' | 'repeatRecord'>, ...args: unknown[]): Promise<T> {
     const o = await callStore(this.on(handle), op, args);
     if (!o.ok) this.fail(`${this.stores.length > 1 ? `[handle ${handle}] ` : ''}${op}(${args.map((a) => JSON.stringify(a)).join(', ')}) ${describeOutcome(o)}`);
     return o.result as T;

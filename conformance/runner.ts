@@ -1,7 +1,9 @@
 import fc from 'fast-check';
-import { DEFAULT_HANDLES, MEMORY_HANDLES, asHandleFactory, type ConformanceTarget } from './handles.js';
+import type { SessionStateStore } from '../spec/index.js';
+import { DEFAULT_HANDLES, MEMORY_HANDLES, asHandleFactory, type ConformanceTarget, type HandleFactory } from './handles.js';
+import { offersRecordMany } from './properties/batch-r9e.js';
 import { PROPERTIES, type ConformanceProperty, type PropertyContext } from './properties/index.js';
-import { ConformanceFailure, formatScript, type Scenario } from './script.js';
+import { ConformanceFailure, closeQuietly, formatScript, T0, type Scenario } from './script.js';
 
 export interface ConformanceOptions {
   /** Generated cases per property (fixed properties always run once). Default: each property's own. */
@@ -110,11 +112,16 @@ export async function runConformance(target: ConformanceTarget, options: Conform
   if (handles > 1 && !sub.openHandle) throw new TypeError(`handles: ${handles} needs a target with openHandle(first, options) (conformance/handles.ts)`);
   if (handles > 1 && !reference.openHandle) throw new TypeError(`handles: ${handles} needs a reference with openHandle`);
   const notRun: { name: string; reason: string }[] = [];
-  const selected = selectProperties(options.properties).filter((p) => {
+  let selected = selectProperties(options.properties).filter((p) => {
     if (!p.multiHandle || handles > 1) return true;
     notRun.push({ name: p.name, reason: sub.openHandle ? 'runs with handles > 1 only' : 'needs a target with openHandle (multi-handle mode)' });
     return false;
   });
+  // Optional methods (R9e): a property judging one runs only when a probe store offers it.
+  if (selected.some((p) => p.optionalMethod === 'recordMany') && !(await probeRecordMany(sub))) {
+    for (const p of selected.filter((q) => q.optionalMethod === 'recordMany')) notRun.push({ name: p.name, reason: 'the implementation does not offer the optional recordMany (R9e)' });
+    selected = selected.filter((p) => p.optionalMethod !== 'recordMany');
+  }
   const ctx: PropertyContext = { factory: sub.create, target: sub, reference, handles, thorough };
   const results: PropertyResult[] = [];
   for (const [index, p] of selected.entries()) {
@@ -153,6 +160,19 @@ export async function runConformance(target: ConformanceTarget, options: Conform
     options.onProgress?.({ type: 'end', property: p.name, index, total: selected.length, result });
   }
   return { passed: results.every((r) => r.passed), seed, durationMs: Date.now() - started, handles, properties: results, notRun };
+}
+
+/** Opens a store at the scripts' start time and asks it for an empty batch; a factory that throws is left to the properties to report. */
+async function probeRecordMany(target: HandleFactory): Promise<boolean> {
+  let store: SessionStateStore | undefined;
+  try {
+    store = await target.create({ now: () => T0 });
+    return await offersRecordMany(store);
+  } catch {
+    return false;
+  } finally {
+    if (store) await closeQuietly(store);
+  }
 }
 
 function describeFailure(p: ConformanceProperty, details: fc.RunDetails<[Scenario]>, seed: number, handles: number): PropertyFailure {

@@ -1,12 +1,12 @@
 /**
  * The script language of the suite: plain-data commands over the contract methods, plus two
- * driver-side commands (`advance` moves the clock, `recordMany` repeats a record). Scripts are
+ * driver-side commands (`advance` moves the clock, `repeatRecord` repeats one record). Scripts are
  * what fast-check generates and shrinks, what a counterexample prints as, and what the fixed
  * vectors store, so every failure can be read, replayed, and run by another language.
  */
 import type { CreateOptions, SessionStateStore, StoreFactory, StoreOp } from '../spec/index.js';
 
-export type ScriptOp = Exclude<StoreOp, 'close'> | 'advance' | 'recordMany';
+export type ScriptOp = Exclude<StoreOp, 'close'> | 'advance' | 'repeatRecord';
 
 export interface Command {
   op: ScriptOp;
@@ -110,7 +110,7 @@ function truncate(s: string, n: number): string {
 }
 
 /** Calls one contract method; the store may answer synchronously or with a promise. */
-export async function callStore(store: SessionStateStore, op: Exclude<ScriptOp, 'advance' | 'recordMany'>, args: unknown[]): Promise<Outcome> {
+export async function callStore(store: SessionStateStore, op: Exclude<ScriptOp, 'advance' | 'repeatRecord'>, args: unknown[]): Promise<Outcome> {
   try {
     const fn = (store as unknown as Record<string, (...a: unknown[]) => unknown>)[op];
     if (typeof fn !== 'function') return { ok: false, error: { name: 'TypeError', message: `the store has no method ${op}` } };
@@ -127,7 +127,7 @@ export async function execute(store: SessionStateStore, clock: Clock, cmd: Comma
     clock.t += cmd.args[0] as number;
     return { ok: true, result: null };
   }
-  if (cmd.op === 'recordMany') {
+  if (cmd.op === 'repeatRecord') {
     const [input, count] = cmd.args as [unknown, number];
     const results: unknown[] = [];
     for (let i = 0; i < count; i++) {
@@ -140,11 +140,11 @@ export async function execute(store: SessionStateStore, clock: Clock, cmd: Comma
   return callStore(store, cmd.op, cmd.args);
 }
 
-/** Expands driver-side macros (recordMany) into plain store calls, keeping clock advances. */
+/** Expands driver-side macros (repeatRecord) into plain store calls, keeping clock advances. */
 export function expand(commands: readonly Command[]): Command[] {
   const out: Command[] = [];
   for (const c of commands) {
-    if (c.op === 'recordMany') for (let i = 0; i < (c.args[1] as number); i++) out.push({ op: 'record', args: [c.args[0]] });
+    if (c.op === 'repeatRecord') for (let i = 0; i < (c.args[1] as number); i++) out.push({ op: 'record', args: [c.args[0]] });
     else out.push(c);
   }
   return out;

@@ -7,6 +7,7 @@ import type { StoreFactory } from '../../spec/index.js';
 import * as ackIgnoresLastSeen from './ack-ignores-last-seen.js';
 import * as ackNoRefresh from './ack-no-refresh.js';
 import * as acksToHead from './acks-to-head.js';
+import * as batchNotAtomic from './batch-not-atomic.js';
 import * as changesSinceAcks from './changes-since-acks.js';
 import * as clockUnchecked from './clock-unchecked.js';
 import * as dedupeRenotifies from './dedupe-renotifies.js';
@@ -79,6 +80,7 @@ const modules: Record<string, { breaks: { rule: string; what: string }; create: 
   'restart-sweeps': restartSweeps,
   'unwatch-keeps-notice': unwatchKeepsNotice,
   'ack-ignores-last-seen': ackIgnoresLastSeen,
+  'batch-not-atomic': batchNotAtomic,
 };
 
 export const BROKEN: readonly BrokenImplementation[] = Object.entries(modules).map(([name, m]) => ({ name, rule: m.breaks.rule, what: m.breaks.what, create: m.create }));

@@ -36,6 +36,8 @@ export interface ConformanceProperty {
   fixed?: boolean;
   /** Runs only in multi-handle mode (a target with openHandle and handles > 1). */
   multiHandle?: boolean;
+  /** Judges an optional contract method; not run (and reported so) when the target does not offer it. */
+  optionalMethod?: 'recordMany';
   arbitrary(options: ArbitraryOptions): fc.Arbitrary<Scenario>;
   check(scenario: Scenario, ctx: PropertyContext): Promise<void>;
 }

@@ -12,12 +12,14 @@
  *   watches-r21b-r27b-r52.ts  R21b, R27b, R52           ambient watches, ackNotices, unwatch
  *   reconcile-r30-r35.ts   R30-R34                      changesSince, history gap, read-only
  *   retention-r40-r44.ts   R5/R40-R44                   pruning, heads, cursor expiry
+ *   batch-r9e.ts           R9e                          recordMany (optional) equals record in order
  *   handles-r20-r27.ts     R20, R26, R27                multi-handle mode: every handle agrees
  *   model.ts               R1-R51                       lockstep with the reference store
  *   fixed-vectors.ts       R1-R51                       the recorded vectors
  * Shared helpers: common.ts (property shape), pair.ts (one cursor's model), log-script.ts (log model scripts).
  */
 import type { ConformanceProperty } from './common.js';
+import { recordMany } from './batch-r9e.js';
 import { vectors } from './fixed-vectors.js';
 import { handlesAgree } from './handles-r20-r27.js';
 import { clock, dedupe, identityAgent, noMessageText, onlyIfWatched, validation } from './log-r1-r9b.js';
@@ -59,6 +61,7 @@ export const PROPERTIES: readonly ConformanceProperty[] = [
   identityAgent,
   onlyIfWatched,
   validation,
+  recordMany,
   handlesAgree,
   vectors,
 ];

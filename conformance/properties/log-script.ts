@@ -30,7 +30,7 @@ export function logDrafts(maxLength: number, opts: { bulk?: boolean; dedupe?: bo
   if (opts.bulk) {
     parts.push({
       arbitrary: fc.record({ d: recordDraft({ dedupe: false, skew: false }), n: fc.oneof(fc.integer({ min: 2, max: 8 }), fc.integer({ min: 195, max: 230 }), fc.integer({ min: 201, max: 240 })) }).map(({ d, n }) => ({
-        cmd: { op: 'recordMany' as const, args: [d.cmd.args[0], n] },
+        cmd: { op: 'repeatRecord' as const, args: [d.cmd.args[0], n] },
       })),
       weight: 2,
     });
@@ -46,8 +46,8 @@ export async function driveLog(sc: Scenario, ctx: PropertyContext, check: LogChe
     const model = new LogModel(sc.options, run.clock.t);
     for (const cmd of sc.commands) {
       const o = await run.do(cmd);
-      if (cmd.op === 'record' || cmd.op === 'recordMany') {
-        const results = cmd.op === 'record' ? [run.ok(o, 'record of a valid input')] : run.ok<unknown[]>(o, 'recordMany');
+      if (cmd.op === 'record' || cmd.op === 'repeatRecord') {
+        const results = cmd.op === 'record' ? [run.ok(o, 'record of a valid input')] : run.ok<unknown[]>(o, 'repeatRecord');
         for (const r of results) {
           const problem = model.onRecord(cmd.args[0] as Input, r, run.clock.t);
           if (problem) run.fail(problem);

@@ -19,7 +19,7 @@ export const changesSincePage: ConformanceProperty = {
   arbitrary: ({ thorough }) => scenario(fc.oneof(fc.constant({}), optionsArb), logDrafts(len(thorough, 30), { bulk: true })),
   check: (sc, ctx) =>
     driveLog(sc, ctx, async (run, model, cmd, o) => {
-      if (cmd.op !== 'changesSince' && cmd.op !== 'recordMany') return;
+      if (cmd.op !== 'changesSince' && cmd.op !== 'repeatRecord') return;
       const reqs =
         cmd.op === 'changesSince'
           ? [cmd.args[0] as { sessionKey: string; agentId: string; since: number; limit?: number }]

@@ -45,7 +45,7 @@ export const realLimits: ConformanceProperty = {
       { op: 'record', args: [b(1)] },
       { op: 'record', args: [b(2)] },
       { op: 'record', args: [b(3)] },
-      { op: 'recordMany', args: [a, LIMITS.maxRows] },
+      { op: 'repeatRecord', args: [a, LIMITS.maxRows] },
       { op: 'prune', args: [] },
       { op: 'advance', args: [LIMITS.retentionMs + 1] },
       { op: 'record', args: [inputOf(CHILD, MAIN, 'created')] },

@@ -12,6 +12,7 @@ export const WIRE_PROTOCOL_VERSION = 'session-state-kit-conformance/1' as const;
 /** The store operations: exactly the contract methods (close included). */
 export const STORE_OPS = [
   'record',
+  'recordMany',
   'watch',
   'unwatch',
   'stateVersion',
@@ -30,6 +31,7 @@ export type StoreOp = (typeof STORE_OPS)[number];
 /** Positional arity of each store op, so a server can reject a malformed request early. */
 export const STORE_OP_ARITY: Record<StoreOp, number> = {
   record: 1,
+  recordMany: 1,
   watch: 1,
   unwatch: 1,
   stateVersion: 2,
@@ -99,6 +101,7 @@ export const WireRequest = Type.Union(
     request('create', Type.Tuple([WireCreateOptions]), 'Close the current store (if any) and open a fresh, empty one with these options; its lastPruneAt is `now` (R43). Result: null, or WireCreated when another process of the same command can open a handle on it (W8).'),
     request('openHandle', Type.Tuple([WireOpenHandleOptions]), 'W8 (multi-handle mode): close the current store (if any) and open another handle on the backing store a `create` in another process of the same command named; its lastPruneAt is `now`, and opening prunes (R29). Result: null.'),
     request('record', Type.Tuple([Any]), 'store.record(input). Result: StateEvent or null (undefined).'),
+    request('recordMany', Type.Tuple([Any]), 'store.recordMany(inputs), optional (R9e). Result: an array of StateEvent or null, one per input. An implementation without it answers an error response (any name), and the suite reports R9e as not run.'),
     request('watch', Type.Tuple([Any]), 'store.watch(request). Result: WatchResult.'),
     request('unwatch', Type.Tuple([Any]), 'store.unwatch(request). Result: UnwatchResult (R52).'),
     request('stateVersion', Type.Tuple([Any, Any]), 'store.stateVersion(sessionKey, agentId). Result: integer.'),

@@ -9,6 +9,7 @@ export * from './notice.js';
 export * from './validate.js';
 export * from './cursor.js';
 export * from './record.js';
+export * from './set-notifications.js';
 export * from './changes-since.js';
 export * from './prune.js';
 export * from './feed-diff.js';

@@ -25,14 +25,16 @@ import {
   isPending,
   isPruneDue,
   isValidationError,
-  isWatched,
   noticeOf,
   pendingPairOf,
   normalizeChangesSince,
   pendingNoticesOf,
-  planNotifications,
+  eligibleWatchers,
+  planSetNotifications,
   prepareRecord,
-  raiseWatermark,
+  prepareRecordBatch,
+  seedOnSpawn,
+  type PreparedRecord,
   registerWatch,
   resolvePruneConfig,
   retentionCutoff,
@@ -122,6 +124,25 @@ export const SQL = {
   upsertHead:
     'INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) VALUES (?, ?, ?, 0, ?) ' +
     'ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = max(last_sequence, excluded.last_sequence), updated_at = excluded.updated_at',
+  // R9b: whether any cursor is held on the target.
+  anyCursorOnTarget:
+    'SELECT 1 AS hit FROM session_watch_cursors INDEXED BY session_watch_cursors_target WHERE target_agent_id = ? AND target_session_key = ? LIMIT 1',
+  // R11, R15 (set-based, core planSetNotifications): a producer-passed watcher without a cursor gets a
+  // blank one (L = N = M = 0, as applyMaterial starts it), which notifyCursors then moves like any other.
+  insertBlankCursor:
+    `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}) VALUES (?, ?, ?, 0, 0, 0, 'spawn', ?) ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO NOTHING`,
+  // R15 as one statement over the target's cursors (core applyMaterial): an idle cursor (N = L) freezes
+  // N at the event; a pending one keeps N; M rises to the event. R12: the actor's own cursor is left
+  // alone (IS NOT: no actor excludes nobody). R13: a cursor never watches its own target.
+  notifyCursors:
+    'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_target ' +
+    'SET notified = CASE WHEN notified = last_seen THEN ? ELSE notified END, material = max(material, ?), updated_at = ? ' +
+    'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key',
+  // R16: the same for a terminal run, which reaches explicit cursors only.
+  notifyExplicitCursors:
+    'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_target ' +
+    'SET notified = CASE WHEN notified = last_seen THEN ? ELSE notified END, material = max(material, ?), updated_at = ? ' +
+    "WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key AND provenance = 'explicit'",
   upsertCursor:
     `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ` +
     'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
@@ -133,6 +154,11 @@ export const SQL = {
   lowestRetained: 'SELECT sequence FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? ORDER BY sequence LIMIT 1',
   // R20, R26-R27: pending notices are cursors with N > L, served by the partial index (schema step 4).
   pendingOfWatcher: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE watcher_session_key = ? AND notified > last_seen`,
+  // R27-R28 for every pending cursor of a watcher at once (core acknowledge): L := N, N := max(M, N).
+  // SQLite evaluates every SET expression on the old row, so L takes the old N.
+  ackPendingOfWatcher:
+    'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_pending SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
+    'WHERE watcher_session_key = ? AND notified > last_seen',
   pendingAll: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE notified > last_seen`,
   // R52
   deleteCursor: 'DELETE FROM session_watch_cursors WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?',
@@ -142,8 +168,12 @@ export const SQL = {
   // walk the whole identity index to skip a GROUP BY sort (seen in the EXPLAIN test).
   countEvents: 'SELECT count(*) AS n FROM session_state_events',
   anyAgedEvent: 'SELECT 1 AS hit FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? LIMIT 1',
-  agedMaxByIdentity:
-    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? GROUP BY agent_id, session_key',
+  // R42 (core raiseWatermark) for every affected head in one statement: each head's watermark rises to
+  // its identity's highest removed sequence; no head is created or removed.
+  stampAgedWatermarks:
+    'UPDATE session_state_heads SET pruned_max_sequence = g.max_sequence FROM (' +
+    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? GROUP BY agent_id, session_key' +
+    ') AS g WHERE session_state_heads.agent_id = g.agent_id AND session_state_heads.session_key = g.session_key AND g.max_sequence > session_state_heads.pruned_max_sequence',
   deleteAged: 'DELETE FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ?',
   // R41: the cut is the newest sequence past the newest maxRows; walking the primary key backwards
   // stops after maxRows rows, and finds nothing when the log is within the cap. No row counter is
@@ -152,11 +182,11 @@ export const SQL = {
   // Two primary-key lookups: the log cannot hold more rows than its sequence span.
   lowestSequence: 'SELECT min(sequence) AS v FROM session_state_events',
   highestSequence: 'SELECT max(sequence) AS v FROM session_state_events',
-  cappedMaxByIdentity:
-    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events NOT INDEXED WHERE sequence <= ? GROUP BY agent_id, session_key',
+  stampCappedWatermarks:
+    'UPDATE session_state_heads SET pruned_max_sequence = g.max_sequence FROM (' +
+    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events NOT INDEXED WHERE sequence <= ? GROUP BY agent_id, session_key' +
+    ') AS g WHERE session_state_heads.agent_id = g.agent_id AND session_state_heads.session_key = g.session_key AND g.max_sequence > session_state_heads.pruned_max_sequence',
   deleteUpTo: 'DELETE FROM session_state_events NOT INDEXED WHERE sequence <= ?',
-  prunedWatermark: 'SELECT pruned_max_sequence FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
-  setPrunedWatermark: 'UPDATE session_state_heads SET pruned_max_sequence = ? WHERE session_key = ? AND agent_id = ?',
   // R44 without an updated_at index (schema step 3): one scan of the cursor table, hourly.
   anyIdleCursor: 'SELECT 1 AS hit FROM session_watch_cursors NOT INDEXED WHERE updated_at < ? LIMIT 1',
   idleCursors: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors NOT INDEXED WHERE updated_at < ?`,
@@ -282,48 +312,84 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     this.assertOpen();
     const now = this.now();
     // R9: validation throws before anything touches the database.
-    const { event, watchers, onlyIfWatched } = prepareRecord(input, now);
-    const outcome = this.guard('record', undefined, () =>
-      // IMMEDIATE: take the write lock up front, so the dedupe probe, the cursor read and the writes
-      // see one state even when another process shares the file.
-      immediateTransaction(this.db, (): { stored: StateEvent; cursorsWritten: boolean } | { existing: StateEvent | undefined } => {
-        // R8: a retained dedupe key returns the existing event and changes nothing.
-        if (event.dedupeKey !== undefined) {
-          const row = this.stmt.eventByDedupeKey.get(event.dedupeKey) as EventRow | undefined;
-          if (row) return { existing: this.toEvent(row) };
-        }
-        const cursorsOnTarget = this.cursorsOn(event.sessionKey, event.agentId);
-        if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return { existing: undefined }; // R9b
-        const info = this.stmt.insertEvent.run(
-          event.dedupeKey ?? null,
-          event.sessionKey,
-          event.agentId,
-          event.sessionId ?? null,
-          event.kind,
-          event.actorType,
-          event.actorId ?? null,
-          event.runId ?? null,
-          event.occurredAt,
-          event.recordedAt,
-          event.summary,
-          event.payload === undefined ? null : JSON.stringify(event.payload),
-        );
-        // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
-        const sequence = toSafeNumber(info.lastInsertRowid, 'session_state_events.sequence');
-        const stored: StateEvent = Object.freeze({ sequence, ...event });
-        // R5: sequences are global and we hold the write lock, so this one is the identity's highest.
-        this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
-        const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
-        // R18: these rows are the notices; they become visible to every reader at the commit.
-        for (const c of plan.cursorWrites) this.putCursor(c);
-        return { stored, cursorsWritten: plan.cursorWrites.length > 0 };
-      }),
-    );
-    if (outcome === undefined) return undefined;
-    if ('existing' in outcome) return outcome.existing;
+    const prepared = prepareRecord(input, now);
+    // IMMEDIATE: take the write lock up front, so the dedupe probe, the cursor read and the writes
+    // see one state even when another process shares the file.
+    const outcome = this.guard('record', undefined, () => immediateTransaction(this.db, () => this.recordOne(prepared, now)));
+    if (outcome === undefined || !outcome.inserted) return outcome?.event; // a dedupe hit or R9b skip writes nothing, so no prune either
     if (outcome.cursorsWritten) this.changed();
     if (isPruneDue(now, this.lastPruneAt)) this.pruneAt(now); // R43
-    return outcome.stored;
+    return outcome.event;
+  }
+
+  /**
+   * R9e: the inputs in order, in one IMMEDIATE transaction: one commit (one WAL sync) for the batch
+   * instead of one per event. Each input sees what the earlier ones wrote (dedupe, onlyIfWatched),
+   * so result i is what record(inputs[i]) would have returned. A storage failure rolls the whole
+   * batch back: every result is undefined and nothing was made pending.
+   */
+  recordMany(inputs: readonly Parameters<SessionStateStore['record']>[0][]): (StateEvent | undefined)[] {
+    this.assertOpen();
+    const now = this.now();
+    const batch = prepareRecordBatch(inputs, now); // R9e: every input is valid, or nothing is written
+    if (batch.length === 0) return [];
+    const outcomes = this.guard('recordMany', undefined, () => immediateTransaction(this.db, () => batch.map((p) => this.recordOne(p, now))));
+    if (outcomes === undefined) return batch.map(() => undefined);
+    if (outcomes.some((o) => o.cursorsWritten)) this.changed();
+    if (outcomes.some((o) => o.inserted) && isPruneDue(now, this.lastPruneAt)) this.pruneAt(now); // R43, once per batch
+    return outcomes.map((o) => o.event);
+  }
+
+  /** One prepared input inside the caller's write transaction (R7-R18). */
+  private recordOne({ event, watchers, onlyIfWatched }: PreparedRecord, now: number): { event: StateEvent | undefined; inserted: boolean; cursorsWritten: boolean } {
+    // R8: a retained dedupe key returns the existing event and changes nothing.
+    if (event.dedupeKey !== undefined) {
+      const row = this.stmt.eventByDedupeKey.get(event.dedupeKey) as EventRow | undefined;
+      if (row) return { event: this.toEvent(row), inserted: false, cursorsWritten: false };
+    }
+    // R9b: someone could be told: a cursor on the target, or an eligible producer-passed watcher.
+    if (onlyIfWatched && eligibleWatchers(watchers, event.sessionKey).length === 0 && this.stmt.anyCursorOnTarget.get(event.agentId, event.sessionKey) === undefined) {
+      return { event: undefined, inserted: false, cursorsWritten: false };
+    }
+    const info = this.stmt.insertEvent.run(
+      event.dedupeKey ?? null,
+      event.sessionKey,
+      event.agentId,
+      event.sessionId ?? null,
+      event.kind,
+      event.actorType,
+      event.actorId ?? null,
+      event.runId ?? null,
+      event.occurredAt,
+      event.recordedAt,
+      event.summary,
+      event.payload === undefined ? null : JSON.stringify(event.payload),
+    );
+    // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
+    const sequence = toSafeNumber(info.lastInsertRowid, 'session_state_events.sequence');
+    const stored: StateEvent = Object.freeze({ sequence, ...event });
+    // R5: sequences are global and we hold the write lock, so this one is the identity's highest.
+    this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
+    // R18: the cursor rows written here are the notices; they become visible to every reader at the commit.
+    return { event: stored, inserted: true, cursorsWritten: this.notify(stored, watchers, now) };
+  }
+
+  /** R10-R17, set-based (core planSetNotifications): one statement moves every cursor on the target. */
+  private notify(event: StateEvent, producerWatchers: readonly string[], now: number): boolean {
+    const plan = planSetNotifications(event, producerWatchers);
+    if (plan.kind === 'none') return false;
+    if (plan.kind === 'seed') {
+      // R14: the spawner's cursor, read and written back (a pending one keeps its notice).
+      for (const w of plan.watchers) {
+        const row = this.stmt.cursor.get(w, event.sessionKey, event.agentId) as CursorRow | undefined;
+        const id = { watcherSessionKey: w, targetSessionKey: event.sessionKey, targetAgentId: event.agentId };
+        this.putCursor(seedOnSpawn(row ? toCursor(row) : undefined, id, event.sequence, now));
+      }
+      return plan.watchers.length > 0;
+    }
+    for (const w of plan.addWatchers) this.stmt.insertBlankCursor.run(w, event.sessionKey, event.agentId, now);
+    const update = plan.onlyExplicit ? this.stmt.notifyExplicitCursors : this.stmt.notifyCursors;
+    return update.run(event.sequence, event.sequence, now, event.agentId, event.sessionKey, event.actorId ?? null).changes > 0;
   }
 
   watch(request: WatchRequest): WatchResult {
@@ -423,7 +489,11 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     const drained = this.guard('drainNotices', [] as Notice[], () =>
       immediateTransaction(this.db, () => {
         const pending = this.pendingCursorsOf(watcherSessionKey);
-        for (const c of pending) this.putCursor(acknowledge(c, now).cursor); // R28: a follow-up stays pending iff M > old N
+        if (pending.length === 0) return [];
+        // R28 (core acknowledge) for all of them in one statement: a follow-up stays pending iff M > old N.
+        const acked = this.stmt.ackPendingOfWatcher.run(now, watcherSessionKey).changes;
+        // The write lock is held since the read, so the same rows matched; anything else rolls back.
+        if (acked !== pending.length) throw new Error(`drain acked ${acked} cursors, read ${pending.length}`);
         return pendingNoticesOf(pending);
       }),
     );
@@ -494,12 +564,12 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   private pruneRows(cutoff: number): boolean {
     return immediateTransaction(this.db, (): boolean => {
       // R40: by age (occurredAt). R42: stamp the watermarks first, then delete.
-      this.stampWatermarks(this.stmt.agedMaxByIdentity.all(cutoff) as MaxRow[]);
+      this.stmt.stampAgedWatermarks.run(cutoff);
       this.stmt.deleteAged.run(cutoff);
       // R41: then the global cap, keeping the newest maxRows by sequence.
       const cut = this.capCut();
       if (cut !== undefined) {
-        this.stampWatermarks(this.stmt.cappedMaxByIdentity.all(cut) as MaxRow[]);
+        this.stmt.stampCappedWatermarks.run(cut);
         this.stmt.deleteUpTo.run(cut);
       }
       // R44: idle cursors expire, and with them their pending notices.
@@ -507,17 +577,6 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       if (expired.length > 0) this.stmt.deleteIdleCursors.run(cutoff);
       return expired.some(isPending);
     });
-  }
-
-  /** R42: each affected head's pruned watermark rises to its highest removed sequence; heads are never created or removed here. */
-  private stampWatermarks(groups: MaxRow[]): void {
-    for (const g of groups) {
-      const head = this.stmt.prunedWatermark.get(g.session_key, g.agent_id) as { pruned_max_sequence: unknown } | undefined;
-      if (!head) continue;
-      const current = toSafeNumber(head.pruned_max_sequence, 'session_state_heads.pruned_max_sequence');
-      const next = raiseWatermark(current, toSafeNumber(g.max_sequence, 'session_state_events.sequence'));
-      if (next !== current) this.stmt.setPrunedWatermark.run(next, g.session_key, g.agent_id);
-    }
   }
 
   resetSession(sessionKey: string): void {
@@ -622,12 +681,6 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     this.assertOpen();
     return toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
   }
-}
-
-type MaxRow = {
-  agent_id: string;
-  session_key: string;
-  max_sequence: unknown;
 }
 
 /** Opens (creating or migrating) a store. Throws NotAStateDatabaseError / SchemaTooNewError for a wrong file. */

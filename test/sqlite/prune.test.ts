@@ -141,6 +141,10 @@ describe('sqlite pruning', () => {
       anyIdleCursor: /^SCAN session_watch_cursors$/,
       idleCursors: /^SCAN session_watch_cursors$/,
       deleteIdleCursors: /^SCAN session_watch_cursors$/,
+      // R42 set-based: the GROUP BY of the rows to remove (indexed, below) is materialized as g and
+      // walked once; each of its rows finds its head by primary key.
+      stampAgedWatermarks: /^(SCAN g|SEARCH session_state_heads USING PRIMARY KEY \(session_key=\? AND agent_id=\?\)|MATERIALIZE g|SEARCH session_state_events USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)|USE TEMP B-TREE FOR GROUP BY)$/,
+      stampCappedWatermarks: /^(SCAN g|SEARCH session_state_heads USING PRIMARY KEY \(session_key=\? AND agent_id=\?\)|MATERIALIZE g|SEARCH session_state_events USING INTEGER PRIMARY KEY \(rowid<\?\)|USE TEMP B-TREE FOR GROUP BY)$/,
     };
     const seen: Record<string, string[]> = {};
     for (const [name, sql] of Object.entries(SQL)) {
@@ -154,13 +158,15 @@ describe('sqlite pruning', () => {
     }
     // The statements that matter most, spelled out.
     expect(seen['deleteAged']!.join()).toMatch(/SEARCH session_state_events USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)/);
-    expect(seen['agedMaxByIdentity']!.join()).toMatch(/USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)/);
+    expect(seen['stampAgedWatermarks']!.join()).toMatch(/USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)/);
     expect(seen['deleteUpTo']!.join()).toMatch(/SEARCH session_state_events USING INTEGER PRIMARY KEY \(rowid<\?\)/);
-    expect(seen['cappedMaxByIdentity']!.join()).toMatch(/USING INTEGER PRIMARY KEY \(rowid<\?\)/);
+    expect(seen['stampCappedWatermarks']!.join()).toMatch(/USING INTEGER PRIMARY KEY \(rowid<\?\)/);
     expect(seen['idleCursors']).toEqual(['SCAN session_watch_cursors']);
     expect(seen['lowestSequence']).toEqual(['SEARCH session_state_events']);
     expect(seen['highestSequence']).toEqual(['SEARCH session_state_events']);
     expect(seen['cursorsOnTarget']!.join()).toMatch(/USING INDEX session_watch_cursors_target/);
+    expect(seen['notifyCursors']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_target \(target_agent_id=\? AND target_session_key=\?\)/);
+    expect(seen['ackPendingOfWatcher']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_pending \(watcher_session_key=\?\)/);
     expect(seen['eventByDedupeKey']!.join()).toMatch(/USING INDEX sqlite_autoindex_session_state_events_1 \(dedupe_key=\?\)/);
     expect(seen['page']!.join()).toMatch(/USING INDEX session_state_events_identity \(agent_id=\? AND session_key=\? AND sequence>\?\)/);
     expect(seen['capCut']).toEqual(['SCAN session_state_events']);
