@@ -5,7 +5,7 @@
  * text (exported as SQL from src/sqlite) and pragmas, and measures every step against the raw
  * INSERT in interleaved rounds, beside the adapter's record() itself. The differences between
  * neighbouring lines are the cost of each phase; the schema variants (a cursor index dropped,
- * a reordered cursor key) price the options for making appends cheaper. Diagnostics only: not part of
+ * the older watcher-first cursor key) price the options for making appends cheaper. Diagnostics only: not part of
  * `npm run bench`, no floors.
  */
 import type Database from 'better-sqlite3';
@@ -16,6 +16,8 @@ import { measureInterleaved, type Budget, type TaskSpec } from './lib/measure.js
 import { formatDuration, renderTable } from './lib/report.js';
 
 const TARGET = 'agent:main:target';
+/** recordMany's batch in the issue's target (#17). */
+const BATCH = 100;
 
 const USAGE = 'usage: tsx bench/phases.ts [--watchers 1,10] [--quick] [--rounds N] [--only <substr>]';
 
@@ -44,33 +46,32 @@ interface SqlPath {
   /** Write the head (R5). */
   head: boolean;
   watchers: number;
-  /** Cursor write: the adapter's upsert, or an UPDATE of the three columns that change. */
-  cursorWrite: 'upsert' | 'update' | 'set';
+  /** Cursor write: the adapter's one set-based UPDATE (`set`), or v1's read of every cursor and an upsert of each (`upsert`). */
+  cursorWrite: 'set' | 'upsert';
   /** Indexes dropped from the cursor table (schema options). */
   drop: string[];
-  /** Create the transaction function on every call, as record() did before immediateTransaction. */
-  txPerCall: boolean;
-  /** Option: cursor primary key led by the target, so a target's cursors are one contiguous range. */
-  clustered?: boolean;
+  /** Schema step 4's cursor key (watcher first), to compare with step 5's target-first key. */
+  watcherFirst?: boolean;
+  /** Events per transaction (recordMany's batch); 1 for record(). */
+  batch: number;
 }
 
-// The cursor table of the schema with its primary key reordered (target first); the secondary
-// indexes it keeps or gains: watcher (R50 deletes) and the pending partial index (R29); schema step 3
-// dropped the updated_at index.
-const CLUSTERED_CURSORS = `
+// Schema step 4's cursor table (key led by the watcher, a secondary index on the target), to price
+// what step 5's target-first key bought.
+const WATCHER_FIRST_CURSORS = `
 DROP TABLE session_watch_cursors;
 CREATE TABLE session_watch_cursors (
   watcher_session_key TEXT NOT NULL, target_session_key TEXT NOT NULL, target_agent_id TEXT NOT NULL,
   last_seen INTEGER NOT NULL, notified INTEGER NOT NULL, material INTEGER NOT NULL,
-  provenance TEXT NOT NULL CHECK (provenance IN ('spawn', 'explicit')), updated_at INTEGER NOT NULL,
-  PRIMARY KEY (target_agent_id, target_session_key, watcher_session_key),
+  provenance TEXT NOT NULL CHECK (provenance IN ('spawn', 'explicit', 'ambient')), updated_at INTEGER NOT NULL,
+  PRIMARY KEY (watcher_session_key, target_session_key, target_agent_id),
   CHECK (last_seen <= notified AND notified <= material)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX session_watch_cursors_watcher ON session_watch_cursors (watcher_session_key);
-CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key) WHERE material > last_seen;
+CREATE INDEX session_watch_cursors_target ON session_watch_cursors (target_agent_id, target_session_key);
+CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key) WHERE notified > last_seen;
 `;
 
-const FULL: Omit<SqlPath, 'watchers'> = { head: true, cursorWrite: 'upsert', drop: [], txPerCall: false };
+const FULL: Omit<SqlPath, 'watchers'> = { head: true, cursorWrite: 'set', drop: [], batch: 1 };
 
 /** Built on first call, so lines left out by --only open no file. */
 function sqlPath(ws: Workspace, p: SqlPath): () => void {
@@ -78,46 +79,39 @@ function sqlPath(ws: Workspace, p: SqlPath): () => void {
   return () => (run ??= buildSqlPath(ws, p))();
 }
 
-/** The adapter's record() statements for one event, on raw better-sqlite3 (safe integers, as the adapter). */
+/** The adapter's record() statements for one event (or a batch), on raw better-sqlite3 (safe integers, as the adapter). */
 function buildSqlPath(ws: Workspace, p: SqlPath): () => void {
   const db: Database.Database = openRaw(ws.file('phase'));
-  if (p.clustered) db.exec(CLUSTERED_CURSORS);
+  if (p.watcherFirst) db.exec(WATCHER_FIRST_CURSORS);
   for (const index of p.drop) db.exec(`DROP INDEX ${index}`);
   db.defaultSafeIntegers(true);
-  const cursorsOnTarget = db.prepare(
-    p.clustered ? SQL.cursorsOnTarget.replace(' INDEXED BY session_watch_cursors_target', '') : SQL.cursorsOnTarget,
-  );
+  const cursorsOnTarget = db.prepare(SQL.cursorsOnTarget);
+  const notifyPending = db.prepare(SQL.notifyPendingCursors);
+  const notifyIdle = db.prepare(SQL.notifyIdleCursors);
   const insertEvent = db.prepare(SQL.insertEvent);
   const upsertHead = db.prepare(SQL.upsertHead);
   const upsertCursor = db.prepare(SQL.upsertCursor);
-  const updateCursor = db.prepare(
-    'UPDATE session_watch_cursors SET notified = ?, material = ?, updated_at = ? WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?',
-  );
-  // One statement for every cursor on the target (what the plan amounts to when all are notified).
-  const updateAll = db.prepare(
-    'UPDATE session_watch_cursors SET notified = CASE WHEN notified = last_seen THEN ? ELSE notified END, ' +
-      'material = ?, updated_at = ? WHERE target_agent_id = ? AND target_session_key = ?',
-  );
   for (let i = 0; i < p.watchers; i++) upsertCursor.run(`agent:main:watcher-${i}`, TARGET, AGENT, 0, 0, 0, 'explicit', T0);
   const row = appendRow(TARGET);
 
-  const body = () => {
-    const cursors = cursorsOnTarget.all(AGENT, TARGET) as { watcher_session_key: string; last_seen: bigint; notified: bigint }[];
+  const one = () => {
     const sequence = insertEvent.run(...row).lastInsertRowid;
     if (p.head) upsertHead.run(TARGET, AGENT, sequence, T0);
-    if (p.cursorWrite === 'set' && cursors.length > 0) {
-      updateAll.run(sequence, sequence, T0, AGENT, TARGET);
+    if (p.cursorWrite === 'set') {
+      notifyPending.run(sequence, T0, AGENT, TARGET, null);
+      notifyIdle.run(sequence, sequence, T0, AGENT, TARGET, null);
       return;
     }
-    for (const c of cursors) {
+    for (const c of cursorsOnTarget.all(AGENT, TARGET) as { watcher_session_key: string; last_seen: bigint; notified: bigint }[]) {
       // Pending after the first event (N > L): N stays, M := sequence, as R15 has it.
       const notified = c.notified === c.last_seen ? sequence : c.notified;
-      if (p.cursorWrite === 'upsert') upsertCursor.run(c.watcher_session_key, TARGET, AGENT, c.last_seen, notified, sequence, 'explicit', T0);
-      else updateCursor.run(notified, sequence, T0, c.watcher_session_key, TARGET, AGENT);
+      upsertCursor.run(c.watcher_session_key, TARGET, AGENT, c.last_seen, notified, sequence, 'explicit', T0);
     }
   };
-  const once = db.transaction(body);
-  return p.txPerCall ? () => db.transaction(body).immediate() : () => once.immediate();
+  const tx = db.transaction(() => {
+    for (let i = 0; i < p.batch; i++) one();
+  });
+  return () => tx.immediate();
 }
 
 function main(): void {
@@ -127,7 +121,11 @@ function main(): void {
   const tasks: TaskSpec[] = [];
   const closers: (() => void)[] = [];
   // The raw INSERT always runs: every line is quoted against it.
-  const add = (name: string, note: string, fn: () => void) => {
+  // Batch lines time one call of BATCH events; the table divides them back to one event.
+  const units = new Map<string, number>();
+  const perEvent = (n: number, fn: () => void) => Object.assign(fn, { units: n });
+  const add = (name: string, note: string, fn: (() => void) & { units?: number }) => {
+    if (fn.units !== undefined) units.set(name, fn.units);
     if (only !== undefined && rows.length > 0 && !name.includes(only)) return;
     rows.push({ name, note });
     tasks.push({ name, fn });
@@ -139,20 +137,25 @@ function main(): void {
     const tx = raw.transaction(() => insert.run(...values));
     add('raw INSERT, autocommit', 'the baseline of bench/run.ts', () => void insert.run(...values));
     add('raw INSERT in BEGIN IMMEDIATE … COMMIT', 'explicit transaction, function made once', () => void tx.immediate());
-    add('adapter SQL, 0 watchers', '+ cursor read (no rows), head upsert; safe integers', sqlPath(ws, { ...FULL, watchers: 0 }));
+    const rawBatch = raw.transaction(() => {
+      for (let i = 0; i < BATCH; i++) insert.run(...values);
+    });
+    add(`raw INSERT ×${BATCH} in one transaction (per event)`, 'what one commit per batch can reach', perEvent(BATCH, () => void rawBatch.immediate()));
+    add('adapter SQL, 0 watchers', '+ head upsert, cursor UPDATE (no rows); safe integers', sqlPath(ws, { ...FULL, watchers: 0 }));
     add('  … without the head', 'for scale only: the head is required (R5)', sqlPath(ws, { ...FULL, watchers: 0, head: false }));
-    add('  … with db.transaction(fn) made per call', 'what record() did before immediateTransaction', sqlPath(ws, { ...FULL, watchers: 0, txPerCall: true }));
+    add(`adapter SQL ×${BATCH} in one transaction (per event)`, 'recordMany\'s statements', perEvent(BATCH, sqlPath(ws, { ...FULL, watchers: 0, batch: BATCH })));
     const input = appendInput(TARGET);
     add('prepareRecord (validation)', 'pure core', () => void prepareRecord(input, T0));
     const store0 = openAdapter(ws.file('adapter-0'));
     closers.push(() => store0.close());
     add('adapter record(), 0 watchers', 'the real thing', () => void store0.record(input));
+    const batchInputs = Array.from({ length: BATCH }, () => input);
+    add(`adapter recordMany(), batches of ${BATCH} (per event)`, 'the real thing (R9e)', perEvent(BATCH, () => void store0.recordMany(batchInputs)));
     for (const w of watchers) {
-      add(`adapter SQL, ${w} watchers`, `+ ${w} cursor rows read and upserted`, sqlPath(ws, { ...FULL, watchers: w }));
-      add(`  … ${w}w: cursor UPDATE of 3 columns, not upsert`, 'option', sqlPath(ws, { ...FULL, watchers: w, cursorWrite: 'update' }));
-      add(`  … ${w}w: one set-based UPDATE for all cursors`, 'option: one statement per event, not per watcher', sqlPath(ws, { ...FULL, watchers: w, cursorWrite: 'set' }));
-      add(`  … ${w}w: without index …_cursors_pending`, 'option: R29 sweep by scan', sqlPath(ws, { ...FULL, watchers: w, drop: ['session_watch_cursors_pending'] }));
-      add(`  … ${w}w: cursor key led by the target`, 'option: a target\'s cursors in one key range', sqlPath(ws, { ...FULL, watchers: w, clustered: true }));
+      add(`adapter SQL, ${w} watchers`, '+ the set-based UPDATEs of the target\'s cursors', sqlPath(ws, { ...FULL, watchers: w }));
+      add(`  … ${w}w: v1's read + upsert per cursor`, 'what the set-based UPDATE replaced', sqlPath(ws, { ...FULL, watchers: w, cursorWrite: 'upsert' }));
+      add(`  … ${w}w: without index …_cursors_pending`, 'option: pending reads by scan', sqlPath(ws, { ...FULL, watchers: w, drop: ['session_watch_cursors_pending'] }));
+      add(`  … ${w}w: cursor key led by the watcher`, 'schema step 4, before the target-first key', sqlPath(ws, { ...FULL, watchers: w, watcherFirst: true }));
       const cursors = Array.from({ length: w }, (_, i) => ({
         watcherSessionKey: `agent:main:watcher-${i}`,
         targetSessionKey: TARGET,
@@ -165,7 +168,7 @@ function main(): void {
       }));
       let sequence = 2;
       const event = { sequence: 0, sessionKey: TARGET, agentId: AGENT, kind: 'human_direct_message' as const, actorType: 'human' as const, occurredAt: T0, recordedAt: T0, summary: 'x' };
-      add(`planNotifications, ${w} watchers`, 'pure core (the cursor rows are the notices)', () => {
+      add(`planNotifications, ${w} watchers`, 'pure core reference (the memory store runs it)', () => {
         planNotifications({ ...event, sequence: sequence++ }, cursors, [], T0);
       });
       const store = openAdapter(ws.file(`adapter-${w}`));
@@ -176,9 +179,9 @@ function main(): void {
     if (new Set(rows.map((r) => r.name)).size !== rows.length) throw new Error('phase names must be unique');
     const got = measureInterleaved(tasks, budget, (m) => process.stderr.write(`${m}\n`));
     const base = got.get(rows[0]!.name)!.p50Ms;
-    const table: string[][] = [['phase', 'p50', 'raw/this', 'note']];
+    const table: string[][] = [['phase', 'p50 per event', 'raw/this', 'note']];
     for (const r of rows) {
-      const p50 = got.get(r.name)!.p50Ms;
+      const p50 = got.get(r.name)!.p50Ms / (units.get(r.name) ?? 1);
       table.push([r.name, formatDuration(p50), (base / p50).toFixed(2), r.note]);
     }
     process.stdout.write(`${renderTable(table, [false, true, true, false])}\n`);

@@ -65,6 +65,7 @@ const DESIGNATED: Record<string, string> = {
   'restart-sweeps': 'R29-restart',
   'unwatch-keeps-notice': 'R52-unwatch',
   'ack-ignores-last-seen': 'R27b-ack-notices',
+  'batch-not-atomic': 'R9e-record-many',
 };
 
 describe('broken implementations', () => {

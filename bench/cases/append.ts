@@ -13,6 +13,16 @@ function watcherKey(i: number): string {
   return `agent:main:watcher-${i}`;
 }
 
+/** R9e batch size the issue's target names, and the watcher counts it is measured with. */
+const BATCH = 100;
+const BATCH_WATCHERS = [0, 10];
+
+/** A batch in which any input stored nothing must not count as fast appends either. */
+function mustRecordAll(store: SqliteStore, inputs: ReturnType<typeof appendInput>[]): void {
+  const stored = store.recordMany(inputs);
+  if (stored.length !== inputs.length || stored.some((e) => e === undefined)) throw new Error('recordMany stored nothing');
+}
+
 /** A record that stored nothing (a swallowed storage failure) must not count as a fast append. */
 function mustRecord(store: SqliteStore | MemoryStore, input: ReturnType<typeof appendInput>): void {
   if (store.record(input) === undefined) throw new Error('record stored nothing');
@@ -51,9 +61,26 @@ export const appendGroup: BenchGroup = {
         tasks.push({ name: `sqlite-${w}`, fn: () => mustRecord(store, input) });
         stores.push({ w, store });
       }
+      // R9e: batches of BATCH inputs in one transaction (one commit) per call, with 0 and 10 watchers.
+      const batch = Array.from({ length: BATCH }, () => input);
+      for (const w of BATCH_WATCHERS) {
+        const store = openAdapter(ws.file(`append-batch-${w}w`));
+        closers.push(() => store.close());
+        for (let i = 0; i < w; i++) {
+          if (!store.watch({ watcherSessionKey: watcherKey(i), targetSessionKey: TARGET, agentId: AGENT }).watched) throw new Error('watch refused');
+        }
+        tasks.push({ name: `batch-${w}`, fn: () => mustRecordAll(store, batch) });
+      }
       // The reference store grows by design: a fresh one per round keeps rounds comparable.
-      let memory = createMemoryStore({ now: () => T0 });
-      tasks.push({ name: 'memory', fn: () => mustRecord(memory, input), beforeRound: () => void (memory = createMemoryStore({ now: () => T0 })) });
+      const freshMemory = (watchers: number) => {
+        const m = createMemoryStore({ now: () => T0 });
+        for (let i = 0; i < watchers; i++) m.watch({ watcherSessionKey: watcherKey(i), targetSessionKey: TARGET, agentId: AGENT });
+        return m;
+      };
+      let memory = freshMemory(0);
+      let memory1 = freshMemory(1);
+      tasks.push({ name: 'memory', fn: () => mustRecord(memory, input), beforeRound: () => void (memory = freshMemory(0)) });
+      tasks.push({ name: 'memory-1', fn: () => mustRecord(memory1, input), beforeRound: () => void (memory1 = freshMemory(1)) });
 
       const got = measureInterleaved(tasks, plan.fast, (m) => ctx.progress(`append: ${m}`));
       if (countRows(raw, EVENTS) === 0) throw new Error('baseline inserted nothing');
@@ -79,8 +106,23 @@ export const appendGroup: BenchGroup = {
           }),
         );
       }
+      for (const w of BATCH_WATCHERS) {
+        results.push(
+          makeResult({
+            id: `append/sqlite-batch${BATCH}@${w}w`,
+            group: 'append',
+            label: `sqlite adapter recordMany(), batches of ${BATCH}`,
+            size: `${w} watcher${w === 1 ? '' : 's'}`,
+            unit: 'append',
+            unitsPerOp: BATCH,
+            latency: got.get(`batch-${w}`)!,
+            baselineId: 'append/raw-insert',
+          }),
+        );
+      }
       results.push(
         makeResult({ id: 'append/memory@0w', group: 'append', label: 'memory store record()', size: '0 watchers', unit: 'append', unitsPerOp: 1, latency: got.get('memory')!, baselineId: 'append/raw-insert' }),
+        makeResult({ id: 'append/memory@1w', group: 'append', label: 'memory store record()', size: '1 watcher', unit: 'append', unitsPerOp: 1, latency: got.get('memory-1')!, baselineId: 'append/raw-insert' }),
       );
       return results;
     } finally {

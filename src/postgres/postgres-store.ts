@@ -34,6 +34,8 @@ import {
   pendingNoticesOf,
   planNotifications,
   prepareRecord,
+  prepareRecordBatch,
+  type PreparedRecord,
   raiseWatermark,
   registerWatch,
   resolvePruneConfig,
@@ -253,10 +255,10 @@ export class PostgresStore implements SessionStateStore, PendingSource {
   }
 
   /**
-   * One transaction on one pooled connection. `lock` (an identity's key) is taken first, in the
-   * same round trip as BEGIN. Lost races (deadlock, serialization, dedupe key) are retried.
+   * One transaction on one pooled connection. `locks` (identities' keys, in the order given) are
+   * taken first, in the same round trip as BEGIN. Lost races (deadlock, serialization, dedupe key) are retried.
    */
-  private async tx<T>(fn: (c: Tx) => Promise<T>, lock?: string): Promise<T> {
+  private async tx<T>(fn: (c: Tx) => Promise<T>, locks: readonly string[] = []): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
       let broken: Error | undefined;
@@ -268,7 +270,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       client.on('error', onError);
       try {
         // The key is a decimal we computed (never input), so it can be inlined in a simple query.
-        await client.query(lock === undefined ? 'BEGIN' : `BEGIN; SELECT pg_advisory_xact_lock(${lock})`);
+        await client.query(['BEGIN', ...locks.map((lock) => `SELECT pg_advisory_xact_lock(${lock})`)].join('; '));
         const out = await fn(client);
         await client.query('COMMIT');
         return out;
@@ -317,44 +319,70 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     this.assertOpen();
     const now = this.now();
     // R9: validation throws before anything touches the database.
-    const { event, watchers, onlyIfWatched } = prepareRecord(input, now);
+    const prepared = prepareRecord(input, now);
     const outcome = await this.guard('record', undefined, () =>
-      this.tx(async (c): Promise<{ stored: StateEvent; notified: boolean } | { existing: StateEvent | undefined }> => {
-        // R8: a retained dedupe key returns the existing event and changes nothing.
-        if (event.dedupeKey !== undefined) {
-          const hit = await this.run<PgEventRow>(c, 'eventByDedupeKey', [event.dedupeKey]);
-          if (hit.rows[0]) return { existing: this.toEvent(hit.rows[0]) };
-        }
-        const cursorsOnTarget = (await this.run<PgCursorRow>(c, 'cursorsOnTarget', [event.agentId, event.sessionKey])).rows.map(cursorFromPgRow);
-        if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return { existing: undefined }; // R9b
-        const inserted = await this.run<{ sequence: string }>(c, 'insertEventAndHead', [
-          event.dedupeKey ?? null,
-          event.sessionKey,
-          event.agentId,
-          event.sessionId ?? null,
-          event.kind,
-          event.actorType,
-          event.actorId ?? null,
-          event.runId ?? null,
-          event.occurredAt,
-          event.recordedAt,
-          event.summary,
-          event.payload === undefined ? null : JSON.stringify(event.payload),
-        ]);
-        // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
-        const sequence = toSafeNumber(inserted.rows[0]?.sequence, `${TABLES.events}.sequence`);
-        const stored: StateEvent = Object.freeze({ sequence, ...event });
-        const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
-        // R18: the notices are these cursor rows; committing them is what makes them pending.
-        await this.putCursors(c, plan.cursorWrites, true);
-        return { stored, notified: plan.cursorWrites.length > 0 };
-      }, this.identityLock(event.sessionKey, event.agentId)),
+      this.tx((c) => this.recordOne(c, prepared, now), [this.identityLock(prepared.event.sessionKey, prepared.event.agentId)]),
     );
-    if (outcome === undefined) return undefined;
-    if ('existing' in outcome) return outcome.existing;
+    if (outcome === undefined || !outcome.inserted) return outcome?.event; // a dedupe hit or R9b skip writes nothing, so no prune either
     if (outcome.notified) this.changed();
     if (isPruneDue(now, this.lastPruneAt)) await this.pruneAt(now); // R43
-    return outcome.stored;
+    return outcome.event;
+  }
+
+  /**
+   * R9e: the inputs in order in one transaction, holding every identity's lock of the batch (taken
+   * in one sorted order, so two batches cannot deadlock on each other). A failure rolls the whole
+   * batch back: every result is undefined and nothing was made pending.
+   */
+  async recordMany(inputs: readonly Parameters<SessionStateStore['record']>[0][]): Promise<(StateEvent | undefined)[]> {
+    this.assertOpen();
+    const now = this.now();
+    const batch = prepareRecordBatch(inputs, now); // R9e: every input is valid, or nothing is written
+    if (batch.length === 0) return [];
+    const locks = [...new Set(batch.map((p) => this.identityLock(p.event.sessionKey, p.event.agentId)))].sort();
+    const outcomes = await this.guard('recordMany', undefined, () =>
+      this.tx(async (c) => {
+        const out: Awaited<ReturnType<PostgresStore['recordOne']>>[] = [];
+        for (const p of batch) out.push(await this.recordOne(c, p, now));
+        return out;
+      }, locks),
+    );
+    if (outcomes === undefined) return batch.map(() => undefined);
+    if (outcomes.some((o) => o.notified)) this.changed();
+    if (outcomes.some((o) => o.inserted) && isPruneDue(now, this.lastPruneAt)) await this.pruneAt(now); // R43, once per batch
+    return outcomes.map((o) => o.event);
+  }
+
+  /** One prepared input inside the caller's transaction, which holds its identity's lock (R7-R18). */
+  private async recordOne(c: Tx, { event, watchers, onlyIfWatched }: PreparedRecord, now: number): Promise<{ event: StateEvent | undefined; inserted: boolean; notified: boolean }> {
+    // R8: a retained dedupe key returns the existing event and changes nothing.
+    if (event.dedupeKey !== undefined) {
+      const hit = await this.run<PgEventRow>(c, 'eventByDedupeKey', [event.dedupeKey]);
+      if (hit.rows[0]) return { event: this.toEvent(hit.rows[0]), inserted: false, notified: false };
+    }
+    const cursorsOnTarget = (await this.run<PgCursorRow>(c, 'cursorsOnTarget', [event.agentId, event.sessionKey])).rows.map(cursorFromPgRow);
+    if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return { event: undefined, inserted: false, notified: false }; // R9b
+    const inserted = await this.run<{ sequence: string }>(c, 'insertEventAndHead', [
+      event.dedupeKey ?? null,
+      event.sessionKey,
+      event.agentId,
+      event.sessionId ?? null,
+      event.kind,
+      event.actorType,
+      event.actorId ?? null,
+      event.runId ?? null,
+      event.occurredAt,
+      event.recordedAt,
+      event.summary,
+      event.payload === undefined ? null : JSON.stringify(event.payload),
+    ]);
+    // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
+    const sequence = toSafeNumber(inserted.rows[0]?.sequence, `${TABLES.events}.sequence`);
+    const stored: StateEvent = Object.freeze({ sequence, ...event });
+    const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
+    // R18: the notices are these cursor rows; committing them is what makes them pending.
+    await this.putCursors(c, plan.cursorWrites, true);
+    return { event: stored, inserted: true, notified: plan.cursorWrites.length > 0 };
   }
 
   async watch(request: WatchRequest): Promise<WatchResult> {
@@ -381,7 +409,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
           await this.putCursors(c, [next], changed);
         }
         return { watched: true };
-      }, this.identityLock(r.targetSessionKey, r.agentId)),
+      }, [this.identityLock(r.targetSessionKey, r.agentId)]),
     );
     if (changed && result.watched) this.changed();
     return result;
@@ -603,7 +631,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
         const pending = onTarget.rows.some((x) => x.pending) || ofWatcher.rows.some((x) => x.pending);
         if (pending) await this.run(c, 'notify', [this.channel]);
         return pending;
-      }, this.identityLock(sessionKey, agentId)),
+      }, [this.identityLock(sessionKey, agentId)]),
     );
     if (changed) this.changed();
   }

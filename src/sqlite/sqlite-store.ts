@@ -30,6 +30,7 @@ import {
   normalizeChangesSince,
   pendingNoticesOf,
   eligibleWatchers,
+  identityKey,
   planSetNotifications,
   prepareRecord,
   prepareRecordBatch,
@@ -115,7 +116,7 @@ const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id
 export const SQL = {
   // record
   eventByDedupeKey: `SELECT ${EVENT_COLUMNS} FROM session_state_events WHERE dedupe_key = ?`,
-  cursorsOnTarget: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_target WHERE target_agent_id = ? AND target_session_key = ?`,
+  cursorsOnTarget: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ?`,
   // Positional parameters only: named-parameter binding differs between the drivers.
   insertEvent:
     'INSERT INTO session_state_events (dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json) ' +
@@ -126,23 +127,29 @@ export const SQL = {
     'ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = max(last_sequence, excluded.last_sequence), updated_at = excluded.updated_at',
   // R9b: whether any cursor is held on the target.
   anyCursorOnTarget:
-    'SELECT 1 AS hit FROM session_watch_cursors INDEXED BY session_watch_cursors_target WHERE target_agent_id = ? AND target_session_key = ? LIMIT 1',
+    'SELECT 1 AS hit FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ? LIMIT 1',
   // R11, R15 (set-based, core planSetNotifications): a producer-passed watcher without a cursor gets a
   // blank one (L = N = M = 0, as applyMaterial starts it), which notifyCursors then moves like any other.
   insertBlankCursor:
     `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}) VALUES (?, ?, ?, 0, 0, 0, 'spawn', ?) ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO NOTHING`,
-  // R15 as one statement over the target's cursors (core applyMaterial): an idle cursor (N = L) freezes
-  // N at the event; a pending one keeps N; M rises to the event. R12: the actor's own cursor is left
-  // alone (IS NOT: no actor excludes nobody). R13: a cursor never watches its own target.
-  notifyCursors:
-    'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_target ' +
-    'SET notified = CASE WHEN notified = last_seen THEN ? ELSE notified END, material = max(material, ?), updated_at = ? ' +
-    'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key',
-  // R16: the same for a terminal run, which reaches explicit cursors only.
-  notifyExplicitCursors:
-    'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_target ' +
-    'SET notified = CASE WHEN notified = last_seen THEN ? ELSE notified END, material = max(material, ?), updated_at = ? ' +
-    "WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key AND provenance = 'explicit'",
+  // R15 over the target's cursors in two statements (core applyMaterial), split by state so the
+  // common one leaves the pending index alone: a cursor already pending (N > L) keeps N and only
+  // M rises (no indexed column changes, so SQLite skips the partial index); an idle one (N = L)
+  // freezes N at the event and becomes pending. R12: the actor's own cursor is left alone (IS NOT:
+  // no actor excludes nobody). R13: a cursor never watches its own target. R16: terminal runs
+  // reach explicit cursors only (the `Explicit` pair).
+  notifyPendingCursors:
+    'UPDATE session_watch_cursors SET material = max(material, ?), updated_at = ? ' +
+    'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key AND notified > last_seen',
+  notifyIdleCursors:
+    'UPDATE session_watch_cursors SET notified = ?, material = max(material, ?), updated_at = ? ' +
+    'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key AND notified = last_seen',
+  notifyPendingExplicitCursors:
+    'UPDATE session_watch_cursors SET material = max(material, ?), updated_at = ? ' +
+    "WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key AND notified > last_seen AND provenance = 'explicit'",
+  notifyIdleExplicitCursors:
+    'UPDATE session_watch_cursors SET notified = ?, material = max(material, ?), updated_at = ? ' +
+    "WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key AND notified = last_seen AND provenance = 'explicit'",
   upsertCursor:
     `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ` +
     'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
@@ -175,10 +182,11 @@ export const SQL = {
     'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? GROUP BY agent_id, session_key' +
     ') AS g WHERE session_state_heads.agent_id = g.agent_id AND session_state_heads.session_key = g.session_key AND g.max_sequence > session_state_heads.pruned_max_sequence',
   deleteAged: 'DELETE FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ?',
-  // R41: the cut is the newest sequence past the newest maxRows; walking the primary key backwards
-  // stops after maxRows rows, and finds nothing when the log is within the cap. No row counter is
-  // kept (it cost every append a write); this walk runs at most hourly (R43).
-  capCut: 'SELECT sequence FROM session_state_events NOT INDEXED ORDER BY sequence DESC LIMIT 1 OFFSET ?',
+  // R41: the cut is the highest sequence to remove: with n rows, the (n - maxRows)-th from the oldest.
+  // No row counter is kept (it cost every append a write). count(*) walks the narrowest index (the
+  // occurred_at one, a tenth of the table's pages), and the cut walks only the rows to remove from
+  // the front: hourly (R43), instead of walking the newest maxRows rows of the table twice.
+  capCut: 'SELECT sequence FROM session_state_events NOT INDEXED ORDER BY sequence LIMIT 1 OFFSET ?',
   // Two primary-key lookups: the log cannot hold more rows than its sequence span.
   lowestSequence: 'SELECT min(sequence) AS v FROM session_state_events',
   highestSequence: 'SELECT max(sequence) AS v FROM session_state_events',
@@ -192,8 +200,8 @@ export const SQL = {
   idleCursors: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors NOT INDEXED WHERE updated_at < ?`,
   deleteIdleCursors: 'DELETE FROM session_watch_cursors NOT INDEXED WHERE updated_at < ?',
   // R50-R51 lifecycle
-  deleteCursorsOfWatcher: 'DELETE FROM session_watch_cursors WHERE watcher_session_key = ?',
-  deleteCursorsOnTarget: 'DELETE FROM session_watch_cursors INDEXED BY session_watch_cursors_target WHERE target_agent_id = ? AND target_session_key = ?',
+  deleteCursorsOfWatcher: 'DELETE FROM session_watch_cursors INDEXED BY session_watch_cursors_watcher WHERE watcher_session_key = ?',
+  deleteCursorsOnTarget: 'DELETE FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ?',
   deleteEventsOfIdentity: 'DELETE FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ?',
   deleteHead: 'DELETE FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
 } as const;
@@ -333,7 +341,15 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     const now = this.now();
     const batch = prepareRecordBatch(inputs, now); // R9e: every input is valid, or nothing is written
     if (batch.length === 0) return [];
-    const outcomes = this.guard('recordMany', undefined, () => immediateTransaction(this.db, () => batch.map((p) => this.recordOne(p, now))));
+    const outcomes = this.guard('recordMany', undefined, () =>
+      immediateTransaction(this.db, () => {
+        const within: BatchState = { heads: new Map(), cursorless: new Set() };
+        const out = batch.map((p) => this.recordOne(p, now, within));
+        // R5: one head write per identity, with its highest sequence of the batch (sequences only grow).
+        for (const h of within.heads.values()) this.stmt.upsertHead.run(h.sessionKey, h.agentId, h.sequence, now);
+        return out;
+      }),
+    );
     if (outcomes === undefined) return batch.map(() => undefined);
     if (outcomes.some((o) => o.cursorsWritten)) this.changed();
     if (outcomes.some((o) => o.inserted) && isPruneDue(now, this.lastPruneAt)) this.pruneAt(now); // R43, once per batch
@@ -341,7 +357,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   }
 
   /** One prepared input inside the caller's write transaction (R7-R18). */
-  private recordOne({ event, watchers, onlyIfWatched }: PreparedRecord, now: number): { event: StateEvent | undefined; inserted: boolean; cursorsWritten: boolean } {
+  private recordOne({ event, watchers, onlyIfWatched }: PreparedRecord, now: number, within?: BatchState): { event: StateEvent | undefined; inserted: boolean; cursorsWritten: boolean } {
     // R8: a retained dedupe key returns the existing event and changes nothing.
     if (event.dedupeKey !== undefined) {
       const row = this.stmt.eventByDedupeKey.get(event.dedupeKey) as EventRow | undefined;
@@ -369,15 +385,29 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     const sequence = toSafeNumber(info.lastInsertRowid, 'session_state_events.sequence');
     const stored: StateEvent = Object.freeze({ sequence, ...event });
     // R5: sequences are global and we hold the write lock, so this one is the identity's highest.
-    this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
+    // In a batch the head is written once per identity at the end (nothing in a batch reads it).
+    if (within) within.heads.set(identityKey(stored.sessionKey, stored.agentId), stored);
+    else this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
     // R18: the cursor rows written here are the notices; they become visible to every reader at the commit.
-    return { event: stored, inserted: true, cursorsWritten: this.notify(stored, watchers, now) };
+    return { event: stored, inserted: true, cursorsWritten: this.notify(stored, watchers, now, within) };
   }
 
   /** R10-R17, set-based (core planSetNotifications): one statement moves every cursor on the target. */
-  private notify(event: StateEvent, producerWatchers: readonly string[], now: number): boolean {
+  private notify(event: StateEvent, producerWatchers: readonly string[], now: number, within?: BatchState): boolean {
     const plan = planSetNotifications(event, producerWatchers);
     if (plan.kind === 'none') return false;
+    if (within) {
+      // A batch asks once per identity whether anyone watches it, and skips the cursor UPDATEs of
+      // an unwatched target from then on; only the batch itself can add cursors (it holds the lock).
+      const id = identityKey(event.sessionKey, event.agentId);
+      const adds = plan.kind === 'seed' ? plan.watchers.length : plan.addWatchers.length;
+      if (adds > 0) within.cursorless.delete(id);
+      else if (within.cursorless.has(id)) return false;
+      else if (this.stmt.anyCursorOnTarget.get(event.agentId, event.sessionKey) === undefined) {
+        within.cursorless.add(id);
+        return false;
+      }
+    }
     if (plan.kind === 'seed') {
       // R14: the spawner's cursor, read and written back (a pending one keeps its notice).
       for (const w of plan.watchers) {
@@ -388,8 +418,12 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       return plan.watchers.length > 0;
     }
     for (const w of plan.addWatchers) this.stmt.insertBlankCursor.run(w, event.sessionKey, event.agentId, now);
-    const update = plan.onlyExplicit ? this.stmt.notifyExplicitCursors : this.stmt.notifyCursors;
-    return update.run(event.sequence, event.sequence, now, event.agentId, event.sessionKey, event.actorId ?? null).changes > 0;
+    const [pending, idle] = plan.onlyExplicit
+      ? [this.stmt.notifyPendingExplicitCursors, this.stmt.notifyIdleExplicitCursors]
+      : [this.stmt.notifyPendingCursors, this.stmt.notifyIdleCursors];
+    const except = event.actorId ?? null;
+    const moved = pending.run(event.sequence, now, event.agentId, event.sessionKey, except).changes;
+    return moved + idle.run(event.sequence, event.sequence, now, event.agentId, event.sessionKey, except).changes > 0;
   }
 
   watch(request: WatchRequest): WatchResult {
@@ -556,7 +590,9 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     const lo = toSafeNumber(lowest, 'session_state_events.sequence');
     const hi = toSafeNumber(highest, 'session_state_events.sequence');
     if (hi - lo + 1 <= this.config.maxRows) return undefined;
-    const row = this.stmt.capCut.get(this.config.maxRows) as { sequence: unknown } | undefined;
+    const rows = toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
+    if (rows <= this.config.maxRows) return undefined;
+    const row = this.stmt.capCut.get(rows - this.config.maxRows - 1) as { sequence: unknown } | undefined;
     return row ? toSafeNumber(row.sequence, 'session_state_events.sequence') : undefined;
   }
 
@@ -681,6 +717,14 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     this.assertOpen();
     return toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
   }
+}
+
+/** What one recordMany transaction remembers between its inputs. */
+interface BatchState {
+  /** The newest stored event per identity: its head is written once, at the end. */
+  heads: Map<string, StateEvent>;
+  /** Identities known to hold no cursor in this transaction. */
+  cursorless: Set<string>;
 }
 
 /** Opens (creating or migrating) a store. Throws NotAStateDatabaseError / SchemaTooNewError for a wrong file. */

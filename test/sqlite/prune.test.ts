@@ -164,8 +164,11 @@ describe('sqlite pruning', () => {
     expect(seen['idleCursors']).toEqual(['SCAN session_watch_cursors']);
     expect(seen['lowestSequence']).toEqual(['SEARCH session_state_events']);
     expect(seen['highestSequence']).toEqual(['SEARCH session_state_events']);
-    expect(seen['cursorsOnTarget']!.join()).toMatch(/USING INDEX session_watch_cursors_target/);
-    expect(seen['notifyCursors']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_target \(target_agent_id=\? AND target_session_key=\?\)/);
+    // Schema step 5: a target's cursors are one range of the primary key.
+    expect(seen['cursorsOnTarget']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
+    expect(seen['notifyPendingCursors']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
+    expect(seen['notifyIdleCursors']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
+    expect(seen['deleteCursorsOfWatcher']!.join()).toMatch(/USING (COVERING )?INDEX session_watch_cursors_watcher \(watcher_session_key=\?\)/);
     expect(seen['ackPendingOfWatcher']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_pending \(watcher_session_key=\?\)/);
     expect(seen['eventByDedupeKey']!.join()).toMatch(/USING INDEX sqlite_autoindex_session_state_events_1 \(dedupe_key=\?\)/);
     expect(seen['page']!.join()).toMatch(/USING INDEX session_state_events_identity \(agent_id=\? AND session_key=\? AND sequence>\?\)/);

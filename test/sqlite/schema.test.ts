@@ -78,7 +78,7 @@ describe('sqlite schema', () => {
       'session_state_events_identity',
       'session_state_events_occurred',
       'session_watch_cursors_pending',
-      'session_watch_cursors_target',
+      'session_watch_cursors_watcher',
     ]);
     // STRICT really is on: a text in an integer column is refused.
     const writer = connect(path);
