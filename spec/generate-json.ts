@@ -19,6 +19,7 @@ export function jsonSchemas(): Record<string, unknown> {
     'notify-class.json': { $comment: 'PROTOCOL.md R10', const: spec.NOTIFY_CLASS },
     'payloads.json': { $comment: 'PROTOCOL.md R4: per-kind payload schema; false = no payload allowed', properties: payloads, required: [...spec.PAYLOAD_REQUIRED] },
     'record-input.json': spec.RecordInput,
+    'record-inputs.json': spec.RecordInputs,
     'state-event.json': spec.StateEvent,
     'watch-cursor.json': spec.WatchCursor,
     'watch-request.json': spec.WatchRequest,

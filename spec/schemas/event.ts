@@ -25,6 +25,9 @@ export const RecordInput = Type.Object(
 );
 export type RecordInput = Static<typeof RecordInput>;
 
+/** R9e: recordMany's argument. */
+export const RecordInputs = Type.Array(RecordInput, { maxItems: LIMITS.maxRecordsPerBatch, description: 'R9e: the inputs of one recordMany call, recorded in order in one transaction.' });
+
 /** A stored event, as record() returns it and changesSince lists it. */
 export const StateEvent = Type.Object(
   {
