@@ -13,11 +13,14 @@ import { createMemoryStore } from '../../src/memory/index.js';
 import { recordDraft } from '../../conformance/arbitraries.js';
 import { T0 } from '../contract/harness.js';
 
-type Outcome = { ok: unknown } | { field: string; code: string; message: string };
+type Outcome = { ok: [string, unknown][] } | { field: string; code: string; message: string };
 
+/** The accepted snapshot as its own entries: an input with an own `constructor` or `__proto__` key
+ * (accepted by the exhaustive check, which asks `key in properties`) defeats deep equality of the objects themselves. */
 function outcome(fn: () => unknown): Outcome {
   try {
-    return { ok: fn() };
+    const value = fn();
+    return { ok: value !== null && typeof value === 'object' ? Object.entries(value) : [['(value)', value]] };
   } catch (error) {
     if (error instanceof ValidationError) return { field: error.field, code: error.code, message: error.message };
     throw error;
