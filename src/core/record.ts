@@ -30,9 +30,18 @@ export function prepareRecord(input: unknown, now: number): { event: PreparedEve
   if (valid.actorId !== undefined) event.actorId = valid.actorId;
   if (valid.runId !== undefined) event.runId = valid.runId;
   // Frozen copy: the stored record must not change when the caller later edits its input or output.
-  if (valid.payload !== undefined) event.payload = Object.freeze({ ...valid.payload });
+  if (valid.payload !== undefined) event.payload = Object.freeze(ownPlainCopy(valid.payload));
   if (valid.dedupeKey !== undefined) event.dedupeKey = valid.dedupeKey;
   return { event, watchers: valid.watchers ?? [], onlyIfWatched: valid.onlyIfWatched === true };
+}
+
+/**
+ * The payload as a plain object no one else holds. The snapshot (R9a) already copied a plain
+ * object into a fresh `{}` of its own, so that copy is used as it is; anything else (an object the
+ * snapshot passed on uncopied) is copied here.
+ */
+function ownPlainCopy<T extends object>(payload: T): T {
+  return Object.getPrototypeOf(payload) === Object.prototype && !Object.isFrozen(payload) ? payload : { ...payload };
 }
 
 /** What a store needs to record one input: the event without its sequence, plus R9b/R11 options. */

@@ -239,20 +239,53 @@ function patternOf(schema: TSchema): RegExp {
   return new RegExp((schema as unknown as { pattern: string }).pattern, 'u');
 }
 
-const SESSION_KEY_RE = patternOf(SessionKey);
-const AGENT_ID_RE = patternOf(AgentId);
-const OPAQUE_ID_RE = patternOf(OpaqueId);
-const SUMMARY_RE = patternOf(Summary);
+/** Remembered answers are capped: a producer repeats a few keys and summaries, not millions. */
+const MEMO_LIMIT = 1024;
+
+/**
+ * A string field's rule (type, length, pattern, R1 well-formedness). The answer depends on the
+ * string alone, so strings once accepted are remembered (the same keys and summaries come back
+ * record after record) and the pattern runs once per distinct string, not once per record.
+ */
+class StringRule {
+  private readonly accepted = new Set<string>();
+  constructor(
+    private readonly maxLength: number,
+    private readonly pattern: RegExp,
+  ) {}
+
+  accepts(value: unknown): boolean {
+    if (typeof value !== 'string') return false;
+    if (this.accepted.has(value)) return true;
+    if (value.length < 1 || value.length > this.maxLength || !this.pattern.test(value) || !isWellFormed(value)) return false;
+    if (this.accepted.size >= MEMO_LIMIT) this.accepted.clear();
+    this.accepted.add(value);
+    return true;
+  }
+
+  acceptsOptional(value: unknown): boolean {
+    return value === undefined || this.accepts(value);
+  }
+}
+
+const SESSION_KEY_RULE = new StringRule(LIMITS.keyMaxLength, patternOf(SessionKey));
+const AGENT_ID_RULE = new StringRule(LIMITS.agentIdMaxLength, patternOf(AgentId));
+const OPAQUE_ID_RULE = new StringRule(LIMITS.keyMaxLength, patternOf(OpaqueId));
+const SUMMARY_RULE = new StringRule(LIMITS.summaryMaxLength, patternOf(Summary));
 const RECORD_FIELDS: ReadonlySet<string> = new Set(Object.keys((RecordInput as unknown as ObjectSchemaShape).properties));
 const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
 const ACTOR_TYPE_SET: ReadonlySet<string> = new Set(ACTOR_TYPES);
 
-function isBoundedString(value: unknown, maxLength: number, pattern: RegExp): boolean {
-  return typeof value === 'string' && value.length >= 1 && value.length <= maxLength && pattern.test(value) && isWellFormed(value);
-}
-
-function isOptionalOpaqueId(value: unknown): boolean {
-  return value === undefined || isBoundedString(value, LIMITS.keyMaxLength, OPAQUE_ID_RE);
+/** R1 agreement per session key: the agent an agent-scoped key names, or '' for a bare key (remembered like StringRule). */
+const keyAgents = new Map<string, string>();
+function agentOfKey(sessionKey: string): string {
+  let agent = keyAgents.get(sessionKey);
+  if (agent === undefined) {
+    agent = parseAgentScopedKey(sessionKey)?.agentId ?? '';
+    if (keyAgents.size >= MEMO_LIMIT) keyAgents.clear();
+    keyAgents.set(sessionKey, agent);
+  }
+  return agent;
 }
 
 function isVersionLike(value: unknown): boolean {
@@ -281,16 +314,16 @@ function isAcceptedRecordInput(input: unknown): input is RecordInput {
   const sessionKey = r['sessionKey'];
   const agentId = r['agentId'];
   const kind = r['kind'];
-  if (!isBoundedString(sessionKey, LIMITS.keyMaxLength, SESSION_KEY_RE)) return false;
-  if (!isBoundedString(agentId, LIMITS.agentIdMaxLength, AGENT_ID_RE)) return false;
-  if (!isOptionalOpaqueId(r['sessionId'])) return false;
+  if (!SESSION_KEY_RULE.accepts(sessionKey)) return false;
+  if (!AGENT_ID_RULE.accepts(agentId)) return false;
+  if (!OPAQUE_ID_RULE.acceptsOptional(r['sessionId'])) return false;
   if (typeof kind !== 'string' || !KINDS.has(kind)) return false;
   if (typeof r['actorType'] !== 'string' || !ACTOR_TYPE_SET.has(r['actorType'])) return false;
   const actorId = r['actorId'];
-  if (actorId !== undefined && !isBoundedString(actorId, LIMITS.keyMaxLength, SESSION_KEY_RE)) return false;
-  if (!isOptionalOpaqueId(r['runId'])) return false;
+  if (!SESSION_KEY_RULE.acceptsOptional(actorId)) return false;
+  if (!OPAQUE_ID_RULE.acceptsOptional(r['runId'])) return false;
   if (r['occurredAt'] !== undefined && !isVersionLike(r['occurredAt'])) return false;
-  if (!isBoundedString(r['summary'], LIMITS.summaryMaxLength, SUMMARY_RE)) return false;
+  if (!SUMMARY_RULE.accepts(r['summary'])) return false;
   const payload = r['payload'];
   if (payload === undefined) {
     if (PAYLOAD_REQUIRED.has(kind as EventKind)) return false;
@@ -298,18 +331,18 @@ function isAcceptedRecordInput(input: unknown): input is RecordInput {
     const payloadSchema = PAYLOAD_SCHEMAS[kind as EventKind];
     if (payloadSchema === null || !checker(payloadSchema).Check(payload) || !checker(Payload).Check(payload) || !allWellFormed(payload)) return false;
   }
-  if (!isOptionalOpaqueId(r['dedupeKey'])) return false;
+  if (!OPAQUE_ID_RULE.acceptsOptional(r['dedupeKey'])) return false;
   const watchers = r['watchers'];
   if (watchers !== undefined) {
     // The snapshot made it a dense array of its own if it was an array at all.
     if (!Array.isArray(watchers) || watchers.length > LIMITS.maxWatchersPerRecord) return false;
-    for (let i = 0; i < watchers.length; i++) if (!isBoundedString(watchers[i], LIMITS.keyMaxLength, SESSION_KEY_RE)) return false;
+    for (let i = 0; i < watchers.length; i++) if (!SESSION_KEY_RULE.accepts(watchers[i])) return false;
   }
   const onlyIfWatched = r['onlyIfWatched'];
   if (onlyIfWatched !== undefined && typeof onlyIfWatched !== 'boolean') return false;
   // R1: an agent-scoped key names the same agent as agentId.
-  const parsed = parseAgentScopedKey(sessionKey as string);
-  return parsed === undefined || parsed.agentId === agentId;
+  const keyAgent = agentOfKey(sessionKey as string);
+  return keyAgent === '' || keyAgent === agentId;
 }
 
 /** R9a, R1: a (watcher, target identity) request, read once and checked in schema order. */
