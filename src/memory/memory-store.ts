@@ -218,8 +218,13 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     }
 
     const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
-    for (const c of plan.cursorWrites) this.putCursor(c); // R18: the notices are these cursors
-    if (plan.cursorWrites.length > 0) this.unsignalled = true;
+    if (plan.cursorWrites.length > 0) {
+      // Every planned cursor is on this event's target, so they all go into one per-target map.
+      let onTarget = byWatcher;
+      if (!onTarget) this.state.cursors.set(id, (onTarget = new Map()));
+      for (const c of plan.cursorWrites) onTarget.set(c.watcherSessionKey, c); // R18: the notices are these cursors
+      this.unsignalled = true;
+    }
     return stored;
   }
 
