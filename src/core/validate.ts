@@ -255,9 +255,10 @@ class StringRule {
   ) {}
 
   accepts(value: unknown): boolean {
-    if (typeof value !== 'string') return false;
+    // The length first: an overlong string is refused without hashing it for the lookup.
+    if (typeof value !== 'string' || value.length < 1 || value.length > this.maxLength) return false;
     if (this.accepted.has(value)) return true;
-    if (value.length < 1 || value.length > this.maxLength || !this.pattern.test(value) || !isWellFormed(value)) return false;
+    if (!this.pattern.test(value) || !isWellFormed(value)) return false;
     if (this.accepted.size >= MEMO_LIMIT) this.accepted.clear();
     this.accepted.add(value);
     return true;
