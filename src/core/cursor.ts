@@ -87,10 +87,15 @@ export function registerWatch(
 export function applyMaterial(existing: WatchCursor | undefined, id: CursorIdentity, sequence: number, now: number): WatchCursor {
   const base = existing ?? seeded(id, 0, 'spawn', now);
   const idle = base.notifiedSequence === base.lastSeenSequence;
+  // Field by field rather than `{ ...base }`: this runs for every watcher of every material event.
   return {
-    ...base,
+    watcherSessionKey: base.watcherSessionKey,
+    targetSessionKey: base.targetSessionKey,
+    targetAgentId: base.targetAgentId,
+    lastSeenSequence: base.lastSeenSequence,
     notifiedSequence: idle ? sequence : base.notifiedSequence,
     materialSequence: Math.max(base.materialSequence, sequence),
+    provenance: base.provenance,
     updatedAt: now,
   };
 }

@@ -30,9 +30,18 @@ export function prepareRecord(input: unknown, now: number): { event: PreparedEve
   if (valid.actorId !== undefined) event.actorId = valid.actorId;
   if (valid.runId !== undefined) event.runId = valid.runId;
   // Frozen copy: the stored record must not change when the caller later edits its input or output.
-  if (valid.payload !== undefined) event.payload = Object.freeze({ ...valid.payload });
+  if (valid.payload !== undefined) event.payload = Object.freeze(ownPlainCopy(valid.payload));
   if (valid.dedupeKey !== undefined) event.dedupeKey = valid.dedupeKey;
   return { event, watchers: valid.watchers ?? [], onlyIfWatched: valid.onlyIfWatched === true };
+}
+
+/**
+ * The payload as a plain object no one else holds. The snapshot (R9a) already copied a plain
+ * object into a fresh `{}` of its own, so that copy is used as it is; anything else (an object the
+ * snapshot passed on uncopied) is copied here.
+ */
+function ownPlainCopy<T extends object>(payload: T): T {
+  return Object.getPrototypeOf(payload) === Object.prototype && !Object.isFrozen(payload) ? payload : { ...payload };
 }
 
 /** What a store needs to record one input: the event without its sequence, plus R9b/R11 options. */
@@ -67,6 +76,7 @@ export function prepareRecordBatch(inputs: unknown, now: number): PreparedRecord
 
 /** R11, R13: producer-passed watchers that can hold cursors: agent-scoped, not the target itself, deduped. */
 export function eligibleWatchers(watchers: readonly string[], targetSessionKey: string): string[] {
+  if (watchers.length === 0) return [];
   const seen = new Set<string>();
   for (const w of watchers) {
     if (w !== targetSessionKey && isAgentScopedKey(w)) seen.add(w);
@@ -76,7 +86,11 @@ export function eligibleWatchers(watchers: readonly string[], targetSessionKey: 
 
 /** R9b: with onlyIfWatched, record only when someone could be told (a cursor or an eligible producer watcher). */
 export function isWatched(cursorsOnTarget: readonly WatchCursor[], producerWatchers: readonly string[], targetSessionKey: string): boolean {
-  return cursorsOnTarget.length > 0 || eligibleWatchers(producerWatchers, targetSessionKey).length > 0;
+  if (cursorsOnTarget.length > 0) return true;
+  for (const w of producerWatchers) {
+    if (w !== targetSessionKey && isAgentScopedKey(w)) return true;
+  }
+  return false;
 }
 
 export interface NotificationPlan {
@@ -86,6 +100,16 @@ export interface NotificationPlan {
    */
   cursorWrites: WatchCursor[];
 }
+
+/** The cursor row of `watcherSessionKey` among a target's cursors (a short list: scanned, not indexed). */
+function cursorOf(cursorsOnTarget: readonly WatchCursor[], byWatcher: ReadonlyMap<string, WatchCursor> | undefined, watcherSessionKey: string): WatchCursor | undefined {
+  if (byWatcher) return byWatcher.get(watcherSessionKey);
+  for (const c of cursorsOnTarget) if (c.watcherSessionKey === watcherSessionKey) return c;
+  return undefined;
+}
+
+/** Above this many cursors on one target, a Map beats scanning the list for each watcher. */
+const SCAN_LIMIT = 8;
 
 /**
  * R10-R17: what an inserted event does to cursors and notices. Pure: the store passes the
@@ -100,17 +124,14 @@ export function planNotifications(
   const plan: NotificationPlan = { cursorWrites: [] };
   const notifyClass = NOTIFY_CLASS[event.kind as EventKind];
   if (notifyClass === 'log-only') return plan; // R17
-  const byWatcher = new Map(cursorsOnTarget.map((c) => [c.watcherSessionKey, c] as const));
+  // Nobody to seed or notify: the common append of an unwatched session does no more work.
+  if (cursorsOnTarget.length === 0 && producerWatchers.length === 0) return plan;
+  const byWatcher = cursorsOnTarget.length > SCAN_LIMIT ? new Map(cursorsOnTarget.map((c) => [c.watcherSessionKey, c] as const)) : undefined;
   const passed = eligibleWatchers(producerWatchers, event.sessionKey);
-  const identity = (watcherSessionKey: string): CursorIdentity => ({
-    watcherSessionKey,
-    targetSessionKey: event.sessionKey,
-    targetAgentId: event.agentId,
-  });
 
   if (notifyClass === 'seed') {
     // R14: seed the spawning parent(s); nobody is notified.
-    for (const w of passed) plan.cursorWrites.push(seedOnSpawn(byWatcher.get(w), identity(w), event.sequence, now));
+    for (const w of passed) plan.cursorWrites.push(seedOnSpawn(cursorOf(cursorsOnTarget, byWatcher, w), identityOf(event, w), event.sequence, now));
     return plan;
   }
 
@@ -118,10 +139,12 @@ export function planNotifications(
   if (notifyClass === 'terminal') {
     // R16: explicit watchers only; the spawning parent hears of completion from the runtime, and
     // ambient cursors (R21b) are notified like spawn cursors.
-    watchers = cursorsOnTarget.filter((c) => c.provenance === 'explicit').map((c) => c.watcherSessionKey);
+    watchers = [];
+    for (const c of cursorsOnTarget) if (c.provenance === 'explicit') watchers.push(c.watcherSessionKey);
   } else {
     // R11: producer-passed watchers plus every cursor holder.
-    watchers = [...passed, ...cursorsOnTarget.map((c) => c.watcherSessionKey)];
+    watchers = passed;
+    for (const c of cursorsOnTarget) watchers.push(c.watcherSessionKey);
   }
   const seen = new Set<string>();
   for (const w of watchers) {
@@ -129,7 +152,13 @@ export function planNotifications(
     seen.add(w);
     if (!isAgentScopedKey(w) || w === event.sessionKey) continue; // R13
     if (event.actorId !== undefined && event.actorId === w) continue; // R12
-    plan.cursorWrites.push(applyMaterial(byWatcher.get(w), identity(w), event.sequence, now));
+    const existing = cursorOf(cursorsOnTarget, byWatcher, w);
+    // An existing cursor on this target already names the identity (watcher, target, agent).
+    plan.cursorWrites.push(applyMaterial(existing, existing ?? identityOf(event, w), event.sequence, now));
   }
   return plan;
+}
+
+function identityOf(event: StateEvent, watcherSessionKey: string): CursorIdentity {
+  return { watcherSessionKey, targetSessionKey: event.sessionKey, targetAgentId: event.agentId };
 }

@@ -11,6 +11,11 @@ import {
   NoticeAcks,
   AgentId,
   SessionKey,
+  OpaqueId,
+  Summary,
+  Payload,
+  ACTOR_TYPES,
+  LIMITS,
   Version,
   type EventKind,
   type NoticeAck,
@@ -122,13 +127,14 @@ const MAX_INPUT_DEPTH = 16;
 export function snapshotInput(value: unknown, field = '', depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (depth > MAX_INPUT_DEPTH) throw new ValidationError(field || '(input)', 'type', `is nested deeper than ${MAX_INPUT_DEPTH} levels`);
-  const at = (k: string | number) => (field ? `${field}.${k}` : String(k));
   if (Array.isArray(value)) {
     const length = value.length;
     const copy: unknown[] = [];
     for (let i = 0; i < length; i++) {
-      if (!Object.prototype.hasOwnProperty.call(value, i)) throw new ValidationError(at(i), 'type', 'is a hole in a sparse array');
-      copy.push(snapshotInput(value[i], at(i), depth + 1));
+      if (!Object.prototype.hasOwnProperty.call(value, i)) throw new ValidationError(childField(field, i), 'type', 'is a hole in a sparse array');
+      const item: unknown = value[i];
+      // A primitive needs no field name; building it per element would cost more than the copy.
+      copy.push(item === null || typeof item !== 'object' ? item : snapshotInput(item, childField(field, i), depth + 1));
     }
     return copy;
   }
@@ -137,8 +143,18 @@ export function snapshotInput(value: unknown, field = '', depth = 0): unknown {
   const proto: unknown = Object.getPrototypeOf(value);
   if (depth > 0 && proto !== Object.prototype && proto !== null) return value;
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = snapshotInput((value as Record<string, unknown>)[key], at(key), depth + 1);
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item: unknown = (value as Record<string, unknown>)[key];
+    copy[key] = item === null || typeof item !== 'object' ? item : snapshotInput(item, childField(field, key), depth + 1);
+  }
   return copy;
+}
+
+// A module-level function rather than a closure per call: snapshotInput runs for every record.
+function childField(field: string, key: string | number): string {
+  return field ? `${field}.${key}` : String(key);
 }
 
 interface ObjectSchemaShape {
@@ -180,6 +196,18 @@ export function assertObjectInOrder(
 /** R1-R4, R9, R9a: validates record() input; returns a snapshot of it, typed, or throws. */
 export function validateRecordInput(raw: unknown): RecordInput {
   const input = snapshotInput(raw);
+  // The common case (a valid input) is accepted in one pass; anything the fast check does not
+  // accept goes through the exhaustive check below, on the same snapshot (R9a: the caller's
+  // object is not read again), so which error is thrown never depends on the fast check.
+  if (isAcceptedRecordInput(input)) return input;
+  return checkRecordInputInOrder(input);
+}
+
+/**
+ * R1-R4, R9: the exhaustive check of a snapshot, field by field in schema order; throws the
+ * ValidationError naming the first bad field. Exported so a test can hold the fast check to it.
+ */
+export function checkRecordInputInOrder(input: unknown): RecordInput {
   assertObjectInOrder(RecordInput, input, (key, value, all) => {
     if (key === 'kind' && !EVENT_KINDS.includes(value as EventKind)) {
       throw new ValidationError('kind', 'type', `unknown event kind ${JSON.stringify(value)}; must be one of: ${EVENT_KINDS.join(', ')}`);
@@ -198,6 +226,124 @@ export function validateRecordInput(raw: unknown): RecordInput {
   // Reported at the end so R1's agreement rule does not hide a bad field that the schema itself names earlier.
   assertKeyAgent(valid.sessionKey, valid.agentId, 'agentId');
   return valid;
+}
+
+// ---- The fast acceptance check of record() input ----
+//
+// It answers true only for an input the exhaustive check (checkRecordInputInOrder) accepts: every
+// test below is that check's rule or a stricter one (lengths in UTF-16 units bound the schema's
+// code-point lengths from above; the regular expressions are the schema's own patterns with the
+// flag the validator uses). False means "not sure", never "invalid": the exhaustive check decides.
+
+function patternOf(schema: TSchema): RegExp {
+  return new RegExp((schema as unknown as { pattern: string }).pattern, 'u');
+}
+
+/** Remembered answers are capped: a producer repeats a few keys and summaries, not millions. */
+const MEMO_LIMIT = 1024;
+
+/**
+ * A string field's rule (type, length, pattern, R1 well-formedness). The answer depends on the
+ * string alone, so strings once accepted are remembered (the same keys and summaries come back
+ * record after record) and the pattern runs once per distinct string, not once per record.
+ */
+class StringRule {
+  private readonly accepted = new Set<string>();
+  constructor(
+    private readonly maxLength: number,
+    private readonly pattern: RegExp,
+  ) {}
+
+  accepts(value: unknown): boolean {
+    // The length first: an overlong string is refused without hashing it for the lookup.
+    if (typeof value !== 'string' || value.length < 1 || value.length > this.maxLength) return false;
+    if (this.accepted.has(value)) return true;
+    if (!this.pattern.test(value) || !isWellFormed(value)) return false;
+    if (this.accepted.size >= MEMO_LIMIT) this.accepted.clear();
+    this.accepted.add(value);
+    return true;
+  }
+
+  acceptsOptional(value: unknown): boolean {
+    return value === undefined || this.accepts(value);
+  }
+}
+
+const SESSION_KEY_RULE = new StringRule(LIMITS.keyMaxLength, patternOf(SessionKey));
+const AGENT_ID_RULE = new StringRule(LIMITS.agentIdMaxLength, patternOf(AgentId));
+const OPAQUE_ID_RULE = new StringRule(LIMITS.keyMaxLength, patternOf(OpaqueId));
+const SUMMARY_RULE = new StringRule(LIMITS.summaryMaxLength, patternOf(Summary));
+const RECORD_FIELDS: ReadonlySet<string> = new Set(Object.keys((RecordInput as unknown as ObjectSchemaShape).properties));
+const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
+const ACTOR_TYPE_SET: ReadonlySet<string> = new Set(ACTOR_TYPES);
+
+/** R1 agreement per session key: the agent an agent-scoped key names, or '' for a bare key (remembered like StringRule). */
+const keyAgents = new Map<string, string>();
+function agentOfKey(sessionKey: string): string {
+  let agent = keyAgents.get(sessionKey);
+  if (agent === undefined) {
+    agent = parseAgentScopedKey(sessionKey)?.agentId ?? '';
+    if (keyAgents.size >= MEMO_LIMIT) keyAgents.clear();
+    keyAgents.set(sessionKey, agent);
+  }
+  return agent;
+}
+
+function isVersionLike(value: unknown): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER;
+}
+
+/** R1 for every string in a value (assertWellFormedStrings, answering instead of throwing). */
+function allWellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return isWellFormed(value);
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!allWellFormed(value[i])) return false;
+    return true;
+  }
+  for (const v of Object.values(value)) if (!allWellFormed(v)) return false;
+  return true;
+}
+
+function isAcceptedRecordInput(input: unknown): input is RecordInput {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return false;
+  const r = input as Record<string, unknown>;
+  for (const key in r) {
+    // An inherited or unknown key: the exhaustive check decides what to say about it.
+    if (!Object.prototype.hasOwnProperty.call(r, key) || !RECORD_FIELDS.has(key)) return false;
+  }
+  const sessionKey = r['sessionKey'];
+  const agentId = r['agentId'];
+  const kind = r['kind'];
+  if (!SESSION_KEY_RULE.accepts(sessionKey)) return false;
+  if (!AGENT_ID_RULE.accepts(agentId)) return false;
+  if (!OPAQUE_ID_RULE.acceptsOptional(r['sessionId'])) return false;
+  if (typeof kind !== 'string' || !KINDS.has(kind)) return false;
+  if (typeof r['actorType'] !== 'string' || !ACTOR_TYPE_SET.has(r['actorType'])) return false;
+  const actorId = r['actorId'];
+  if (!SESSION_KEY_RULE.acceptsOptional(actorId)) return false;
+  if (!OPAQUE_ID_RULE.acceptsOptional(r['runId'])) return false;
+  if (r['occurredAt'] !== undefined && !isVersionLike(r['occurredAt'])) return false;
+  if (!SUMMARY_RULE.accepts(r['summary'])) return false;
+  const payload = r['payload'];
+  if (payload === undefined) {
+    if (PAYLOAD_REQUIRED.has(kind as EventKind)) return false;
+  } else {
+    const payloadSchema = PAYLOAD_SCHEMAS[kind as EventKind];
+    if (payloadSchema === null || !checker(payloadSchema).Check(payload) || !checker(Payload).Check(payload) || !allWellFormed(payload)) return false;
+  }
+  if (!OPAQUE_ID_RULE.acceptsOptional(r['dedupeKey'])) return false;
+  const watchers = r['watchers'];
+  if (watchers !== undefined) {
+    // The snapshot made it a dense array of its own if it was an array at all.
+    if (!Array.isArray(watchers) || watchers.length > LIMITS.maxWatchersPerRecord) return false;
+    for (let i = 0; i < watchers.length; i++) if (!SESSION_KEY_RULE.accepts(watchers[i])) return false;
+  }
+  const onlyIfWatched = r['onlyIfWatched'];
+  if (onlyIfWatched !== undefined && typeof onlyIfWatched !== 'boolean') return false;
+  // R1: an agent-scoped key names the same agent as agentId.
+  const keyAgent = agentOfKey(sessionKey as string);
+  return keyAgent === '' || keyAgent === agentId;
 }
 
 /** R9a, R1: a (watcher, target identity) request, read once and checked in schema order. */

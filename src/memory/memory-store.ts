@@ -30,6 +30,7 @@ import {
   pendingNoticesOf,
   planNotifications,
   prepareRecord,
+  prepareRecordBatch,
   raiseWatermark,
   registerWatch,
   resolvePruneConfig,
@@ -41,6 +42,8 @@ import {
   validateUnwatchRequest,
   validateWatchRequest,
   withNoticeLink,
+  type PreparedEvent,
+  type PreparedRecord,
   type PruneConfig,
 } from '../core/index.js';
 import type { PendingPair, PendingSource } from '../feed/types.js';
@@ -58,7 +61,8 @@ export interface MemoryStoreOptions extends Omit<CreateOptions, 'now'> {
 
 /**
  * The in-memory reference store: the pure core plus Maps. It is the oracle the conformance suite
- * compares every other implementation with, so it favours plain obviousness over speed.
+ * compares every other implementation with, so it favours plain obviousness over speed, except on
+ * the record path, which also measures the core's own speed (bench append/memory): no copies there.
  * "Durable" state (events, heads, cursors, sequence counter) survives restart(); the prune clock
  * does not, as in a real process restart. Pending notices are not state of their own: they are
  * read from the cursors (N > L) whenever asked (R20, R26), so nothing is lost or rebuilt.
@@ -82,6 +86,28 @@ export function emptyMemoryState(): MemoryState {
   return { nextSequence: 1, events: new Map(), sessionEvents: new Map(), heads: new Map(), cursors: new Map(), dedupe: new Map(), changes: 0 };
 }
 
+const NO_CURSORS: readonly WatchCursor[] = Object.freeze([]);
+
+/** The stored row: `sequence` first, then the prepared fields in their order (as `{ sequence, ...event }`, built directly). */
+function withSequence(sequence: number, e: PreparedEvent): StateEvent {
+  const stored: StateEvent = {
+    sequence,
+    sessionKey: e.sessionKey,
+    agentId: e.agentId,
+    kind: e.kind,
+    actorType: e.actorType,
+    occurredAt: e.occurredAt,
+    recordedAt: e.recordedAt,
+    summary: e.summary,
+  };
+  if (e.sessionId !== undefined) stored.sessionId = e.sessionId;
+  if (e.actorId !== undefined) stored.actorId = e.actorId;
+  if (e.runId !== undefined) stored.runId = e.runId;
+  if (e.payload !== undefined) stored.payload = e.payload;
+  if (e.dedupeKey !== undefined) stored.dedupeKey = e.dedupeKey;
+  return stored;
+}
+
 function upperBound(events: readonly StateEvent[], since: number): number {
   let lo = 0;
   let hi = events.length;
@@ -100,6 +126,8 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   private readonly listeners: ChangeListeners;
   private readonly readClock: () => number;
   private readonly noticeLink: string | undefined;
+  /** Whether applyRecord wrote a cursor that has not been signalled to the listeners yet. */
+  private unsignalled = false;
   /** The options as resolved (the clock filled in); broken variants in conformance/broken read them. */
   private readonly options: MemoryStoreOptions & { now: () => number };
 
@@ -134,37 +162,79 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   record(input: Parameters<SessionStateStore['record']>[0]): StateEvent | undefined {
     this.assertOpen();
     const now = this.now();
-    const { event, watchers, onlyIfWatched } = prepareRecord(input, now);
+    const prepared = prepareRecord(input, now);
+    const nextBefore = this.state.nextSequence;
+    const result = this.applyRecord(prepared, now);
+    this.afterWrite(now, this.state.nextSequence !== nextBefore);
+    return result;
+  }
+
+  /**
+   * R9e: the inputs in order, each as record() would take it after the earlier ones (dedupe and
+   * onlyIfWatched see what earlier items wrote). Validated as a whole first: one bad input rejects
+   * the batch before anything is written. One clock reading, one change signal, at most one prune.
+   */
+  recordMany(inputs: Parameters<NonNullable<SessionStateStore['recordMany']>>[0]): (StateEvent | undefined)[] {
+    this.assertOpen();
+    const now = this.now();
+    const prepared = prepareRecordBatch(inputs, now);
+    const nextBefore = this.state.nextSequence;
+    const results: (StateEvent | undefined)[] = [];
+    for (const p of prepared) results.push(this.applyRecord(p, now));
+    this.afterWrite(now, this.state.nextSequence !== nextBefore);
+    return results;
+  }
+
+  /**
+   * One validated input applied to the state: the stored event, the existing one on a dedupe hit,
+   * or undefined when onlyIfWatched found nobody. Cursor writes are signalled by afterWrite.
+   */
+  private applyRecord({ event, watchers, onlyIfWatched }: PreparedRecord, now: number): StateEvent | undefined {
     // R8: a repeated dedupe key returns the existing row and changes nothing.
     if (event.dedupeKey !== undefined) {
       const existing = this.state.dedupe.get(event.dedupeKey);
       if (existing !== undefined) return this.state.events.get(existing);
     }
     const id = identityKey(event.sessionKey, event.agentId);
-    const cursorsOnTarget = [...(this.state.cursors.get(id)?.values() ?? [])];
+    const byWatcher = this.state.cursors.get(id);
+    // No copy when nothing watches: the common append reads no cursor at all.
+    const cursorsOnTarget: readonly WatchCursor[] = byWatcher === undefined || byWatcher.size === 0 ? NO_CURSORS : [...byWatcher.values()];
     if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return undefined; // R9b
 
     // Frozen: callers get the stored object itself and must not be able to rewrite history.
-    const stored: StateEvent = Object.freeze({ sequence: this.state.nextSequence++, ...event });
+    const stored = Object.freeze(withSequence(this.state.nextSequence++, event));
     this.state.events.set(stored.sequence, stored);
     let list = this.state.sessionEvents.get(id);
     if (!list) this.state.sessionEvents.set(id, (list = []));
     list.push(stored);
     if (stored.dedupeKey !== undefined) this.state.dedupe.set(stored.dedupeKey, stored.sequence);
     const head = this.state.heads.get(id);
-    this.state.heads.set(id, {
-      sessionKey: stored.sessionKey,
-      agentId: stored.agentId,
-      stateVersion: stored.sequence,
-      prunedMaxSequence: head?.prunedMaxSequence ?? 0,
-      updatedAt: now,
-    });
+    if (head) {
+      // Heads are state of this store alone (never handed out), so they are updated in place.
+      head.stateVersion = stored.sequence;
+      head.updatedAt = now;
+    } else {
+      this.state.heads.set(id, { sessionKey: stored.sessionKey, agentId: stored.agentId, stateVersion: stored.sequence, prunedMaxSequence: 0, updatedAt: now });
+    }
 
     const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
-    for (const c of plan.cursorWrites) this.putCursor(c); // R18: the notices are these cursors
-    if (plan.cursorWrites.length > 0) this.changed();
-    if (isPruneDue(now, this.lastPruneAt)) this.pruneAt(now); // R43
+    if (plan.cursorWrites.length > 0) {
+      // Every planned cursor is on this event's target, so they all go into one per-target map.
+      let onTarget = byWatcher;
+      if (!onTarget) this.state.cursors.set(id, (onTarget = new Map()));
+      for (const c of plan.cursorWrites) onTarget.set(c.watcherSessionKey, c); // R18: the notices are these cursors
+      this.unsignalled = true;
+    }
     return stored;
+  }
+
+  /** After record/recordMany: one change signal if a cursor was written; R43 if an event was stored. */
+  private afterWrite(now: number, storedAny: boolean): void {
+    if (this.unsignalled) {
+      this.unsignalled = false;
+      this.changed();
+    }
+    if (storedAny && isPruneDue(now, this.lastPruneAt)) this.pruneAt(now); // R43
   }
 
   watch(request: WatchRequest): WatchResult {
@@ -392,7 +462,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   /** After a write that may change pending state: bump the shared token, tell this handle's listeners. */
   private changed(): void {
     this.state.changes++;
-    this.listeners.fire();
+    if (this.listeners.size > 0) this.listeners.fire();
   }
 
   /**
