@@ -10,7 +10,7 @@ import { VariantStore } from './variant.js';
 export const breaks = { rule: 'R9e', what: 'a batch with a bad input keeps the inputs recorded before it' };
 
 class BatchNotAtomic extends VariantStore {
-  recordMany(inputs: readonly RecordInput[]): (StateEvent | undefined)[] {
+  override recordMany(inputs: readonly RecordInput[]): (StateEvent | undefined)[] {
     const out: (StateEvent | undefined)[] = [];
     for (const [i, input] of inputs.entries()) {
       try {
