@@ -147,7 +147,11 @@ export function snapshotInput(value: unknown, field = '', depth = 0): unknown {
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const item: unknown = (value as Record<string, unknown>)[key];
-    copy[key] = item === null || typeof item !== 'object' ? item : snapshotInput(item, childField(field, key), depth + 1);
+    const copied = item === null || typeof item !== 'object' ? item : snapshotInput(item, childField(field, key), depth + 1);
+    // An own `__proto__` key (JSON.parse makes one) stays a plain field of the copy, for the schema to
+    // refuse by name, instead of replacing the copy's prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: copied, enumerable: true, writable: true, configurable: true });
+    else copy[key] = copied;
   }
   return copy;
 }
@@ -189,7 +193,8 @@ export function assertObjectInOrder(
     assertWellFormedStrings(value, key);
   }
   for (const key of Object.keys(record)) {
-    if (!(key in shape.properties)) throw new ValidationError(key, 'unknown-field', 'is not a known field');
+    // Own properties only: `constructor` or `toString` are not fields of any schema (R9).
+    if (!Object.prototype.hasOwnProperty.call(shape.properties, key)) throw new ValidationError(key, 'unknown-field', 'is not a known field');
   }
 }
 
