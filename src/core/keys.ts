@@ -91,9 +91,17 @@ function decodeUtf8Strict(bytes: readonly number[]): string | undefined {
   return out;
 }
 
+const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
 function toHex(value: string): string {
+  // Keys are mostly ASCII, where a UTF-16 unit is its UTF-8 byte: one table lookup per character
+  // (a drain builds one context key per notice, R24).
   let out = '';
-  for (const byte of utf8Bytes(value)) out += byte.toString(16).padStart(2, '0');
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0x80) return out + utf8Bytes(value.slice(i)).map((b) => HEX_BYTE[b]).join('');
+    out += HEX_BYTE[unit];
+  }
   return out;
 }
 
