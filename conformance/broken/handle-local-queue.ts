@@ -65,6 +65,17 @@ class HandleLocalQueue extends MemoryStore {
     return e;
   }
 
+  // The same for a batch (R9e), so with one handle this store is still the reference.
+  override recordMany(inputs: Parameters<MemoryStore['recordMany']>[0]): (StateEvent | undefined)[] {
+    const before = this.durable();
+    const out = super.recordMany(inputs);
+    for (const [k, n] of this.durable()) {
+      if (before.get(k)?.lastSeenSequence !== n.lastSeenSequence) this.local.set(k, n);
+    }
+    this.sync();
+    return out;
+  }
+
   override pendingNotices(watcherSessionKey: string): Notice[] {
     super.pendingNotices(watcherSessionKey); // validation (R9)
     return [...this.local.values()].filter((n) => n.watcherSessionKey === watcherSessionKey).sort(compareNotices);

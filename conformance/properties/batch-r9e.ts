@@ -1,8 +1,9 @@
 /**
- * R9e: recordMany, the optional batched record. Judged against the implementation itself: a twin
- * store of the same implementation receives the same inputs one `record` at a time, and every
- * result and every observation must agree. Sequences are compared by rank (the n-th sequence a
- * store hands out), so an implementation whose counter is sparse (R7 allows it) still compares.
+ * R9e: recordMany, the optional batched record. A twin store (the reference, as in `model`: the
+ * wire protocol keeps one store per process, W5, so the twin cannot be a second store of the
+ * implementation) receives the same inputs one `record` at a time, and every result and every
+ * observation must agree. Sequences are compared by rank (the n-th sequence a store hands out), so
+ * an implementation whose counter is sparse (R7 allows it) still compares.
  */
 import fc from 'fast-check';
 import type { SessionStateStore } from '../../spec/index.js';
@@ -79,7 +80,7 @@ async function observe(run: Run, rank: Map<number, number>): Promise<string> {
 export const recordMany: ConformanceProperty = {
   name: 'R9e-record-many',
   rules: ['R9e'],
-  title: 'recordMany answers and leaves the store exactly as record called on each input in order; one bad input rejects the batch and writes nothing',
+  title: 'recordMany answers and leaves the store exactly as the reference calling record on each input in order; one bad input rejects the batch and writes nothing',
   runs: 60,
   optionalMethod: 'recordMany',
   // Default limits only: R9e prunes once per batch, so a prune that removes rows mid-script would
@@ -89,7 +90,7 @@ export const recordMany: ConformanceProperty = {
     const batched = await Run.open(ctx.factory, sc.options);
     let single: Run | undefined;
     try {
-      single = await Run.open(ctx.factory, sc.options);
+      single = await Run.open(ctx.reference, sc.options);
       const ranks = [new Map<number, number>(), new Map<number, number>()] as const;
       const note = (which: 0 | 1, results: readonly unknown[]) => {
         for (const s of sequencesIn(results)) if (!ranks[which].has(s)) ranks[which].set(s, ranks[which].size + 1);
@@ -98,7 +99,7 @@ export const recordMany: ConformanceProperty = {
         if (cmd.op !== 'recordMany') {
           const a = await batched.do(cmd);
           const b = await single.do(cmd);
-          if (show(byRank(a, ranks[0])) !== show(byRank(b, ranks[1]))) batched.fail(`the twin stores disagree on ${cmd.op}: ${describeOutcome(a)} vs ${describeOutcome(b)}`);
+          if (show(byRank(a, ranks[0])) !== show(byRank(b, ranks[1]))) batched.fail(`the store and the reference disagree on ${cmd.op}: ${describeOutcome(a)} vs ${describeOutcome(b)}`);
           continue;
         }
         const inputs = cmd.args[0] as unknown[];
