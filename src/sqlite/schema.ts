@@ -155,7 +155,9 @@ CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_ses
 // over the table and each was found through a secondary index. Target-first, they are one contiguous
 // key range: 100 watchers cost 0.29x of a raw INSERT instead of 0.22x (bench/phases.ts, SQL only).
 // Reads by watcher (R26 pending, R50 reset) use the pending partial index and a new watcher index;
-// the old target index is the key now. Same columns and rows.
+// the old target index is the key now. The pending index also holds L and provenance, all a notice
+// needs, so reading a watcher's notices never visits the table; an event raising M on a pending
+// cursor changes none of its columns. Same columns and rows.
 const V5 = `
 CREATE TABLE session_watch_cursors_v5 (
   watcher_session_key TEXT NOT NULL,
@@ -174,7 +176,7 @@ INSERT INTO session_watch_cursors_v5 (watcher_session_key, target_session_key, t
 DROP TABLE session_watch_cursors;
 ALTER TABLE session_watch_cursors_v5 RENAME TO session_watch_cursors;
 CREATE INDEX session_watch_cursors_watcher ON session_watch_cursors (watcher_session_key);
-CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key) WHERE notified > last_seen;
+CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key, last_seen, provenance) WHERE notified > last_seen;
 `;
 
 /** Every schema step ever released, oldest first. Append only. */

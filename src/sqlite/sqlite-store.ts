@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type {
   ChangesSinceResponse,
   CreateOptions,
+  CursorProvenance,
   Notice,
   NoticeAck,
   SessionStateStore,
@@ -28,7 +29,7 @@ import {
   noticeOf,
   pendingPairOf,
   normalizeChangesSince,
-  pendingNoticesOf,
+  makeNotice,
   eligibleWatchers,
   identityKey,
   planSetNotifications,
@@ -56,7 +57,7 @@ import { sqliteErrorCode } from './driver/error-codes.js';
 import { resolveSqliteDriver } from './driver/resolve.js';
 import { immediateTransaction, readTransaction } from './driver/transaction.js';
 import type { SqliteConnection, SqliteDriverChoice, SqliteStatement } from './driver/types.js';
-import { toSafeNumber } from './errors.js';
+import { CorruptStateError, toSafeNumber } from './errors.js';
 import { openError } from './open-errors.js';
 import { checkedEventFromRow, checkedHead, cursorFromRow as toCursor, type CursorRow, type EventRow } from './rows.js';
 import { MIGRATIONS, migrate, type MigrationStep } from './schema.js';
@@ -160,7 +161,9 @@ export const SQL = {
   page: `SELECT ${EVENT_COLUMNS} FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? AND sequence > ? ORDER BY sequence LIMIT ?`,
   lowestRetained: 'SELECT sequence FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? ORDER BY sequence LIMIT 1',
   // R20, R26-R27: pending notices are cursors with N > L, served by the partial index (schema step 4).
-  pendingOfWatcher: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE watcher_session_key = ? AND notified > last_seen`,
+  // Only what a notice needs (R23, R25), all in the pending index (schema step 5): no table visit.
+  pendingOfWatcher:
+    'SELECT target_session_key, target_agent_id, last_seen, provenance FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE watcher_session_key = ? AND notified > last_seen',
   // R27-R28 for every pending cursor of a watcher at once (core acknowledge): L := N, N := max(M, N).
   // SQLite evaluates every SET expression on the old row, so L takes the old N.
   ackPendingOfWatcher:
@@ -207,6 +210,8 @@ export const SQL = {
 } as const;
 
 type Statements = { [K in keyof typeof SQL]: SqliteStatement };
+
+const PROVENANCES: ReadonlySet<string> = new Set<CursorProvenance>(['spawn', 'explicit', 'ambient']);
 
 function describeError(error: unknown): Record<string, unknown> {
   if (error instanceof Error) {
@@ -506,11 +511,21 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
     // R20, R26: read from the file, so a notice raised by any connection or process is here. On a
     // storage failure the notices stay pending for a later read (R9).
-    return this.guard('pendingNotices', [] as Notice[], () => pendingNoticesOf(this.pendingCursorsOf(watcherSessionKey))).map((n) => withNoticeLink(n, this.noticeLink)); // R23b
+    return this.guard('pendingNotices', [] as Notice[], () => this.pendingNoticesOfWatcher(watcherSessionKey)).map((n) => withNoticeLink(n, this.noticeLink)); // R23b
   }
 
-  private pendingCursorsOf(watcherSessionKey: string): WatchCursor[] {
-    return (this.stmt.pendingOfWatcher.all(watcherSessionKey) as CursorRow[]).map(toCursor);
+  /** R26: a watcher's pending notices, sorted (R23); values read back are checked (R9d). */
+  private pendingNoticesOfWatcher(watcherSessionKey: string): Notice[] {
+    const rows = this.stmt.pendingOfWatcher.all(watcherSessionKey) as Pick<CursorRow, 'target_session_key' | 'target_agent_id' | 'last_seen' | 'provenance'>[];
+    return rows
+      .map((row) => {
+        const lastSeen = toSafeNumber(row.last_seen, 'session_watch_cursors.last_seen');
+        if (lastSeen < 0 || !PROVENANCES.has(row.provenance)) {
+          throw new CorruptStateError('session_watch_cursors', `(${watcherSessionKey}, ${row.target_session_key}, ${row.target_agent_id})`, `needs last_seen >= 0 and a known provenance; has ${lastSeen}, ${JSON.stringify(row.provenance)}`);
+        }
+        return makeNotice(watcherSessionKey, row.target_session_key, row.target_agent_id, lastSeen, undefined, row.provenance as CursorProvenance);
+      })
+      .sort(compareNotices);
   }
 
   drainNotices(watcherSessionKey: string): Notice[] {
@@ -522,13 +537,13 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     // exactly one drainer. A failure rolls back: the notices stay pending (nothing lost, nothing twice).
     const drained = this.guard('drainNotices', [] as Notice[], () =>
       immediateTransaction(this.db, () => {
-        const pending = this.pendingCursorsOf(watcherSessionKey);
+        const pending = this.pendingNoticesOfWatcher(watcherSessionKey);
         if (pending.length === 0) return [];
         // R28 (core acknowledge) for all of them in one statement: a follow-up stays pending iff M > old N.
         const acked = this.stmt.ackPendingOfWatcher.run(now, watcherSessionKey).changes;
         // The write lock is held since the read, so the same rows matched; anything else rolls back.
         if (acked !== pending.length) throw new Error(`drain acked ${acked} cursors, read ${pending.length}`);
-        return pendingNoticesOf(pending);
+        return pending;
       }),
     );
     if (drained.length > 0) this.changed();
