@@ -13,6 +13,7 @@ import type {
   WatchRequest,
   WatchResult,
 } from '../../spec/index.js';
+import { eventInsertValues } from '../shared/rows.js';
 import {
   ackMatches,
   ackTargets,
@@ -362,20 +363,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     }
     const cursorsOnTarget = (await this.run<PgCursorRow>(c, 'cursorsOnTarget', [event.agentId, event.sessionKey])).rows.map(cursorFromPgRow);
     if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return { event: undefined, inserted: false, notified: false }; // R9b
-    const inserted = await this.run<{ sequence: string }>(c, 'insertEventAndHead', [
-      event.dedupeKey ?? null,
-      event.sessionKey,
-      event.agentId,
-      event.sessionId ?? null,
-      event.kind,
-      event.actorType,
-      event.actorId ?? null,
-      event.runId ?? null,
-      event.occurredAt,
-      event.recordedAt,
-      event.summary,
-      event.payload === undefined ? null : JSON.stringify(event.payload),
-    ]);
+    const inserted = await this.run<{ sequence: string }>(c, 'insertEventAndHead', eventInsertValues(event));
     // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
     const sequence = toSafeNumber(inserted.rows[0]?.sequence, `${TABLES.events}.sequence`);
     const stored: StateEvent = Object.freeze({ sequence, ...event });

@@ -174,3 +174,25 @@ function parsePayload(json: string): NonNullable<StateEvent['payload']> | string
     return `payload_json does not parse: ${error instanceof Error ? error.message : String(error)}`;
   }
 }
+
+/**
+ * The insert's values, in the column order both adapters' INSERT statements name (dedupe_key,
+ * session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at,
+ * summary, payload_json): absent optional fields are NULL, the payload is JSON text.
+ */
+export function eventInsertValues(event: Omit<StateEvent, 'sequence'>): (string | number | null)[] {
+  return [
+    event.dedupeKey ?? null,
+    event.sessionKey,
+    event.agentId,
+    event.sessionId ?? null,
+    event.kind,
+    event.actorType,
+    event.actorId ?? null,
+    event.runId ?? null,
+    event.occurredAt,
+    event.recordedAt,
+    event.summary,
+    event.payload === undefined ? null : JSON.stringify(event.payload),
+  ];
+}

@@ -51,6 +51,7 @@ import {
 } from '../core/index.js';
 import type { PendingPair, PendingSource } from '../feed/types.js';
 import { resolveClock } from '../shared/clock.js';
+import { eventInsertValues } from '../shared/rows.js';
 import { ChangeListeners } from '../shared/listeners.js';
 import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { sqliteErrorCode } from './driver/error-codes.js';
@@ -372,20 +373,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     if (onlyIfWatched && eligibleWatchers(watchers, event.sessionKey).length === 0 && this.stmt.anyCursorOnTarget.get(event.agentId, event.sessionKey) === undefined) {
       return { event: undefined, inserted: false, cursorsWritten: false };
     }
-    const info = this.stmt.insertEvent.run(
-      event.dedupeKey ?? null,
-      event.sessionKey,
-      event.agentId,
-      event.sessionId ?? null,
-      event.kind,
-      event.actorType,
-      event.actorId ?? null,
-      event.runId ?? null,
-      event.occurredAt,
-      event.recordedAt,
-      event.summary,
-      event.payload === undefined ? null : JSON.stringify(event.payload),
-    );
+    const info = this.stmt.insertEvent.run(...eventInsertValues(event));
     // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
     const sequence = toSafeNumber(info.lastInsertRowid, 'session_state_events.sequence');
     const stored: StateEvent = Object.freeze({ sequence, ...event });
