@@ -107,7 +107,6 @@ export class SkeletonParser {
     const top = this.stack[this.stack.length - 1];
     if (top?.t === 'obj') {
       if (top.s === 'key' && b === QUOTE) return this.beginString();
-      if (top.s === 'key' && b === 0x7d && top.key === undefined && Object.keys(top.v ?? {}).length === 0) return this.close();
       if (top.s === 'colon' && b === 0x3a) {
         top.s = 'value';
         return;
@@ -122,7 +121,7 @@ export class SkeletonParser {
         return;
       }
       if (top.s !== 'value') {
-        // `{}` is handled above; anything else here is malformed
+        // `}` where a key may start closes the object: `{}` (and a trailing comma); anything else is malformed
         if (!(b === 0x7d && top.s === 'key')) this.failed = true;
         else this.close();
         return;
@@ -267,6 +266,11 @@ export class SkeletonParser {
     this.value(v);
   }
 
+  /**
+   * A value ended. structural() starts a value only where one may stand (an object after its
+   * key's colon, an array at a value position, the top level), and nothing changes the stack
+   * while a value is read, so the frame on top is in its value state here.
+   */
   private value(v: unknown): void {
     const top = this.stack[this.stack.length - 1];
     if (top === undefined) {
@@ -275,19 +279,11 @@ export class SkeletonParser {
       return;
     }
     if (top.t === 'obj') {
-      if (top.s !== 'value' || top.key === undefined) {
-        this.failed = true;
-        return;
-      }
       // Own property, like JSON.parse: a `__proto__` key must not become the object's prototype
       // (a transcript line could otherwise make `isMeta` or `type` appear through inheritance).
-      if (top.v) Object.defineProperty(top.v, top.key, { value: v, enumerable: true, writable: true, configurable: true });
+      if (top.v) Object.defineProperty(top.v, top.key!, { value: v, enumerable: true, writable: true, configurable: true });
       top.key = undefined;
       top.s = 'comma';
-      return;
-    }
-    if (top.s !== 'value') {
-      this.failed = true;
       return;
     }
     if (top.v) {
@@ -297,12 +293,9 @@ export class SkeletonParser {
     top.s = 'comma';
   }
 
+  /** Called only where a closer is allowed (an object expecting a key or a comma, an array at a value or comma). */
   private close(): void {
     const frame = this.stack.pop()!;
-    if (frame.t === 'obj' && (frame.s === 'colon' || (frame.s === 'value' && frame.key !== undefined))) {
-      this.failed = true;
-      return;
-    }
     this.value(frame.v);
   }
 }
