@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../spec/index.js';
 import {
   HEAD_BYTES,
   SkeletonParser,
+  assertJson,
+  claudeDialect,
+  classifyDialectLine,
   codexDialect,
   continuesConversation,
   followMarker,
@@ -20,9 +25,21 @@ import {
   type JsonlMarker,
   type LongLineCache,
   type LongLineEntry,
+  type JsonValue,
   type Observation,
 } from '../../src/core/upstream/index.js';
-import { line } from './helpers.js';
+import { upstreamCommand } from '../../src/cli/upstream-scan.js';
+import { createJsonlTranscriptSource } from '../../src/upstream/index.js';
+import { line, tempDir } from './helpers.js';
+
+const dir = tempDir('ssk-mut-jsonl-');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A stored marker is plain JSON: no key holds `undefined` (assertJson refuses it, JSON drops it). */
+function plain(marker: JsonValue): JsonValue {
+  assertJson(marker, 'marker');
+  return marker;
+}
 
 /**
  * The pure half of the JSONL source (U6): how stored cursors decode, where a check reads, and what
@@ -96,7 +113,7 @@ describe('U6 a stored JSONL cursor decodes strictly; corrupt parts are dropped, 
     const json = jsonlMarkerJson(m);
     expect(json).toEqual(m);
     expect(parseJsonlMarker(json)).toEqual(m);
-    expect(jsonlMarkerJson({ offset: 5, epoch: 1, lineage: [] })).toEqual({ offset: 5, epoch: 1 });
+    expect(plain(jsonlMarkerJson({ offset: 5, epoch: 1, lineage: [] }))).toStrictEqual({ offset: 5, epoch: 1 });
     // A copy: changing the marker later does not change what was stored.
     (m.lineage as string[]).push('y');
     m.head!.len = 99;
@@ -117,9 +134,11 @@ describe('U6 head token, baseline and formatBytes', () => {
   it('U3 U6 the baseline is the end of the last complete line', () => {
     const facts = { size: 100, identity: '1:2' };
     // No tail: the size.
-    expect(jsonlBaseline(facts)).toEqual({ offset: 100, epoch: 0, file: '1:2' });
+    expect(plain(jsonlBaseline(facts))).toStrictEqual({ offset: 100, epoch: 0, file: '1:2' });
     // The tail's last newline at index 5 of 10 tail bytes: 100 - 10 + 6.
     expect(jsonlBaseline(facts, undefined, enc.encode('abcd\n\nefgh'))).toMatchObject({ offset: 96 });
+    // The tail's only newline is its first byte: the line after it is incomplete.
+    expect(jsonlBaseline(facts, undefined, enc.encode('\nabc'))).toMatchObject({ offset: 97 });
     // A tail ending in a newline: the size.
     expect(jsonlBaseline(facts, undefined, enc.encode('abcdefghi\n'))).toMatchObject({ offset: 100 });
     // The whole file without a newline: nothing is complete yet, so 0.
@@ -136,7 +155,8 @@ describe('U6 head token, baseline and formatBytes', () => {
   it('U3 U6 the baseline carries the head token only when head bytes were read', () => {
     const head = enc.encode('{"a":1}\n');
     expect(jsonlBaseline({ size: 8, identity: 'i' }, head)).toEqual({ offset: 8, epoch: 0, file: 'i', head: { len: 8, hash: sha16(head) } });
-    expect(jsonlBaseline({ size: 0, identity: 'i' }, new Uint8Array())).toEqual({ offset: 0, epoch: 0, file: 'i' });
+    expect(plain(jsonlBaseline({ size: 0, identity: 'i' }, new Uint8Array()))).toStrictEqual({ offset: 0, epoch: 0, file: 'i' });
+    expect(plain(jsonlBaseline({ size: 0, identity: 'i' }, new Uint8Array(), new Uint8Array()))).toStrictEqual({ offset: 0, epoch: 0, file: 'i' });
   });
 
   it('U9 sizes in status notes read as MiB, KiB or bytes', () => {
@@ -223,6 +243,13 @@ describe('U6 complete lines only (scanJsonlChunk)', () => {
     expect(scanJsonlChunk(enc.encode('x'.repeat(LIMITS.upstreamScanMaxBytes)), 0).blockedAt).toBe(0);
   });
 
+  it('U6 a chunk whose only newline is its first byte holds one empty line', () => {
+    const s = scanJsonlChunk(enc.encode('\nab'), 5, 3);
+    expect(s.lines.map((l) => [l.offset, l.bytes.length])).toEqual([[5, 0]]);
+    expect(s.nextOffset).toBe(6);
+    expect(s.blockedAt).toBeUndefined();
+  });
+
   it('U6 empty lines are lines; a leading newline gives an empty first line', () => {
     const s = scanJsonlChunk(enc.encode('\n\nab\n'), 5, 100);
     expect(s.lines.map((l) => [l.offset, decode(l.bytes)])).toEqual([[5, ''], [6, ''], [7, 'ab']]);
@@ -250,10 +277,8 @@ describe('U6 what one read becomes (observeJsonlRead)', () => {
 
   it('U6 a turn carries its images, and no image count when it has none', () => {
     const img = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image' }, { type: 'image' }] }, timestamp: 'not a time' });
-    const o = found(observeJsonlRead(plan(0, 0), bytes([img, line.human('plain')]), facts, decode, prev));
-    expect(o.turns[0]).toEqual({ text: 'look', images: 2 });
-    expect(o.turns[1]).not.toHaveProperty('images');
-    expect(o.turns[1]).not.toHaveProperty('truncated');
+    const o = found(observeJsonlRead(plan(0, 0), bytes([img, 'null', '[1]', '"s"', line.human('plain')]), facts, decode, prev));
+    expect(o.turns).toStrictEqual([{ text: 'look', images: 2 }, { text: 'plain', occurredAt: Date.parse('2026-01-01T00:00:30.000Z') }]);
   });
 
   it('U6 the next marker keeps the path and lineage; last is the uuid of the last line that has one', () => {
@@ -261,7 +286,7 @@ describe('U6 what one read becomes (observeJsonlRead)', () => {
     const noUuid = JSON.stringify({ type: 'summary', summary: 's' });
     const previous: JsonlMarker = { offset: 0, epoch: 1, file: '1:1', path: '/next.jsonl', lineage: ['old'], last: 'u-0' };
     const o = found(observeJsonlRead(plan(0, 0, { epoch: 1 }), bytes([withUuid, noUuid]), facts, decode, previous));
-    expect(o.nextMarker).toEqual({ offset: bytes([withUuid, noUuid]).length, epoch: 1, file: '1:1', path: '/next.jsonl', lineage: ['old'], last: 'a-7' });
+    expect(o.nextMarker).toStrictEqual({ offset: bytes([withUuid, noUuid]).length, epoch: 1, file: '1:1', path: '/next.jsonl', lineage: ['old'], last: 'a-7' });
     // Nothing with a uuid read: the previous last stays.
     const quiet = found(observeJsonlRead(plan(0, 0, { epoch: 1 }), bytes([noUuid]), facts, decode, previous));
     expect(quiet.nextMarker).toMatchObject({ last: 'u-0' });
@@ -275,11 +300,11 @@ describe('U6 what one read becomes (observeJsonlRead)', () => {
   it('U6 after a reset the previous last record and head no longer apply', () => {
     const previous: JsonlMarker = { offset: 90, epoch: 1, file: '1:0', head: { len: 4, hash: 'beef' }, last: 'u-old' };
     const o = found(observeJsonlRead(plan(0, 0, { epoch: 2, reset: 'rotated' }), bytes([JSON.stringify({ type: 'summary' })]), facts, decode, previous));
-    expect(o.nextMarker).toEqual({ offset: JSON.stringify({ type: 'summary' }).length + 1, epoch: 2, file: '1:1' });
+    expect(plain(o.nextMarker)).toStrictEqual({ offset: JSON.stringify({ type: 'summary' }).length + 1, epoch: 2, file: '1:1' });
     expect(o.note).toBe('file rotated; reading from offset 0 (epoch 2)');
     // No reset: the previous head is kept when no head bytes were read now.
     const kept = found(observeJsonlRead(plan(90, 0, { epoch: 1 }), new Uint8Array(), facts, decode, previous));
-    expect(kept.nextMarker).toEqual({ offset: 90, epoch: 1, file: '1:1', head: { len: 4, hash: 'beef' }, last: 'u-old' });
+    expect(plain(kept.nextMarker)).toStrictEqual({ offset: 90, epoch: 1, file: '1:1', head: { len: 4, hash: 'beef' }, last: 'u-old' });
     // Head bytes read now replace it.
     const head = enc.encode('abcdef');
     const fresh = found(observeJsonlRead(plan(90, 0, { epoch: 1 }), new Uint8Array(), facts, decode, previous, { headBytes: head }));
@@ -304,10 +329,16 @@ describe('U6 what one read becomes (observeJsonlRead)', () => {
     const b = 'garbage';
     const seen: ClassifiedLine[] = [];
     observeJsonlRead(plan(10, 0), bytes([a, b]), facts, decode, prev, { onLine: (l) => seen.push(l) });
-    expect(seen).toEqual([
-      { offset: 10, length: a.length, result: expect.objectContaining({ human: true, text: 'hi' }), uuid: 'x1' },
+    expect(seen).toStrictEqual([
+      { offset: 10, length: a.length, result: { human: true, verdict: 'human', reason: 'fallback', text: 'hi', images: 0 }, uuid: 'x1' },
       { offset: 10 + a.length + 1, length: b.length, result: { human: false, verdict: 'meta', reason: 'not-json' } },
     ]);
+  });
+
+  it('U6 a classified line carries its uuid only when the record has one', () => {
+    expect(classifyDialectLine(JSON.stringify({ type: 'summary', uuid: 'u1' }), claudeDialect, {})).toStrictEqual({ result: { human: false, verdict: 'meta', reason: 'record', detail: 'summary' }, uuid: 'u1' });
+    expect(classifyDialectLine(JSON.stringify({ type: 'summary' }), claudeDialect, {})).toStrictEqual({ result: { human: false, verdict: 'meta', reason: 'record', detail: 'summary' } });
+    expect(classifyDialectLine('null', claudeDialect, {})).toStrictEqual({ result: { human: false, verdict: 'meta', reason: 'record' } });
   });
 
   it('U6 the dialect decides how lines classify (Codex)', () => {
@@ -327,7 +358,7 @@ describe('U6 what one read becomes (observeJsonlRead)', () => {
     // One byte short of the limit: a partial line that waits, not a block.
     const short = found(observeJsonlRead(plan(200, 63), chunk.subarray(0, 63), facts, decode, { offset: 200, epoch: 0, file: '1:1' }, { maxBytes: 64 }));
     expect(short.blocked).toBeUndefined();
-    expect(short.nextMarker).toEqual({ offset: 200, epoch: 0, file: '1:1' });
+    expect(plain(short.nextMarker)).toStrictEqual({ offset: 200, epoch: 0, file: '1:1' });
   });
 
   /** A user record of exactly `size` bytes (without its newline). */
@@ -366,7 +397,7 @@ describe('U6 what one read becomes (observeJsonlRead)', () => {
     expect(third.turns.map((t) => t.text)).toEqual([`long ${'y'.repeat(193 - JSON.stringify({ type: 'user', message: { role: 'user', content: 'long ' } }).length)}`, 'after', 'and more']);
     expect(lines.map((l) => [l.offset, l.length])).toEqual([[0, 193], [194, after[0]!.length], [195 + after[0]!.length, after[1]!.length]]);
     expect(cache.map.size).toBe(0);
-    expect(third.nextMarker).toEqual({ offset: all.length, epoch: 0, file: '1:1' });
+    expect(plain(third.nextMarker)).toStrictEqual({ offset: all.length, epoch: 0, file: '1:1' });
     expect(third.position).toBe(`0.${all.length}`);
     expect(third.blocked).toBeUndefined();
     expect('note' in third).toBe(false);
@@ -382,7 +413,7 @@ describe('U6 what one read becomes (observeJsonlRead)', () => {
     // 128 bytes from 64: the newline at 100, then 91 bytes of the next line without a newline (> M).
     const o = found(observeJsonlRead(plan(M, 2 * M, { lineStart: 0, long: { scanned: M } }), all.subarray(M, 3 * M), facts, decode, prev, { maxBytes: M, longLines: cache }));
     expect(o.turns).toHaveLength(1);
-    expect(o.nextMarker).toEqual({ offset: 101, epoch: 0, file: '1:1' });
+    expect(plain(o.nextMarker)).toStrictEqual({ offset: 101, epoch: 0, file: '1:1' });
     expect(cache.map.size).toBe(0);
     expect(o.blocked).toBeUndefined();
     expect('note' in o).toBe(false);
@@ -450,13 +481,44 @@ describe('U6 resume: which file continues the conversation', () => {
     expect(continuesConversation(enc.encode(JSON.stringify({ sessionId: 'S' })), decode, 'S', undefined)).toBe(false);
     expect(continuesConversation(head([JSON.stringify({ sessionId: 'T' })], JSON.stringify({ sessionId: 'S' })), decode, 'S', undefined)).toBe(false);
     expect(continuesConversation(new Uint8Array(), decode, 'S', undefined)).toBe(false);
+    // A complete record without its newline (trailing space) is still incomplete.
+    expect(continuesConversation(enc.encode(`${JSON.stringify({ sessionId: 'S' })}  `), decode, 'S', undefined)).toBe(false);
+    expect(continuesConversation(enc.encode(`${JSON.stringify({ sessionId: 'S' })}\n`), decode, 'S', undefined)).toBe(true);
   });
 
   it('U6 following starts a new epoch at 0 on the new file and adds the old session to the lineage (8 newest kept)', () => {
     const prevMarker: JsonlMarker = { offset: 500, epoch: 4, file: '1:1', head: { len: 4, hash: 'h' }, last: 'L', lineage: ['a'] };
     expect(followMarker(prevMarker, '/d/new.jsonl', '1:9', 'S')).toEqual({ offset: 0, epoch: 5, file: '1:9', path: '/d/new.jsonl', lineage: ['a', 'S'], last: 'L' });
-    expect(followMarker({ offset: 1, epoch: 0 }, '/n', 'i', 'S')).toEqual({ offset: 0, epoch: 1, file: 'i', path: '/n', lineage: ['S'] });
+    expect(plain(followMarker({ offset: 1, epoch: 0 }, '/n', 'i', 'S'))).toStrictEqual({ offset: 0, epoch: 1, file: 'i', path: '/n', lineage: ['S'] });
     const eight = Array.from({ length: 8 }, (_, i) => `s${i}`);
     expect(followMarker({ offset: 1, epoch: 0, lineage: eight }, '/n', 'i', 'S')['lineage']).toEqual([...eight.slice(1), 'S']);
+  });
+});
+
+describe('U6 dialects at work', () => {
+  it('U6 Codex rollouts are not followed into a newer file (codex resume appends to its rollout); Claude transcripts are', async () => {
+    for (const [dialect, follows] of [[codexDialect, false], [claudeDialect, true]] as const) {
+      const sub = join(dir, dialect.name);
+      mkdirSync(sub);
+      const oldPath = join(sub, 'S.jsonl');
+      writeFileSync(oldPath, `${JSON.stringify({ type: 'session_meta', sessionId: 'S', uuid: 'r1' })}\n`);
+      const source = createJsonlTranscriptSource({ kind: 'k', dialect });
+      const target = { hostId: 'h', threadId: 't', ref: { filePath: oldPath } };
+      const marker = await source.baseline(target);
+      writeFileSync(join(sub, 'T.jsonl'), `${JSON.stringify({ type: 'session_meta', sessionId: 'S', uuid: 'r2' })}\n`);
+      const o = await source.check({ ...target, marker });
+      expect(o.status === 'found' && (o.nextMarker as { path?: string }).path, dialect.name).toBe(follows ? join(sub, 'T.jsonl') : undefined);
+    }
+  });
+
+  it('U6 the scan command names the dialect it read with', async () => {
+    const p = join(dir, 'scan.jsonl');
+    for (const [content, name] of [[`${line.human('hi')}\n`, 'claude'], [`${JSON.stringify({ type: 'session_meta', payload: { id: 'x' } })}\n`, 'codex']] as const) {
+      writeFileSync(p, content);
+      const out: string[] = [];
+      const code = await upstreamCommand(['scan', p, '--json'], { out: (l) => void out.push(l), err: () => undefined });
+      expect(code).toBe(0);
+      expect((JSON.parse(out.at(-1)!) as { summary: { dialect: string } }).summary.dialect).toBe(name);
+    }
   });
 });
