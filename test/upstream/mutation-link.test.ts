@@ -37,17 +37,21 @@ const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 const base = () => createLink(continueInput('/tmp/a.jsonl'), { offset: 0, epoch: 0 }, 3, T0);
 
 describe('U1 R9 a ref or marker must be plain JSON; the error names the path and the reason', () => {
+  it('R9 an unknown Continue field is named (unknown-field)', () => {
+    expect(rejects(() => validateContinueInput({ ...continueInput('/x'), extra: 1 } as never))).toMatchObject({ field: 'extra', code: 'unknown-field' });
+  });
+
   it('R9 plain values pass', () => {
     for (const v of [null, true, false, 0, -1.5, '', 'text \u{1f600}', [], {}, { a: [1, { b: null }] }]) expect(() => assertJson(v, 'ref')).not.toThrow();
     expect(() => assertJson(Object.create(null) as object, 'ref')).toThrow();
   });
 
   it('R9 non-finite numbers are a type error at their path', () => {
-    for (const n of [Number.NaN, Infinity, -Infinity]) expect(rejects(() => assertJson({ a: [0, n] }, 'ref'))).toMatchObject({ field: 'ref.a.1', code: 'type' });
+    for (const n of [Number.NaN, Infinity, -Infinity]) expect(rejects(() => assertJson({ a: [0, n] }, 'ref'))).toMatchObject({ field: 'ref.a.1', code: 'type', message: expect.stringMatching(/finite/) });
   });
 
   it('R1 R9 a lone surrogate in a string (not in a pair) is a format error', () => {
-    expect(rejects(() => assertJson({ p: 'x\ud800' }, 'ref'))).toMatchObject({ field: 'ref.p', code: 'format' });
+    expect(rejects(() => assertJson({ p: 'x\ud800' }, 'ref'))).toMatchObject({ field: 'ref.p', code: 'format', message: expect.stringMatching(/surrogate/) });
     expect(rejects(() => assertJson(['ok', '\udc00'], 'marker'))).toMatchObject({ field: 'marker.1', code: 'format' });
   });
 
@@ -80,7 +84,7 @@ describe('U3 canonical JSON: equal refs compare and hash equal, whatever their k
 
 describe('U1 U3 R9 validating a Continue', () => {
   it('R1 a lone surrogate in the thread id is a format error naming threadId', () => {
-    expect(rejects(() => validateContinueInput({ ...continueInput('/x'), threadId: 'th\udfffread' }))).toMatchObject({ field: 'threadId', code: 'format' });
+    expect(rejects(() => validateContinueInput({ ...continueInput('/x'), threadId: 'th\udfffread' }))).toMatchObject({ field: 'threadId', code: 'format', message: expect.stringMatching(/surrogate/) });
     expect(rejects(() => validateContinueInput({ ...continueInput('/x'), sessionKey: 'agent:main:a\ud800b' }))).toMatchObject({ field: 'sessionKey' });
   });
 
@@ -95,7 +99,8 @@ describe('U1 U3 R9 validating a Continue', () => {
     const refOf = (n: number) => ({ p: 'x'.repeat(n - '{"p":""}'.length) });
     expect(canonicalJson(refOf(MAX_LINK_JSON)).length).toBe(4096);
     expect(validateContinueInput({ ...continueInput('/x'), ref: refOf(MAX_LINK_JSON) }).ref).toEqual(refOf(MAX_LINK_JSON));
-    expect(rejects(() => validateContinueInput({ ...continueInput('/x'), ref: refOf(MAX_LINK_JSON + 1) }))).toMatchObject({ field: 'ref', code: 'range' });
+    // The message names the limit, so the caller knows how far over it is.
+    expect(rejects(() => validateContinueInput({ ...continueInput('/x'), ref: refOf(MAX_LINK_JSON + 1) }))).toMatchObject({ field: 'ref', code: 'range', message: expect.stringMatching(/4096/) });
   });
 
   it('R9a the result is a copy: changing the caller object afterwards changes nothing', () => {
@@ -158,13 +163,13 @@ describe('U3 same source, refresh and new incarnations', () => {
   });
 
   it('U3 R9 the serial must be a positive safe integer; the marker plain JSON of at most 4096 characters', () => {
-    for (const s of [0, -1, 1.5, 2 ** 53, Number.NaN]) expect(rejects(() => createLink(continueInput('/a'), null, s, T0))).toMatchObject({ field: 'serial', code: 'range' });
+    for (const s of [0, -1, 1.5, 2 ** 53, Number.NaN]) expect(rejects(() => createLink(continueInput('/a'), null, s, T0))).toMatchObject({ field: 'serial', code: 'range', message: expect.stringMatching(/positive/) });
     expect(createLink(continueInput('/a'), null, 1, T0).serial).toBe(1);
     expect(createLink(continueInput('/a'), null, 2 ** 53 - 1, T0).serial).toBe(2 ** 53 - 1);
     expect(rejects(() => createLink(continueInput('/a'), { offset: Number.NaN } as never, 1, T0))).toMatchObject({ field: 'marker.offset', code: 'type' });
     const markerOf = (n: number) => ({ p: 'x'.repeat(n - '{"p":""}'.length) });
     expect(createLink(continueInput('/a'), markerOf(MAX_LINK_JSON), 1, T0).marker).toEqual(markerOf(MAX_LINK_JSON));
-    expect(rejects(() => createLink(continueInput('/a'), markerOf(MAX_LINK_JSON + 1), 1, T0))).toMatchObject({ field: 'marker', code: 'range' });
+    expect(rejects(() => createLink(continueInput('/a'), markerOf(MAX_LINK_JSON + 1), 1, T0))).toMatchObject({ field: 'marker', code: 'range', message: expect.stringMatching(/4096/) });
   });
 });
 
