@@ -39,7 +39,7 @@ const TEXT_KEY = 't:';
 function echoKey(text: string, images: number | undefined): string | undefined {
   const n = normalizeUserText(text);
   if (n.length > 0) return `${TEXT_KEY}${n}`;
-  return images !== undefined && images > 0 ? `i:${images}` : undefined;
+  return (images ?? 0) > 0 ? `i:${images}` : undefined;
 }
 
 /**
