@@ -65,8 +65,8 @@ export type CheckPlan =
 
 /** A usable record time: RecordInput.occurredAt must be a non-negative safe integer (R6 clamps the rest). */
 function epochOrUndefined(value: number | undefined): number | undefined {
-  if (value === undefined || !Number.isFinite(value)) return undefined;
-  const ms = Math.floor(value);
+  // Number.isSafeInteger is false for undefined, NaN and the infinities (Math.floor keeps them).
+  const ms = Math.floor(value ?? Number.NaN);
   return ms >= 0 && Number.isSafeInteger(ms) ? ms : undefined;
 }
 
