@@ -256,6 +256,8 @@ describe('U6 lines', () => {
     expect(why(classifyClaudeLine(`x\u0000${rec}`))).toEqual(no('meta', 'not-json'));
     expect(why(classifyClaudeLine(`${rec} trailing`))).toEqual(no('meta', 'not-json'));
     expect(classifyClaudeLine(` ${rec} `)).toMatchObject({ human: true });
+    // Only leading padding goes: a NUL inside the record leaves it broken.
+    expect(why(classifyClaudeLine(`${rec.slice(0, 15)}\u0000${rec.slice(15)}`))).toEqual(no('meta', 'not-json'));
   });
 
   it('U10 options reach the classifier through a line', () => {

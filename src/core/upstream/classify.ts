@@ -164,8 +164,9 @@ export function classifyClaudeEntry(entry: unknown, options: ClassifyOptions = {
   const type = entry['type'];
   if (type !== 'user' && type !== 'attachment') return notHuman(type === 'assistant' ? 'assistant' : 'record', typeof type === 'string' ? type : undefined);
   if (entry['isSidechain'] === true) return notHuman('sidechain');
-  const sid = entry['sessionId'];
-  if (options.copiedFrom && typeof sid === 'string' && options.copiedFrom.includes(sid)) return notHuman('resumed-history', sid);
+  // A string list holds only strings: a match means sessionId is one.
+  const sid = entry['sessionId'] as string;
+  if (options.copiedFrom?.includes(sid)) return notHuman('resumed-history', sid);
 
   if (type === 'attachment') {
     const att = entry['attachment'];
