@@ -100,9 +100,10 @@ export function parseTime(value: unknown): number | undefined {
  * version): its typed form is `/review 12`, which is what our own side sent.
  */
 export function typedCommandText(text: string): string | undefined {
-  const name = /<command-name>([\s\S]*?)<\/command-name>/u.exec(text)?.[1]?.trim();
+  // The group always takes part in a match, so a match always has [1].
+  const name = /<command-name>([\s\S]*?)<\/command-name>/u.exec(text)?.[1]!.trim();
   if (name === undefined || name.length === 0) return undefined;
-  const args = /<command-args>([\s\S]*?)<\/command-args>/u.exec(text)?.[1]?.trim() ?? '';
+  const args = /<command-args>([\s\S]*?)<\/command-args>/u.exec(text)?.[1]!.trim() ?? '';
   const slash = name.startsWith('/') ? name : `/${name}`;
   return args.length > 0 ? `${slash} ${args}` : slash;
 }
