@@ -225,6 +225,8 @@ describe('U4 echo keys at their bounds', () => {
     expect(isSelfEcho({ text: 'w'.repeat(1500) }, set)).toBe(false);
     // Cut, long, but not a prefix of ours.
     expect(isSelfEcho({ text: 'v'.repeat(1500), truncated: true }, set)).toBe(false);
+    // A cut turn with no key (no text, no images) is never an echo.
+    expect(isSelfEcho({ text: ' ', truncated: true }, set)).toBe(false);
     // A cut image-only turn is compared by count only.
     expect(isSelfEcho({ text: '', images: 1, truncated: true }, ownEchoSet([{ text: '', images: 12 }]))).toBe(false);
   });

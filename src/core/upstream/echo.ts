@@ -71,8 +71,9 @@ export function isSelfEcho(upstream: string | EchoCandidate, echoSet: ReadonlySe
   const key = echoKey(c.text, c.images);
   if (key === undefined) return false;
   if (echoSet.has(key)) return true;
-  // The length is the text's (its normal form's), not the key's: the `t:` tag does not count.
-  if (c.truncated && key.startsWith(TEXT_KEY) && key.length - TEXT_KEY.length >= MIN_PREFIX_CHARS) {
+  // The length is the text's (its normal form's), not the key's: the `t:` tag does not count. An
+  // image key (`i:<count>`) is far shorter than the minimum, so only text keys get here.
+  if (c.truncated && key.length - TEXT_KEY.length >= MIN_PREFIX_CHARS) {
     for (const own of echoSet) if (own.startsWith(key)) return true;
   }
   return false;
