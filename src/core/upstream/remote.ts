@@ -158,8 +158,9 @@ export function createRemotePager(marker: RemoteMarker, window: number = LIMITS.
       if (newestId === undefined) return { status: 'inconclusive', detail: 'remote history was not read' };
       const fresh = [...top, ...back];
       const turns: UpstreamTurn[] = [];
-      for (let i = fresh.length - 1; i >= 0; i--) {
-        const c = classifyClaudeEntry(fresh[i], options);
+      // Oldest first.
+      for (const item of [...fresh].reverse()) {
+        const c = classifyClaudeEntry(item, options);
         if (!c.human) continue;
         const t: UpstreamTurn = { text: c.text };
         if (c.images > 0) t.images = c.images;
@@ -192,7 +193,8 @@ export function createRemotePager(marker: RemoteMarker, window: number = LIMITS.
 
 /** U7: one page, one check (the pager with a single page); kept for callers of the v1 shape. */
 export function observeRemoteHistory(marker: RemoteMarker, itemsNewestFirst: readonly unknown[], window: number = LIMITS.remoteHistoryWindow): Observation {
+  // A new pager always asks for its first (newest) page.
   const pager = createRemotePager(marker, window, 1);
-  if (pager.next()) pager.accept(itemsNewestFirst);
+  pager.accept(itemsNewestFirst);
   return pager.observation();
 }
