@@ -62,6 +62,23 @@ describe('U6 the skeleton reads JSON as JSON.parse does', () => {
     expect(both(many).value).toEqual(JSON.parse(many));
   });
 
+  it('U6 once a line is known to be broken, the rest of it is not decoded (bounded work on garbage)', () => {
+    let decodes = 0;
+    const p = new SkeletonParser((b) => {
+      decodes++;
+      return dec.decode(b);
+    });
+    p.push(enc.encode('x"abc","def"'));
+    p.push(enc.encode('"ghi"'));
+    expect(p.end().ok).toBe(false);
+    expect(decodes).toBe(0);
+  });
+
+  it('U6 parsed properties are plain data like JSON.parse gives (writable, enumerable, configurable)', () => {
+    const v = both('{"type":"user","n":1}').value as Record<string, unknown>;
+    for (const k of ['type', 'n']) expect(Object.getOwnPropertyDescriptor(v, k)).toEqual(Object.getOwnPropertyDescriptor(JSON.parse('{"type":"user","n":1}'), k));
+  });
+
   it('U6 a __proto__ key and keys named like Object members are own data', () => {
     const r = both('{"constructor":1,"__proto__":{"x":1},"toString":"s"}');
     expect(Object.keys(r.value as object)).toEqual(['constructor', '__proto__', 'toString']);
@@ -111,6 +128,8 @@ describe('U6 bounds: strings, total budget, depth and items', () => {
     expect(both('"abcd\\\\zzz"', lim)).toEqual({ ok: true, value: 'abcd\\', truncated: true });
     // Cut after `ab\\\\\\` (5 bytes): a finished escaped backslash, then an unfinished one: only the last goes.
     expect(both('"ab\\\\\\nzz"', { ...lim, stringBytes: 5, smallString: 5 })).toEqual({ ok: true, value: 'ab\\', truncated: true });
+    // Cut after `ab\\\\` (two finished escaped backslashes): both stay.
+    expect(both('"ab\\\\\\\\zz"', lim)).toEqual({ ok: true, value: 'ab\\\\', truncated: true });
     // A finished \uXXXX escape at the cut stays.
     expect(both('"\\u00e9zzzz"', lim)).toEqual({ ok: true, value: '\u00e9', truncated: true });
   });

@@ -93,14 +93,16 @@ export class SkeletonParser {
   }
 
   end(): SkeletonResult {
-    if (this.literal && !this.failed) this.endLiteral();
-    if (this.failed || !this.done || this.inString) return { ok: false, truncated: this.truncated };
+    // A pending literal means nothing failed yet (every failure happens outside a literal).
+    if (this.literal) this.endLiteral();
+    // An open string means no value is done yet.
+    if (this.failed || !this.done) return { ok: false, truncated: this.truncated };
     return { ok: true, value: this.root, truncated: this.truncated };
   }
 
+  /** Whether a value starting now is kept. An unkept container sits deeper than maxDepth, so everything in it does too. */
   private depthKeeps(): boolean {
-    const top = this.stack[this.stack.length - 1];
-    return this.stack.length <= this.limits.maxDepth && (top === undefined || top.v !== undefined);
+    return this.stack.length <= this.limits.maxDepth;
   }
 
   private structural(b: number): void {
@@ -201,11 +203,9 @@ export class SkeletonParser {
   private keep(part: Uint8Array): void {
     const room = this.strCap - this.strKept;
     if (part.length > room) this.strCut = true;
-    const take = Math.max(0, Math.min(room, part.length));
-    if (take > 0) {
-      this.strChunks.push(part.slice(0, take));
-      this.strKept += take;
-    }
+    const take = Math.min(room, part.length);
+    this.strChunks.push(part.slice(0, take));
+    this.strKept += take;
   }
 
   private endString(): void {
