@@ -37,7 +37,7 @@ describe('U6 the skeleton reads JSON as JSON.parse does', () => {
   });
 
   it('U6 structure errors are rejected: missing colon or comma, bad closers, stray tokens, trailing garbage', () => {
-    for (const t of ['{"a" 1}', '{"a":1 "b":2}', '[1 2]', '{"a":1]', '[1}', '{1:2}', '{"a":}', '[,1]', ':', '}', ']', ',', '{"a"}', '{"a":1}x', '1 2', '"a" "b"', '[1,2]]', 'x', '{"a":tru}', '{"a":1,,"b":2}']) {
+    for (const t of ['{"a" 1}', '{"a":1 "b":2}', '[1 2]', '{"a":1]', '[1}', '{1:2}', '{"a":}', '[,1]', ':', '}', ']', ',', '{"a"}', '{"a":1}x', '1 2', '"a" "b"', '[1,2]]', 'x', '{"a":tru}', '{"a":1,,"b":2}', '{"a" "b"}', '{"a":1 "b"}', '{:1}', '{"a" 12}', '[01]', '[1.]', '{"a":-}']) {
       expect(both(t).ok, t).toBe(false);
     }
   });
@@ -48,7 +48,7 @@ describe('U6 the skeleton reads JSON as JSON.parse does', () => {
   });
 
   it('U6 an unfinished value is not ok', () => {
-    for (const t of ['', ' ', '{', '[', '{"a":1', '"abc', '"ab\\"', '{"a":"x}', '[1,2']) expect(both(t).ok, t).toBe(false);
+    for (const t of ['', ' ', '{', '[', '{"a":1', '"abc', '"ab\\"', '{"a":"x}', '[1,2', '{1', '{"a":1,2', '[{"a":1},{']) expect(both(t).ok, t).toBe(false);
   });
 
   it('U6 escapes, also split between pieces, decode as JSON.parse does', () => {
@@ -154,6 +154,12 @@ describe('U6 bounds: strings, total budget, depth and items', () => {
     const p = parse('{"a":{"b":{"c":"xxxxxxxxxx"}}}', lim);
     expect(p.retainedBytes()).toBe(2);
     expect(p.end().ok).toBe(true);
+    // Members of an object that is not kept are read past, not stored.
+    const m = both('{"a":{"b":{"c":1,"d":"x"}},"e":2}', small({ maxDepth: 1 }));
+    const mv = m.value as { a: Record<string, unknown>; e: number };
+    expect(m).toMatchObject({ ok: true, truncated: true });
+    expect(mv.e).toBe(2);
+    expect(Object.values(mv.a)).toEqual([undefined]);
     // A container opened at most maxDepth levels down is kept.
     expect(both('[[[1]]]', small({ maxDepth: 2 }))).toEqual({ ok: true, value: [[[1]]], truncated: false });
     expect(both('[[[1]]]', small({ maxDepth: 1 }))).toEqual({ ok: true, value: [[undefined]], truncated: false });

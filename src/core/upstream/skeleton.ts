@@ -44,7 +44,7 @@ export class SkeletonParser {
   private failed = false;
   private truncated = false;
   private retained = 0;
-  // string state
+  // string state (escaped, strChunks, strKept and strCut are back at these values whenever a string ends)
   private inString = false;
   private escaped = false;
   private strChunks: Uint8Array[] = [];
@@ -159,10 +159,6 @@ export class SkeletonParser {
 
   private beginString(): void {
     this.inString = true;
-    this.escaped = false;
-    this.strChunks = [];
-    this.strKept = 0;
-    this.strCut = false;
     const room = Math.max(this.limits.smallString, Math.min(this.limits.stringBytes, this.limits.totalBytes - this.retained));
     this.strCap = this.depthKeeps() ? room : 0;
   }
@@ -209,19 +205,18 @@ export class SkeletonParser {
   }
 
   private endString(): void {
-    let raw: Uint8Array;
-    if (this.strChunks.length === 1) raw = this.strChunks[0]!;
-    else {
-      raw = new Uint8Array(this.strKept);
-      let at = 0;
-      for (const c of this.strChunks) {
-        raw.set(c, at);
-        at += c.length;
-      }
+    // (A closing quote is found only outside an escape, so `escaped` is already false here.)
+    const raw = new Uint8Array(this.strKept);
+    let at = 0;
+    for (const c of this.strChunks) {
+      raw.set(c, at);
+      at += c.length;
     }
     this.strChunks = [];
+    const cut = this.strCut;
+    this.strCut = false;
     let text = this.decode(raw);
-    if (this.strCut) {
+    if (cut) {
       this.truncated = true;
       // A cut may end inside an escape: drop an unfinished `\`, `\uXX` tail before decoding.
       const tail = /\\(?:u[0-9a-fA-F]{0,3})?$/u.exec(text);
