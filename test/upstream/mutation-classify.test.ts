@@ -311,6 +311,8 @@ describe('U10 Codex CLI rollouts', () => {
     expect(why(classifyCodexEntry(item({ type: 'custom_tool_call_output', output: 'x' })))).toEqual(no('machine', 'tool-result', 'custom_tool_call_output'));
     expect(why(classifyCodexEntry(item({ type: 'function_call', name: 'shell' })))).toEqual(no('machine', 'assistant', 'function_call'));
     expect(why(classifyCodexEntry(item({ type: 'reasoning' })))).toEqual(no('machine', 'assistant', 'reasoning'));
+    // Only a user *message* is the model-input copy; a tool output marked with the user role is a tool result.
+    expect(why(classifyCodexEntry(item({ type: 'function_call_output', role: 'user', output: 'x' })))).toEqual(no('machine', 'tool-result', 'function_call_output'));
   });
 
   it('U10 envelope bookkeeping is meta named by its type; a non-object is meta', () => {
@@ -333,6 +335,7 @@ describe('U10 Codex CLI rollouts', () => {
     expect(why(classifyCodexEntry({ type: 'function_call_output', output: 'x' }))).toEqual(no('machine', 'tool-result', 'function_call_output'));
     expect(why(classifyCodexEntry({ type: 'reasoning' }))).toEqual(no('meta', 'record', 'reasoning'));
     expect(why(classifyCodexEntry({ role: 'user', content: 'x' }))).toEqual(no('meta', 'record'));
+    expect(why(classifyCodexEntry({ type: 7 }))).toEqual(no('meta', 'record'));
     // A payload that is not an object: read as a pre-envelope line.
     expect(classifyCodexEntry({ type: 'message', role: 'user', content: 'x', payload: 'p' }).human).toBe(true);
   });
