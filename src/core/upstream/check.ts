@@ -65,8 +65,8 @@ export type CheckPlan =
 
 /** A usable record time: RecordInput.occurredAt must be a non-negative safe integer (R6 clamps the rest). */
 function epochOrUndefined(value: number | undefined): number | undefined {
-  if (value === undefined || !Number.isFinite(value)) return undefined;
-  const ms = Math.floor(value);
+  // Number.isSafeInteger is false for undefined, NaN and the infinities (Math.floor keeps them).
+  const ms = Math.floor(value ?? Number.NaN);
   return ms >= 0 && Number.isSafeInteger(ms) ? ms : undefined;
 }
 
@@ -147,15 +147,15 @@ export function planCheck(link: UpstreamLink, observation: Observation, ctx: Che
   const echoSet = ownEchoSet(ctx.ownTexts, LIMITS.selfEchoWindow);
   let human = 0;
   let echo = 0;
-  let newest: number | undefined;
+  // U5: the newest usable time of a human turn; -1 while none has one (usable times are >= 0).
+  let newest = -1;
   for (const turn of observation.turns) {
     if (isSelfEcho(turn, echoSet)) {
       echo++;
       continue;
     }
     human++;
-    const at = epochOrUndefined(turn.occurredAt);
-    if (at !== undefined && (newest === undefined || at > newest)) newest = at;
+    newest = Math.max(newest, epochOrUndefined(turn.occurredAt) ?? -1);
   }
   const found: UpstreamLink = { ...base, missCount: 0, status: observation.blocked ? 'blocked' : 'ok' };
   const detail = observation.blocked ?? observation.note;
@@ -173,7 +173,7 @@ export function planCheck(link: UpstreamLink, observation: Observation, ctx: Che
 
   if (human === 0) return { action: 'write', next: advanced, humanTurns: 0, echoTurns: echo }; // scan-only advance
 
-  const occurredAt = newest ?? epochOrUndefined(observation.sourceTime);
+  const occurredAt = newest >= 0 ? newest : epochOrUndefined(observation.sourceTime);
   return {
     action: 'record',
     record: humanActivityRecord(link, human, observation.position, occurredAt),

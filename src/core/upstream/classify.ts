@@ -100,9 +100,10 @@ export function parseTime(value: unknown): number | undefined {
  * version): its typed form is `/review 12`, which is what our own side sent.
  */
 export function typedCommandText(text: string): string | undefined {
-  const name = /<command-name>([\s\S]*?)<\/command-name>/u.exec(text)?.[1]?.trim();
+  // The group always takes part in a match, so a match always has [1].
+  const name = /<command-name>([\s\S]*?)<\/command-name>/u.exec(text)?.[1]!.trim();
   if (name === undefined || name.length === 0) return undefined;
-  const args = /<command-args>([\s\S]*?)<\/command-args>/u.exec(text)?.[1]?.trim() ?? '';
+  const args = /<command-args>([\s\S]*?)<\/command-args>/u.exec(text)?.[1]!.trim() ?? '';
   const slash = name.startsWith('/') ? name : `/${name}`;
   return args.length > 0 ? `${slash} ${args}` : slash;
 }
@@ -164,8 +165,9 @@ export function classifyClaudeEntry(entry: unknown, options: ClassifyOptions = {
   const type = entry['type'];
   if (type !== 'user' && type !== 'attachment') return notHuman(type === 'assistant' ? 'assistant' : 'record', typeof type === 'string' ? type : undefined);
   if (entry['isSidechain'] === true) return notHuman('sidechain');
-  const sid = entry['sessionId'];
-  if (options.copiedFrom && typeof sid === 'string' && options.copiedFrom.includes(sid)) return notHuman('resumed-history', sid);
+  // A string list holds only strings: a match means sessionId is one.
+  const sid = entry['sessionId'] as string;
+  if (options.copiedFrom?.includes(sid)) return notHuman('resumed-history', sid);
 
   if (type === 'attachment') {
     const att = entry['attachment'];

@@ -23,7 +23,8 @@ export function resolveMonitorConfig(options: Partial<MonitorConfig> = {}): Moni
     const value = options[field];
     if (value === undefined) continue;
     const min = field === 'firstDelayMs' ? 0 : 1;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    // Number.isSafeInteger is false for anything that is not a number.
+    if (!Number.isSafeInteger(value) || value < min) {
       throw new ValidationError(field, 'range', `must be an integer >= ${min}`);
     }
     out[field] = value;

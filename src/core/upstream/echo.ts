@@ -30,14 +30,16 @@ export interface EchoCandidate {
   truncated?: boolean;
 }
 
+const TEXT_KEY = 't:';
+
 /**
  * U4: the comparison key of a message: its normal form, or for an image-only message (empty
  * text) its image count. Empty text without images has no key (it is never an echo).
  */
 function echoKey(text: string, images: number | undefined): string | undefined {
   const n = normalizeUserText(text);
-  if (n.length > 0) return `t:${n}`;
-  return images !== undefined && images > 0 ? `i:${images}` : undefined;
+  if (n.length > 0) return `${TEXT_KEY}${n}`;
+  return (images ?? 0) > 0 ? `i:${images}` : undefined;
 }
 
 /**
@@ -69,7 +71,9 @@ export function isSelfEcho(upstream: string | EchoCandidate, echoSet: ReadonlySe
   const key = echoKey(c.text, c.images);
   if (key === undefined) return false;
   if (echoSet.has(key)) return true;
-  if (c.truncated && key.startsWith('t:') && key.length >= MIN_PREFIX_CHARS) {
+  // The length is the text's (its normal form's), not the key's: the `t:` tag does not count. An
+  // image key (`i:<count>`) is far shorter than the minimum, so only text keys get here.
+  if (c.truncated && key.length - TEXT_KEY.length >= MIN_PREFIX_CHARS) {
     for (const own of echoSet) if (own.startsWith(key)) return true;
   }
   return false;

@@ -64,7 +64,7 @@ export interface JsonlReadPlan {
   long?: { scanned: number };
 }
 
-const isOffset = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const isOffset = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
 /** Reads a stored marker; undefined when it is not one (the check is then inconclusive). */
 export function parseJsonlMarker(value: JsonValue): JsonlMarker | undefined {
@@ -105,7 +105,7 @@ export function headToken(headBytes: Uint8Array): { len: number; hash: string } 
  */
 export function jsonlBaseline(facts: JsonlFileFacts, headBytes?: Uint8Array, tailBytes?: Uint8Array): JsonObject {
   let offset = facts.size;
-  if (tailBytes !== undefined && tailBytes.length > 0 && tailBytes.length <= facts.size) {
+  if (tailBytes !== undefined && tailBytes.length <= facts.size) {
     const nl = tailBytes.lastIndexOf(NEWLINE);
     if (nl >= 0) offset = facts.size - tailBytes.length + nl + 1;
     else if (tailBytes.length === facts.size) offset = 0;
@@ -185,7 +185,7 @@ export function scanJsonlChunk(chunk: Uint8Array, from: number, maxBytes: number
   }
   const lines: JsonlLine[] = [];
   let start = 0;
-  for (let i = chunk.indexOf(NEWLINE); i >= 0 && i <= last; i = chunk.indexOf(NEWLINE, i + 1)) {
+  for (let i = chunk.indexOf(NEWLINE); i >= 0; i = chunk.indexOf(NEWLINE, i + 1)) {
     lines.push({ offset: from + start, bytes: chunk.subarray(start, i) });
     start = i + 1;
   }
@@ -293,7 +293,8 @@ export function observeJsonlRead(plan: JsonlReadPlan, chunk: Uint8Array, facts: 
   const dialect = options.dialect ?? claudeDialect;
   const classifyOptions: ClassifyOptions = { ...options.classify };
   const lineage = previous.lineage ?? [];
-  if (lineage.length > 0) classifyOptions.copiedFrom = [...(options.classify?.copiedFrom ?? []), ...lineage];
+  const copiedFrom = options.classify?.copiedFrom;
+  classifyOptions.copiedFrom = copiedFrom ? [...copiedFrom, ...lineage] : lineage;
   const turns: UpstreamTurn[] = [];
   let last = plan.reset ? undefined : previous.last;
   const take = (offset: number, length: number, result: LineClass, uuid?: string) => {
@@ -314,11 +315,10 @@ export function observeJsonlRead(plan: JsonlReadPlan, chunk: Uint8Array, facts: 
     const nl = chunk.indexOf(NEWLINE);
     if (entry === undefined) throw new Error('long-line reader missing (planJsonlRead was told it is held)');
     if (nl < 0) {
+      // Still inside the line: nothing else is read (`long` skips the scan below).
       entry.parser.push(chunk);
       entry.scanned += chunk.length;
       long = { scanned: entry.scanned };
-      rest = chunk.subarray(chunk.length);
-      restFrom = plan.from + chunk.length;
     } else {
       entry.parser.push(chunk.subarray(0, nl));
       cache!.delete(plan.identity);
@@ -368,12 +368,11 @@ export function observeJsonlRead(plan: JsonlReadPlan, chunk: Uint8Array, facts: 
 }
 
 /** A finished long line: its skeleton classified like a whole record (a cut text is marked). */
-function skeletonClass(done: { ok: boolean; value?: unknown; truncated: boolean }, dialect: TranscriptDialect, options: ClassifyOptions): [LineClass, string?] {
-  if (!done.ok) return [notHuman('not-json', 'long line')];
+function skeletonClass(done: { ok: boolean; value?: unknown; truncated: boolean }, dialect: TranscriptDialect, options: ClassifyOptions): [LineClass, string | undefined] {
+  if (!done.ok) return [notHuman('not-json', 'long line'), undefined];
   const result = dialect.classify(done.value, options);
   if (result.human && done.truncated) result.truncated = true;
-  const uuid = entryUuid(done.value);
-  return uuid === undefined ? [result] : [result, uuid];
+  return [result, entryUuid(done.value)];
 }
 
 /**

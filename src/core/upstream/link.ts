@@ -67,18 +67,16 @@ export interface ContinueInput {
   ref: JsonObject;
 }
 
-const ContinueInputSchema = Type.Object(
-  {
-    sessionKey: SessionKey,
-    agentId: AgentId,
-    catalogId: Token,
-    hostId: Token,
-    threadId: OpaqueId,
-    upstreamKind: Token,
-    ref: Type.Record(Type.String(), Type.Unknown()),
-  },
-  { additionalProperties: false },
-);
+// Unknown fields are refused by assertObjectInOrder (field by field, in order), not by the schema.
+const ContinueInputSchema = Type.Object({
+  sessionKey: SessionKey,
+  agentId: AgentId,
+  catalogId: Token,
+  hostId: Token,
+  threadId: OpaqueId,
+  upstreamKind: Token,
+  ref: Type.Record(Type.String(), Type.Unknown()),
+});
 
 /** Largest canonical JSON of a ref or marker we persist; refs are paths and ids, not documents. */
 export const MAX_LINK_JSON = 4096;
@@ -116,10 +114,8 @@ export function canonicalJson(value: JsonValue): string {
 export function validateContinueInput(raw: unknown): ContinueInput {
   // R9a: one read of the caller's object; everything below and the caller use the copy.
   const input = snapshotInput(raw) as ContinueInput;
+  // Also refuses lone surrogates in every string field (R1), sessionKey and threadId included.
   assertObjectInOrder(ContinueInputSchema, input);
-  for (const field of ['sessionKey', 'threadId'] as const) {
-    if (!isWellFormed(input[field])) throw new ValidationError(field, 'format', 'contains a lone UTF-16 surrogate');
-  }
   const parsed = parseAgentScopedKey(input.sessionKey);
   if (parsed && parsed.agentId !== input.agentId) {
     throw new ValidationError('agentId', 'mismatch', `agentId "${input.agentId}" does not match the agent of session key "${input.sessionKey}"`);

@@ -77,7 +77,8 @@ export function createRemotePager(marker: RemoteMarker, window: number = LIMITS.
   let newestId: string | undefined;
   let lostMarker = false;
   let ignoresBefore = false;
-  const seen = new Set<string>();
+  // Ids of the items read so far (an item without an id is never in it).
+  const seen = new Set<string | undefined>();
   const top: unknown[] = [];
   const back: unknown[] = [];
   let topDone = false;
@@ -103,7 +104,8 @@ export function createRemotePager(marker: RemoteMarker, window: number = LIMITS.
     accept(items) {
       pages++;
       const page = items.slice(0, window);
-      if (phase === 'top' && pages === 1) {
+      if (pages === 1) {
+        // The first page is always the newest (phase top).
         if (page.length === 0) {
           failed = 'remote history returned no items';
           return;
@@ -114,7 +116,8 @@ export function createRemotePager(marker: RemoteMarker, window: number = LIMITS.
           return;
         }
       }
-      if (cursor !== undefined && page.some((item) => seen.has(remoteItemId(item) ?? ''))) {
+      // On the first page nothing is seen yet, so this only fires on a page asked with `before`.
+      if (page.some((item) => seen.has(remoteItemId(item)))) {
         // A history call that ignores `before` (written for the one-page protocol) answered the
         // same items again: stop paging rather than count them twice, and say what may be missed.
         ignoresBefore = true;
@@ -128,7 +131,8 @@ export function createRemotePager(marker: RemoteMarker, window: number = LIMITS.
         if (id !== undefined) seen.add(id);
       }
       const stop = phase === 'top' ? (marker.paging?.newest ?? marker.id) : marker.id;
-      const at = stop === null ? -1 : page.findIndex((item) => remoteItemId(item) === stop);
+      // A null stop (thread empty at adoption) matches no item: ids are strings.
+      const at = page.findIndex((item) => remoteItemId(item) === stop);
       const into = phase === 'top' ? top : back;
       if (at >= 0) {
         into.push(...page.slice(0, at));
@@ -154,8 +158,9 @@ export function createRemotePager(marker: RemoteMarker, window: number = LIMITS.
       if (newestId === undefined) return { status: 'inconclusive', detail: 'remote history was not read' };
       const fresh = [...top, ...back];
       const turns: UpstreamTurn[] = [];
-      for (let i = fresh.length - 1; i >= 0; i--) {
-        const c = classifyClaudeEntry(fresh[i], options);
+      // Oldest first.
+      for (const item of [...fresh].reverse()) {
+        const c = classifyClaudeEntry(item, options);
         if (!c.human) continue;
         const t: UpstreamTurn = { text: c.text };
         if (c.images > 0) t.images = c.images;
@@ -188,7 +193,8 @@ export function createRemotePager(marker: RemoteMarker, window: number = LIMITS.
 
 /** U7: one page, one check (the pager with a single page); kept for callers of the v1 shape. */
 export function observeRemoteHistory(marker: RemoteMarker, itemsNewestFirst: readonly unknown[], window: number = LIMITS.remoteHistoryWindow): Observation {
+  // A new pager always asks for its first (newest) page.
   const pager = createRemotePager(marker, window, 1);
-  if (pager.next()) pager.accept(itemsNewestFirst);
+  pager.accept(itemsNewestFirst);
   return pager.observation();
 }

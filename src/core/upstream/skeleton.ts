@@ -44,7 +44,7 @@ export class SkeletonParser {
   private failed = false;
   private truncated = false;
   private retained = 0;
-  // string state
+  // string state (escaped, strChunks, strKept and strCut are back at these values whenever a string ends)
   private inString = false;
   private escaped = false;
   private strChunks: Uint8Array[] = [];
@@ -93,21 +93,22 @@ export class SkeletonParser {
   }
 
   end(): SkeletonResult {
-    if (this.literal && !this.failed) this.endLiteral();
-    if (this.failed || !this.done || this.inString) return { ok: false, truncated: this.truncated };
+    // A pending literal means nothing failed yet (every failure happens outside a literal).
+    if (this.literal) this.endLiteral();
+    // An open string means no value is done yet.
+    if (this.failed || !this.done) return { ok: false, truncated: this.truncated };
     return { ok: true, value: this.root, truncated: this.truncated };
   }
 
+  /** Whether a value starting now is kept. An unkept container sits deeper than maxDepth, so everything in it does too. */
   private depthKeeps(): boolean {
-    const top = this.stack[this.stack.length - 1];
-    return this.stack.length <= this.limits.maxDepth && (top === undefined || top.v !== undefined);
+    return this.stack.length <= this.limits.maxDepth;
   }
 
   private structural(b: number): void {
     const top = this.stack[this.stack.length - 1];
     if (top?.t === 'obj') {
       if (top.s === 'key' && b === QUOTE) return this.beginString();
-      if (top.s === 'key' && b === 0x7d && top.key === undefined && Object.keys(top.v ?? {}).length === 0) return this.close();
       if (top.s === 'colon' && b === 0x3a) {
         top.s = 'value';
         return;
@@ -122,7 +123,7 @@ export class SkeletonParser {
         return;
       }
       if (top.s !== 'value') {
-        // `{}` is handled above; anything else here is malformed
+        // `}` where a key may start closes the object: `{}` (and a trailing comma); anything else is malformed
         if (!(b === 0x7d && top.s === 'key')) this.failed = true;
         else this.close();
         return;
@@ -158,10 +159,6 @@ export class SkeletonParser {
 
   private beginString(): void {
     this.inString = true;
-    this.escaped = false;
-    this.strChunks = [];
-    this.strKept = 0;
-    this.strCut = false;
     const room = Math.max(this.limits.smallString, Math.min(this.limits.stringBytes, this.limits.totalBytes - this.retained));
     this.strCap = this.depthKeeps() ? room : 0;
   }
@@ -202,27 +199,24 @@ export class SkeletonParser {
   private keep(part: Uint8Array): void {
     const room = this.strCap - this.strKept;
     if (part.length > room) this.strCut = true;
-    const take = Math.max(0, Math.min(room, part.length));
-    if (take > 0) {
-      this.strChunks.push(part.slice(0, take));
-      this.strKept += take;
-    }
+    const take = Math.min(room, part.length);
+    this.strChunks.push(part.slice(0, take));
+    this.strKept += take;
   }
 
   private endString(): void {
-    let raw: Uint8Array;
-    if (this.strChunks.length === 1) raw = this.strChunks[0]!;
-    else {
-      raw = new Uint8Array(this.strKept);
-      let at = 0;
-      for (const c of this.strChunks) {
-        raw.set(c, at);
-        at += c.length;
-      }
+    // (A closing quote is found only outside an escape, so `escaped` is already false here.)
+    const raw = new Uint8Array(this.strKept);
+    let at = 0;
+    for (const c of this.strChunks) {
+      raw.set(c, at);
+      at += c.length;
     }
     this.strChunks = [];
+    const cut = this.strCut;
+    this.strCut = false;
     let text = this.decode(raw);
-    if (this.strCut) {
+    if (cut) {
       this.truncated = true;
       // A cut may end inside an escape: drop an unfinished `\`, `\uXX` tail before decoding.
       const tail = /\\(?:u[0-9a-fA-F]{0,3})?$/u.exec(text);
@@ -267,6 +261,11 @@ export class SkeletonParser {
     this.value(v);
   }
 
+  /**
+   * A value ended. structural() starts a value only where one may stand (an object after its
+   * key's colon, an array at a value position, the top level), and nothing changes the stack
+   * while a value is read, so the frame on top is in its value state here.
+   */
   private value(v: unknown): void {
     const top = this.stack[this.stack.length - 1];
     if (top === undefined) {
@@ -275,19 +274,11 @@ export class SkeletonParser {
       return;
     }
     if (top.t === 'obj') {
-      if (top.s !== 'value' || top.key === undefined) {
-        this.failed = true;
-        return;
-      }
       // Own property, like JSON.parse: a `__proto__` key must not become the object's prototype
       // (a transcript line could otherwise make `isMeta` or `type` appear through inheritance).
-      if (top.v) Object.defineProperty(top.v, top.key, { value: v, enumerable: true, writable: true, configurable: true });
+      if (top.v) Object.defineProperty(top.v, top.key!, { value: v, enumerable: true, writable: true, configurable: true });
       top.key = undefined;
       top.s = 'comma';
-      return;
-    }
-    if (top.s !== 'value') {
-      this.failed = true;
       return;
     }
     if (top.v) {
@@ -297,12 +288,9 @@ export class SkeletonParser {
     top.s = 'comma';
   }
 
+  /** Called only where a closer is allowed (an object expecting a key or a comma, an array at a value or comma). */
   private close(): void {
     const frame = this.stack.pop()!;
-    if (frame.t === 'obj' && (frame.s === 'colon' || (frame.s === 'value' && frame.key !== undefined))) {
-      this.failed = true;
-      return;
-    }
     this.value(frame.v);
   }
 }
