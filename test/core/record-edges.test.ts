@@ -5,8 +5,6 @@
  * only when true, and who gets a cursor write.
  */
 // @ts-nocheck
-
-// 
 import { describe, expect, it } from 'vitest';
 import { clampOccurredAt, eligibleWatchers, isWatched, prepareRecord } from '../../src/core/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';

@@ -4,8 +4,6 @@
  * level only plain objects and arrays are copied, and anything else is refused by name.
  */
 // @ts-nocheck
-
-// 
 import { describe, expect, it } from 'vitest';
 import { ValidationError, snapshotInput, validateRecordInput, validateWatchRequest } from '../../src/core/index.js';
 import { A, CHILD, PARENT } from '../contract/harness.js';
