@@ -71,7 +71,7 @@ describe('R24 strict decoding fails closed', () => {
   });
 
   it('R24: a wrong prefix or a third part names nothing', () => {
-    for (const bad of ['session-state', 'session-stat:6d:6d', 'xsession-state:6d:6d', ` ${ck(MAIN, '6d')}`, `${ck(MAIN, '6d')}:6d`, 'session-state:6d6d', ck(MAIN, '6d') + ':']) {
+    for (const bad of ['session-state/6d:6d', 'session_state:6d:6d', 'session-state', 'session-stat:6d:6d', 'xsession-state:6d:6d', ` ${ck(MAIN, '6d')}`, `${ck(MAIN, '6d')}:6d`, 'session-state:6d6d', ck(MAIN, '6d') + ':']) {
       expect(decodeContextKey(bad), bad).toBeUndefined();
     }
   });
@@ -100,6 +100,10 @@ describe('R24 strict decoding fails closed', () => {
       ['f09f98', 'truncated 4-byte'],
       ['f09f9828', '4-byte with an ASCII last byte'],
       ['6dc2', 'valid text then a truncated sequence'],
+      ['bf80', 'a continuation byte used as a 2-byte lead'],
+      ['bfbfbf', 'a continuation byte used as a 3-byte lead'],
+      ['81808080', 'a continuation byte used as a 4-byte lead'],
+      ['f9808080', 'lead f9 (would be U+40000 if taken as a 4-byte lead)'],
     ]) {
       expect(decodeContextKey(ck(MAIN, bytes)), `${bytes}: ${why}`).toBeUndefined();
       expect(decodeContextKey(ck(bytes, '6d')), `agent ${bytes}: ${why}`).toBeUndefined();
@@ -155,6 +159,7 @@ describe('R1, R13, R25 key grammar edges', () => {
     expect(isWellFormed('\ud800\udc00')).toBe(true);
     expect(isWellFormed('\udbff\udfff')).toBe(true);
     expect(isWellFormed('a\ud7ffb\ue000')).toBe(true); // neighbours of the surrogate block
+    expect(isWellFormed('\ud800\ue000')).toBe(false); // a high surrogate before a non-surrogate above the block
     for (const bad of ['\ud800', '\udbff', '\udc00', '\udfff', 'a\udc00\ud800b', '\ud800\ud800\udc00', '\ud800a', '\udbffx']) expect(isWellFormed(bad), JSON.stringify(bad)).toBe(false);
   });
 

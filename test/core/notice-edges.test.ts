@@ -160,6 +160,9 @@ describe('R23b notice link', () => {
         validateNoticeLinkTemplate(value, field);
       } catch (error) {
         expect(error).toBeInstanceOf(ValidationError);
+        // The message names the field and then says what is wrong.
+        expect(error.message.startsWith(`${error.field}: `)).toBe(true);
+        expect(error.message.length).toBeGreaterThan(error.field.length + 2);
         return { field: error.field, code: error.code };
       }
       return undefined;
@@ -178,6 +181,7 @@ describe('R23 grammar refusals', () => {
   it('R23: a line whose two keys differ, whose L has a leading zero or is past 2^53-1, or that has extra text is not a notice', () => {
     const good = noticeText(T, 12);
     expect(parseNoticeText(good)).toEqual({ targetSessionKey: T, lastSeenSequence: 12 });
+    expect('link' in parseNoticeText(good)).toBe(false); // no link field at all without a link
     expect(parseNoticeText(noticeText(T, 0))).toEqual({ targetSessionKey: T, lastSeenSequence: 0 });
     expect(parseNoticeText(noticeText(T, Number.MAX_SAFE_INTEGER))).toEqual({ targetSessionKey: T, lastSeenSequence: Number.MAX_SAFE_INTEGER });
     expect(parseNoticeText(good.replace(`sessionKey "${T}"`, 'sessionKey "agent:main:other"'))).toBeUndefined();
