@@ -42,12 +42,18 @@ function pointerToField(prefix: string, pointer: string): string {
   return [prefix, ...path].filter((p) => p.length > 0).join('.') || prefix || '(input)';
 }
 
+/**
+ * The validator reports a field that a closed object does not know as a `false` schema at that
+ * field's path (`#/additionalProperties`), before its summary error at the object itself.
+ */
+function isUnknownField(error: { schemaPath: string }): boolean {
+  return error.schemaPath.endsWith('/additionalProperties');
+}
+
 function codeOf(keyword: string): ValidationCode {
   switch (keyword) {
     case 'required':
       return 'required';
-    case 'additionalProperties':
-      return 'unknown-field';
     case 'pattern':
     case 'format':
       return 'format';
@@ -75,21 +81,19 @@ export function assertSchema<T>(schema: TSchema, value: unknown, prefix = ''): a
   const params = first.params as Record<string, unknown>;
   if (first.keyword === 'required' && Array.isArray(params['requiredProperties'])) {
     field = [field === '(input)' ? '' : field, String(params['requiredProperties'][0])].filter(Boolean).join('.');
-  } else if (first.keyword === 'additionalProperties' && Array.isArray(params['additionalProperties']) && params['additionalProperties'].length > 0) {
-    field = [field === '(input)' ? '' : field, String(params['additionalProperties'][0])].filter(Boolean).join('.');
   }
-  throw new ValidationError(field, codeOf(first.keyword), friendlyMessage(first, c.Errors(value)));
+  throw new ValidationError(field, isUnknownField(first) ? 'unknown-field' : codeOf(first.keyword), friendlyMessage(first, c.Errors(value)));
 }
 
 /** Turns the validator's wording into something a caller can act on. */
-function friendlyMessage(first: { keyword: string; message: string; instancePath: string; params: object }, all: readonly { keyword: string; instancePath: string; params: object }[]): string {
+function friendlyMessage(first: { keyword: string; message: string; instancePath: string; schemaPath: string; params: object }, all: readonly { keyword: string; instancePath: string; params: object }[]): string {
   if (first.keyword === 'const' || first.keyword === 'anyOf') {
     const allowed = all
       .filter((e) => e.instancePath === first.instancePath && e.keyword === 'const')
       .map((e) => String((e.params as { allowedValue?: unknown }).allowedValue));
     if (allowed.length > 0) return `must be one of: ${allowed.join(', ')}`;
   }
-  if (first.keyword === 'additionalProperties' || first.message === 'schema is false') return 'is not a known field';
+  if (isUnknownField(first)) return 'is not a known field';
   if (first.keyword === 'pattern') return `has characters or a shape that is not allowed (${first.message})`;
   return first.message;
 }
@@ -122,7 +126,8 @@ const MAX_INPUT_DEPTH = 16;
  * by element, and nested plain objects and arrays are copied the same way. Validation and the
  * store then use only the copy, so a value that changes between two reads (a getter, a Proxy,
  * another thread of the caller) can never be validated as one value and stored as another.
- * A hole in an array is a ValidationError naming its index: `[, 'x']` is not a list of keys.
+ * A hole in an array is a ValidationError naming its index: `[, 'x']` is not a list of keys, and
+ * so is a nested object that is not plain (a Date, a Map, a class instance).
  */
 export function snapshotInput(value: unknown, field = '', depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
@@ -138,10 +143,11 @@ export function snapshotInput(value: unknown, field = '', depth = 0): unknown {
     }
     return copy;
   }
-  // Only the top level and plain objects are copied; other objects (Date, Map, class instances)
-  // are passed on as they are, for the validator to refuse.
+  // Only the top level and plain objects are copied. Other objects (Date, Map, class instances)
+  // are refused here: the schema's object check accepts them, and a Date or Map payload used to
+  // be stored as `{}`.
   const proto: unknown = Object.getPrototypeOf(value);
-  if (depth > 0 && proto !== Object.prototype && proto !== null) return value;
+  if (depth > 0 && proto !== Object.prototype && proto !== null) throw new ValidationError(field, 'type', 'must be a plain object');
   const copy: Record<string, unknown> = {};
   const keys = Object.keys(value);
   for (let i = 0; i < keys.length; i++) {
