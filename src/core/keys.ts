@@ -114,20 +114,8 @@ function fromHex(hex: string): string | undefined {
 
 /** R24: `session-state:<hex(utf8 agentId)>:<hex(utf8 targetKey)>`, one queue slot per watcher/target pair. */
 export function encodeContextKey(targetAgentId: string, targetSessionKey: string): string {
-  // A drain or a pending read builds one per notice, and the same targets come back: remembered,
-  // up to a bound (the answer depends on the two strings alone).
-  const id = identityKey(targetSessionKey, targetAgentId);
-  let key = contextKeys.get(id);
-  if (key === undefined) {
-    if (contextKeys.size >= CONTEXT_KEY_CACHE) contextKeys.clear();
-    key = `${CONTEXT_PREFIX}${toHex(targetAgentId)}:${toHex(targetSessionKey)}`;
-    contextKeys.set(id, key);
-  }
-  return key;
+  return `${CONTEXT_PREFIX}${toHex(targetAgentId)}:${toHex(targetSessionKey)}`;
 }
-
-const CONTEXT_KEY_CACHE = 4096;
-const contextKeys = new Map<string, string>();
 
 /** R24: fails closed (undefined) on a wrong prefix, bad hex or bytes that are not strict UTF-8. */
 export function decodeContextKey(contextKey: string): { targetAgentId: string; targetSessionKey: string } | undefined {
