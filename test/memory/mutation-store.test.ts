@@ -172,6 +172,7 @@ describe('memory store: pruning (R40-R42, R44)', () => {
     const { store, set } = clocked({ retentionMs: DAY, maxRows: 2 });
     store.record(human(CHILD, { occurredAt: T0 - 2 * DAY }));
     store.record(human(CHILD, { occurredAt: T0 - 2 * DAY }));
+    store.record(human(PEER));
     const kept = [store.record(human(PEER))!, store.record(human(PEER))!];
     set(T0 + 1);
     store.prune();
