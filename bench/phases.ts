@@ -85,7 +85,8 @@ function buildSqlPath(ws: Workspace, p: SqlPath): () => void {
   if (p.watcherFirst) db.exec(WATCHER_FIRST_CURSORS);
   for (const index of p.drop) db.exec(`DROP INDEX ${index}`);
   db.defaultSafeIntegers(true);
-  const cursorsOnTarget = db.prepare(SQL.cursorsOnTarget);
+  // v1's read of every cursor on the target (the adapter no longer runs it).
+  const cursorsOnTarget = db.prepare('SELECT watcher_session_key, last_seen, notified FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ?');
   const notifyPending = db.prepare(SQL.notifyPendingCursors);
   const notifyIdle = db.prepare(SQL.notifyIdleCursors);
   const insertEvent = db.prepare(SQL.insertEvent);

@@ -112,13 +112,34 @@ const EVENT_COLUMNS =
 const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
 
 /**
+ * R15 over one state of the target's cursors (core applyMaterial). Parameters: [N for idle,] M,
+ * updated_at, target agent, target key, the actor (IS NOT: no actor excludes nobody, R12).
+ */
+function notifyCursorsSql(state: 'pending' | 'idle', onlyExplicit: boolean): string {
+  const set = state === 'idle' ? 'notified = ?, material = max(material, ?), updated_at = ?' : 'material = max(material, ?), updated_at = ?';
+  return (
+    `UPDATE session_watch_cursors SET ${set} ` +
+    'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key ' +
+    (state === 'idle' ? 'AND notified = last_seen' : 'AND notified > last_seen') +
+    (onlyExplicit ? " AND provenance = 'explicit'" : '')
+  );
+}
+
+/** R42 (core raiseWatermark) for every head `maxByIdentity` names, in one statement; no head is created or removed. */
+function stampWatermarksSql(maxByIdentity: string): string {
+  return (
+    `UPDATE session_state_heads SET pruned_max_sequence = g.max_sequence FROM (${maxByIdentity}) AS g ` +
+    'WHERE session_state_heads.agent_id = g.agent_id AND session_state_heads.session_key = g.session_key AND g.max_sequence > session_state_heads.pruned_max_sequence'
+  );
+}
+
+/**
  * Every statement the store runs. Each is prepared once per connection. Exported so a test can
  * EXPLAIN QUERY PLAN each one and prove that nothing on the record or prune path scans a table.
  */
 export const SQL = {
   // record
   eventByDedupeKey: `SELECT ${EVENT_COLUMNS} FROM session_state_events WHERE dedupe_key = ?`,
-  cursorsOnTarget: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ?`,
   // Positional parameters only: named-parameter binding differs between the drivers.
   insertEvent:
     'INSERT INTO session_state_events (dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json) ' +
@@ -140,18 +161,10 @@ export const SQL = {
   // freezes N at the event and becomes pending. R12: the actor's own cursor is left alone (IS NOT:
   // no actor excludes nobody). R13: a cursor never watches its own target. R16: terminal runs
   // reach explicit cursors only (the `Explicit` pair).
-  notifyPendingCursors:
-    'UPDATE session_watch_cursors SET material = max(material, ?), updated_at = ? ' +
-    'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key AND notified > last_seen',
-  notifyIdleCursors:
-    'UPDATE session_watch_cursors SET notified = ?, material = max(material, ?), updated_at = ? ' +
-    'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key AND notified = last_seen',
-  notifyPendingExplicitCursors:
-    'UPDATE session_watch_cursors SET material = max(material, ?), updated_at = ? ' +
-    "WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key AND notified > last_seen AND provenance = 'explicit'",
-  notifyIdleExplicitCursors:
-    'UPDATE session_watch_cursors SET notified = ?, material = max(material, ?), updated_at = ? ' +
-    "WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key AND notified = last_seen AND provenance = 'explicit'",
+  notifyPendingCursors: notifyCursorsSql('pending', false),
+  notifyIdleCursors: notifyCursorsSql('idle', false),
+  notifyPendingExplicitCursors: notifyCursorsSql('pending', true),
+  notifyIdleExplicitCursors: notifyCursorsSql('idle', true),
   upsertCursor:
     `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ` +
     'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
@@ -179,12 +192,10 @@ export const SQL = {
   // walk the whole identity index to skip a GROUP BY sort (seen in the EXPLAIN test).
   countEvents: 'SELECT count(*) AS n FROM session_state_events',
   anyAgedEvent: 'SELECT 1 AS hit FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? LIMIT 1',
-  // R42 (core raiseWatermark) for every affected head in one statement: each head's watermark rises to
-  // its identity's highest removed sequence; no head is created or removed.
-  stampAgedWatermarks:
-    'UPDATE session_state_heads SET pruned_max_sequence = g.max_sequence FROM (' +
-    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? GROUP BY agent_id, session_key' +
-    ') AS g WHERE session_state_heads.agent_id = g.agent_id AND session_state_heads.session_key = g.session_key AND g.max_sequence > session_state_heads.pruned_max_sequence',
+  // R42: each affected head's watermark rises to its identity's highest removed sequence.
+  stampAgedWatermarks: stampWatermarksSql(
+    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? GROUP BY agent_id, session_key',
+  ),
   deleteAged: 'DELETE FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ?',
   // R41: the cut is the highest sequence to remove: with n rows, the (n - maxRows)-th from the oldest.
   // No row counter is kept (it cost every append a write). count(*) walks the narrowest index (the
@@ -194,10 +205,9 @@ export const SQL = {
   // Two primary-key lookups: the log cannot hold more rows than its sequence span.
   lowestSequence: 'SELECT min(sequence) AS v FROM session_state_events',
   highestSequence: 'SELECT max(sequence) AS v FROM session_state_events',
-  stampCappedWatermarks:
-    'UPDATE session_state_heads SET pruned_max_sequence = g.max_sequence FROM (' +
-    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events NOT INDEXED WHERE sequence <= ? GROUP BY agent_id, session_key' +
-    ') AS g WHERE session_state_heads.agent_id = g.agent_id AND session_state_heads.session_key = g.session_key AND g.max_sequence > session_state_heads.pruned_max_sequence',
+  stampCappedWatermarks: stampWatermarksSql(
+    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events NOT INDEXED WHERE sequence <= ? GROUP BY agent_id, session_key',
+  ),
   deleteUpTo: 'DELETE FROM session_state_events NOT INDEXED WHERE sequence <= ?',
   // R44 without an updated_at index (schema step 3): one scan of the cursor table, hourly.
   anyIdleCursor: 'SELECT 1 AS hit FROM session_watch_cursors NOT INDEXED WHERE updated_at < ? LIMIT 1',
@@ -303,10 +313,6 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       this.logger.error(`sqlite store: ${operation} failed`, { path: this.path, ...describeError(error) });
       return fallback;
     }
-  }
-
-  private cursorsOn(targetSessionKey: string, targetAgentId: string): WatchCursor[] {
-    return (this.stmt.cursorsOnTarget.all(targetAgentId, targetSessionKey) as CursorRow[]).map(toCursor);
   }
 
   private putCursor(c: WatchCursor): void {
@@ -683,7 +689,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     this.assertOpen();
     validateIdentity(sessionKey, agentId);
     try {
-      return this.cursorsOn(sessionKey, agentId).length > 0;
+      return this.stmt.anyCursorOnTarget.get(agentId, sessionKey) !== undefined;
     } catch (error) {
       this.logger.error('sqlite store: isWatched failed', { path: this.path, ...describeError(error) });
       throw error;

@@ -165,7 +165,7 @@ describe('sqlite pruning', () => {
     expect(seen['lowestSequence']).toEqual(['SEARCH session_state_events']);
     expect(seen['highestSequence']).toEqual(['SEARCH session_state_events']);
     // Schema step 5: a target's cursors are one range of the primary key.
-    expect(seen['cursorsOnTarget']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
+    expect(seen['anyCursorOnTarget']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
     expect(seen['notifyPendingCursors']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
     expect(seen['notifyIdleCursors']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
     expect(seen['deleteCursorsOfWatcher']!.join()).toMatch(/USING (COVERING )?INDEX session_watch_cursors_watcher \(watcher_session_key=\?\)/);
