@@ -155,9 +155,8 @@ CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_ses
 // over the table and each was found through a secondary index. Target-first, they are one contiguous
 // key range: 100 watchers cost 0.29x of a raw INSERT instead of 0.22x (bench/phases.ts, SQL only).
 // Reads by watcher (R26 pending, R50 reset) use the pending partial index and a new watcher index;
-// the old target index is the key now. The pending index also holds L and provenance, all a notice
-// needs, so reading a watcher's notices never visits the table; an event raising M on a pending
-// cursor changes none of its columns. Same columns and rows.
+// the old target index is the key now. The pending index also holds L and provenance; an event
+// raising M on a pending cursor changes none of its columns. Same columns and rows.
 const V5 = `
 CREATE TABLE session_watch_cursors_v5 (
   watcher_session_key TEXT NOT NULL,
@@ -179,6 +178,16 @@ CREATE INDEX session_watch_cursors_watcher ON session_watch_cursors (watcher_ses
 CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key, last_seen, provenance) WHERE notified > last_seen;
 `;
 
+// Step 6 (issue 17): the pending index also holds N. Step 5 meant the pending read to be index-only,
+// but the query's own condition (N > L) names N, so SQLite visited the table for every row to test it
+// (EXPLAIN: "USING INDEX", not "USING COVERING INDEX"); a drain of 1k notices paid 1k key searches.
+// N sits after the columns the read sorts and filters by; an event raising M on a pending cursor
+// still changes none of the index's columns (R15: N is frozen while pending).
+const V6 = `
+DROP INDEX session_watch_cursors_pending;
+CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key, last_seen, provenance, notified) WHERE notified > last_seen;
+`;
+
 /** Every schema step ever released, oldest first. Append only. */
 export const MIGRATIONS: readonly MigrationStep[] = [
   { version: 1, description: 'signal log, heads, watch cursors, meta', up: (db) => db.exec(V1) },
@@ -186,6 +195,7 @@ export const MIGRATIONS: readonly MigrationStep[] = [
   { version: 3, description: 'drop the cursor updated_at index (expiry scans cursors hourly instead)', up: (db) => db.exec(V3) },
   { version: 4, description: 'cursor provenance ambient; pending index on notified > last_seen (durable pending notices)', up: (db) => db.exec(V4) },
   { version: 5, description: 'cursor key led by the target (set-based notification); watcher index', up: (db) => db.exec(V5) },
+  { version: 6, description: 'pending index holds N too, so the pending read never visits the table', up: (db) => db.exec(V6) },
 ];
 
 /** The schema version this code writes and fully understands. */

@@ -136,7 +136,7 @@ describe('sqlite pruning', () => {
     const allowed: Record<string, RegExp> = {
       capCut: /^SCAN session_state_events$/,
       countEvents: /^SCAN session_state_events USING COVERING INDEX/,
-      pendingAll: /^SCAN session_watch_cursors USING INDEX session_watch_cursors_pending$/,
+      pendingAll: /^SCAN session_watch_cursors USING (COVERING )?INDEX session_watch_cursors_pending$/,
       // R44 expiry scans the cursor table (schema step 3 dropped its updated_at index), hourly.
       anyIdleCursor: /^SCAN session_watch_cursors$/,
       idleCursors: /^SCAN session_watch_cursors$/,
@@ -169,6 +169,8 @@ describe('sqlite pruning', () => {
     expect(seen['notifyPendingCursors']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
     expect(seen['notifyIdleCursors']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
     expect(seen['deleteCursorsOfWatcher']!.join()).toMatch(/USING (COVERING )?INDEX session_watch_cursors_watcher \(watcher_session_key=\?\)/);
+    // Schema step 6: a watcher's pending notices are read from the pending index alone (it holds N for the N > L test).
+    expect(seen['pendingOfWatcher']).toEqual(['SEARCH session_watch_cursors USING COVERING INDEX session_watch_cursors_pending (watcher_session_key=?)']);
     expect(seen['ackPendingOfWatcher']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_pending \(watcher_session_key=\?\)/);
     expect(seen['eventByDedupeKey']!.join()).toMatch(/USING INDEX sqlite_autoindex_session_state_events_1 \(dedupe_key=\?\)/);
     expect(seen['page']!.join()).toMatch(/USING INDEX session_state_events_identity \(agent_id=\? AND session_key=\? AND sequence>\?\)/);

@@ -166,6 +166,31 @@ describe('sqlite schema', () => {
     store.close();
   });
 
+  it('migrates a version-5 file to step 6: the pending index holds N, so a watcher\'s notices are read from it alone; same rows, same notices (R20, R26)', () => {
+    const path = freshPath();
+    const raw = connect(path);
+    migrate(raw, path, MIGRATIONS.slice(0, 5)); // exactly what release 5 wrote
+    raw.prepare("INSERT INTO session_state_heads VALUES (?, 'main', 9, 0, ?)").run(CHILD, T0);
+    raw.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 2, 4, 9, 'explicit', ?)").run(COORD, CHILD, T0); // pending, M > N
+    raw.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 9, 9, 9, 'spawn', ?)").run(PARENT, CHILD, T0); // settled
+    const before = rows(raw, 'SELECT * FROM session_watch_cursors ORDER BY watcher_session_key');
+    const columnsOf = (db: ReturnType<typeof connect>) => rows(db, "SELECT name FROM pragma_index_info('session_watch_cursors_pending') ORDER BY seqno").map((r) => r['name']);
+    expect(columnsOf(raw)).toEqual(['watcher_session_key', 'last_seen', 'provenance']);
+    raw.close();
+
+    const store = open(path);
+    expect(header(path).userVersion).toBe(SCHEMA_VERSION);
+    const db = connect(path);
+    expect(columnsOf(db)).toEqual(['watcher_session_key', 'last_seen', 'provenance', 'notified']);
+    expect(rows(db, 'SELECT * FROM session_watch_cursors ORDER BY watcher_session_key')).toEqual(before);
+    db.close();
+    expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
+    expect(store.pendingNotices(PARENT)).toEqual([]);
+    expect(store.drainNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
+    expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([4]); // R28 follow-up
+    store.close();
+  });
+
   it('refuses a file from a newer release with a typed error and leaves it untouched', () => {
     const path = freshPath();
     open(path).close();
