@@ -1,0 +1,284 @@
+/**
+ * Where a drain's and an age prune's time goes: `npx tsx bench/phases-drain-prune.ts [--pairs 1000] [--removed 1000] [--quick] [--only <substr>]`.
+ *
+ * The companion of bench/phases.ts (which does appends) for the two cases of issue 17 that stay
+ * under target: drain fan-in (1 watcher × n targets) and prune by age. Each line rebuilds part of
+ * the adapter's work on raw better-sqlite3 with the adapter's own SQL (exported as SQL from
+ * src/sqlite) and safe integers, beside the adapter itself and the baseline bench/run.ts uses,
+ * measured in interleaved rounds with the same untimed setup before every call. Differences
+ * between neighbouring lines price each step; lines marked "option" price alternatives that were
+ * tried and not taken. Diagnostics only: not part of `npm run bench`, no floors.
+ */
+import type Database from 'better-sqlite3';
+import { LIMITS } from '../spec/index.js';
+import { compareNotices, makeNotice } from '../src/core/index.js';
+import { SQL, sqliteHandle } from '../src/sqlite/sqlite-store.js';
+import { AGENT, DAY_MS, EVENTS, T0, Workspace, appendInput, buildEventLog, loadEvents, openAdapter, openRaw } from './lib/fixtures.js';
+import { measureInterleaved, type Budget, type TaskSpec } from './lib/measure.js';
+import { formatDuration, renderTable } from './lib/report.js';
+
+const USAGE = 'usage: tsx bench/phases-drain-prune.ts [--pairs N] [--removed N] [--quick] [--rounds N] [--only <substr>]';
+const WATCHER = 'agent:main:watcher';
+const CUTOFF = T0 - LIMITS.retentionMs;
+const AGED = T0 - 31 * DAY_MS;
+
+interface Options {
+  pairs: number;
+  removed: number;
+  budget: Budget;
+  only?: string;
+}
+
+function parse(argv: string[]): Options {
+  const out: Options = { pairs: 1000, removed: 1000, budget: { rounds: 7, timeMs: 400, iterations: 30, warmupMs: 200, warmupIterations: 10 } };
+  const count = (flag: string, v: string | undefined) => {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${flag} takes a positive integer; ${USAGE}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--pairs') out.pairs = count(a, argv[++i]);
+    else if (a === '--removed') out.removed = count(a, argv[++i]);
+    else if (a === '--quick') out.budget = { rounds: 3, timeMs: 150, iterations: 10, warmupMs: 50, warmupIterations: 5 };
+    else if (a === '--rounds') out.budget.rounds = count(a, argv[++i]);
+    else if (a === '--only') out.only = argv[++i];
+    else throw new Error(`unknown argument ${a}; ${USAGE}`);
+  }
+  return out;
+}
+
+/** One line of a table: a timed call, its untimed setup, and a check that it did the whole job. */
+interface Line {
+  name: string;
+  note: string;
+  setup: () => void;
+  fn: () => void;
+  check: () => void;
+}
+
+/**
+ * Drain fan-in: one watcher with `n` pending targets. Every line starts from the same state: an
+ * event per target (through the adapter, so the cursors are exactly what it writes), then a WAL
+ * checkpoint, as in bench/run.ts's drain group.
+ */
+function drainLines(ws: Workspace, n: number): { lines: Line[]; close: () => void } {
+  const targets = Array.from({ length: n }, (_, i) => `agent:main:target-${i}`);
+  const stores: ReturnType<typeof openAdapter>[] = [];
+  /** A fresh adapter file holding the watcher's n cursors, with a setup that makes all n pending. */
+  const fixture = () => {
+    const store = openAdapter(ws.file('drain'));
+    stores.push(store);
+    for (const t of targets) if (!store.watch({ watcherSessionKey: WATCHER, targetSessionKey: t, agentId: AGENT }).watched) throw new Error('watch refused');
+    const db = sqliteHandle(store);
+    const pendingCount = db.prepare('SELECT count(*) AS c FROM session_watch_cursors WHERE notified > last_seen');
+    return {
+      store,
+      db,
+      setup: () => {
+        for (const t of targets) if (store.record(appendInput(t)) === undefined) throw new Error('record stored nothing');
+        db.pragma('wal_checkpoint(PASSIVE)');
+      },
+      check: () => {
+        if (Number((pendingCount.get() as { c: unknown }).c) !== 0) throw new Error('a drain line left pending cursors');
+      },
+    };
+  };
+  const lines: Line[] = [];
+
+  {
+    const f = fixture();
+    const ack = f.db.prepare('UPDATE session_watch_cursors SET last_seen = notified, notified = max(material, notified), updated_at = ? WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?');
+    const tx = f.db.transaction(() => {
+      for (const t of targets) ack.run(T0, WATCHER, t, AGENT);
+    });
+    lines.push({ name: 'raw UPDATE per pair', note: 'the baseline of bench/run.ts (knows the pairs, reads nothing)', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+  }
+  {
+    const f = fixture();
+    const read = f.db.prepare(SQL.pendingOfWatcher);
+    const ack = f.db.prepare(SQL.ackPendingOfWatcher);
+    const tx = f.db.transaction(() => {
+      read.all(WATCHER);
+      ack.run(T0, WATCHER);
+    });
+    lines.push({ name: 'adapter SQL: read pending, one ack UPDATE', note: 'no notices built', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+  }
+  {
+    const f = fixture();
+    const read = f.db.prepare(SQL.pendingOfWatcher);
+    const ack = f.db.prepare(SQL.ackPendingOfWatcher);
+    const tx = f.db.transaction(() => {
+      const rows = read.all(WATCHER) as { target_session_key: string; target_agent_id: string; last_seen: bigint; provenance: 'explicit' }[];
+      rows.map((r) => makeNotice(WATCHER, r.target_session_key, r.target_agent_id, Number(r.last_seen), undefined, r.provenance)).sort(compareNotices);
+      ack.run(T0, WATCHER);
+    });
+    lines.push({ name: '  … + notices built and sorted (R23-R26)', note: 'context key, text, wake per notice', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+  }
+  {
+    const f = fixture();
+    const read = f.db.prepare(SQL.pendingOfWatcher);
+    const ack = f.db.prepare('UPDATE session_watch_cursors SET last_seen = notified, notified = max(material, notified), updated_at = ? WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key = ?');
+    const tx = f.db.transaction(() => {
+      for (const r of read.all(WATCHER) as { target_session_key: string; target_agent_id: string }[]) ack.run(T0, r.target_agent_id, r.target_session_key, WATCHER);
+    });
+    lines.push({ name: '  … ack by primary key per pair instead', note: 'option: one statement call per notice', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+  }
+  {
+    const f = fixture();
+    // Schema step 5's pending index (no N): the read's N > L test visits the table for every row.
+    f.db.exec('DROP INDEX session_watch_cursors_pending; CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key, last_seen, provenance) WHERE notified > last_seen');
+    const read = f.db.prepare(SQL.pendingOfWatcher);
+    const ack = f.db.prepare(SQL.ackPendingOfWatcher);
+    const tx = f.db.transaction(() => {
+      read.all(WATCHER);
+      ack.run(T0, WATCHER);
+    });
+    lines.push({ name: '  … with step 5\'s pending index (no N)', note: 'what schema step 6 fixed', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+  }
+  {
+    const f = fixture();
+    let got = 0;
+    lines.push({
+      name: 'adapter drainNotices()',
+      note: 'the real thing',
+      setup: f.setup,
+      fn: () => void (got = f.store.drainNotices(WATCHER).length),
+      check: () => {
+        if (got !== n) throw new Error(`drained ${got}, expected ${n}`);
+        f.check();
+      },
+    });
+  }
+  return { lines, close: () => stores.forEach((s) => s.close()) };
+}
+
+/**
+ * Prune by age: a 10k-event log over 10k sessions receives `removed` rows older than the
+ * retention before every call, spread over those sessions, so each prune raises up to that many
+ * watermarks (R42), as in bench/run.ts's prune-age group.
+ */
+function pruneLines(ws: Workspace, removed: number): { lines: Line[]; close: () => void } {
+  const template = ws.file('prune-template');
+  buildEventLog(template, 10_000);
+  const dbs: Database.Database[] = [];
+  const stores: ReturnType<typeof openAdapter>[] = [];
+  const fixture = () => {
+    const db = openRaw(ws.copy(template, 'prune'));
+    dbs.push(db);
+    const count = db.prepare(`SELECT count(*) FROM ${EVENTS}`).pluck();
+    return {
+      db,
+      setup: () => {
+        loadEvents(db, { count: removed, occurredAt: AGED }); // no checkpoint: bench/run.ts's prune group takes none either
+        db.defaultSafeIntegers(true); // as the adapter reads
+      },
+      check: () => {
+        db.defaultSafeIntegers(false);
+        if (count.get() !== 10_000) throw new Error('a prune line left aged rows');
+      },
+    };
+  };
+  const lines: Line[] = [];
+  {
+    const f = fixture();
+    const del = f.db.prepare(`DELETE FROM ${EVENTS} WHERE occurred_at < ?`);
+    const tx = f.db.transaction(() => del.run(CUTOFF));
+    lines.push({ name: 'raw DELETE older than 30 days', note: 'the baseline of bench/run.ts', setup: f.setup, fn: () => void tx.immediate(), check: f.check });
+  }
+  {
+    const f = fixture();
+    const group = f.db.prepare(SQL.stampAgedWatermarks.replace(/^UPDATE .* FROM \((.*)\) AS g .*$/, '$1'));
+    const del = f.db.prepare(SQL.deleteAged);
+    const tx = f.db.transaction(() => {
+      group.all(CUTOFF);
+      del.run(CUTOFF);
+    });
+    lines.push({ name: '  … + the stamp\'s GROUP BY read (no head written)', note: 'finding each identity\'s highest removed sequence', setup: f.setup, fn: () => void tx.immediate(), check: f.check });
+  }
+  {
+    const f = fixture();
+    const stamp = f.db.prepare(SQL.stampAgedWatermarks);
+    const del = f.db.prepare(SQL.deleteAged);
+    const tx = f.db.transaction(() => {
+      stamp.run(CUTOFF);
+      del.run(CUTOFF);
+    });
+    lines.push({ name: 'adapter SQL: stamp watermarks (R42), DELETE', note: '+ one head write per identity pruned', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+  }
+  {
+    const f = fixture();
+    const del = f.db.prepare(`${SQL.deleteAged} RETURNING agent_id, session_key, sequence`).raw();
+    const raise = f.db.prepare('UPDATE session_state_heads SET pruned_max_sequence = ? WHERE session_key = ? AND agent_id = ? AND pruned_max_sequence < ?');
+    const tx = f.db.transaction(() => {
+      const highest = new Map<string, [string, string, bigint]>();
+      for (const r of del.all(CUTOFF) as [string, string, bigint][]) {
+        const k = `${r[0]}\u0000${r[1]}`;
+        const seen = highest.get(k);
+        if (seen === undefined || seen[2] < r[2]) highest.set(k, r);
+      }
+      for (const [agent, session, sequence] of highest.values()) raise.run(sequence, session, agent, sequence);
+    });
+    lines.push({ name: '  … DELETE RETURNING, highest per identity in JS', note: 'option: one read of the rows instead of two', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+  }
+  {
+    const f = fixture();
+    f.db.exec(
+      'CREATE TEMP TRIGGER stamp_on_delete AFTER DELETE ON main.session_state_events BEGIN ' +
+        'UPDATE session_state_heads SET pruned_max_sequence = old.sequence WHERE session_key = old.session_key AND agent_id = old.agent_id AND pruned_max_sequence < old.sequence; END',
+    );
+    const del = f.db.prepare(SQL.deleteAged);
+    const tx = f.db.transaction(() => del.run(CUTOFF));
+    lines.push({ name: '  … a per-row trigger raises the watermark', note: 'option: no separate read', setup: f.setup, fn: () => void tx.immediate(), check: f.check });
+  }
+  {
+    const path = ws.copy(template, 'prune-adapter');
+    const side = openRaw(path);
+    dbs.push(side);
+    const store = openAdapter(path);
+    stores.push(store);
+    lines.push({
+      name: 'adapter prune()',
+      note: 'the real thing (+ its probes and R44 cursor expiry)',
+      setup: () => loadEvents(side, { count: removed, occurredAt: AGED }),
+      fn: () => store.prune(),
+      check: () => {
+        if (store.eventCount() !== 10_000) throw new Error('prune() left aged rows');
+      },
+    });
+  }
+  return { lines, close: () => [...stores, ...dbs].forEach((x) => x.close()) };
+}
+
+function measure(title: string, lines: Line[], budget: Budget, only: string | undefined): string {
+  // The first line is the baseline every other line is quoted against, so it always runs.
+  const chosen = lines.filter((l, i) => i === 0 || only === undefined || l.name.includes(only));
+  const tasks: TaskSpec[] = chosen.map((l) => ({ name: l.name, fn: l.fn, beforeEach: l.setup, afterEach: l.check }));
+  const got = measureInterleaved(tasks, budget, (m) => process.stderr.write(`${title}: ${m}\n`));
+  const base = got.get(chosen[0]!.name)!.p50Ms;
+  const table: string[][] = [[title, 'p50 per call', 'baseline/this', 'note']];
+  for (const l of chosen) {
+    const p50 = got.get(l.name)!.p50Ms;
+    table.push([l.name, formatDuration(p50), (base / p50).toFixed(2), l.note]);
+  }
+  return renderTable(table, [false, true, true, false]);
+}
+
+function main(): void {
+  const { pairs, removed, budget, only } = parse(process.argv.slice(2));
+  const ws = new Workspace();
+  const closers: (() => void)[] = [];
+  try {
+    const drain = drainLines(ws, pairs);
+    closers.push(drain.close);
+    const prune = pruneLines(ws, removed);
+    closers.push(prune.close);
+    process.stdout.write(`${measure(`drain, 1 watcher × ${pairs} targets`, drain.lines, budget, only)}\n\n`);
+    process.stdout.write(`${measure(`prune by age, ${removed} rows of 10k sessions`, prune.lines, budget, only)}\n`);
+  } finally {
+    for (const close of closers) close();
+    ws.dispose();
+  }
+}
+
+main();

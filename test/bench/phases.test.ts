@@ -1,0 +1,37 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+// The diagnostics scripts run end to end at tiny sizes: every line does the whole job (each line's
+// untimed check throws otherwise) and the table lists every line. No timing is asserted.
+
+function run(script: string, args: string[]): string {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { encoding: 'utf8', timeout: 180_000 });
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+/** The first column of each table row after the header rule. */
+function lineNames(table: string): string[] {
+  return table
+    .split('\n')
+    .filter((l) => /\d\.\d\d  /.test(l))
+    .map((l) => l.split(/\s{2,}/)[0]!.trim());
+}
+
+describe('bench phases scripts', () => {
+  it('phases-drain-prune.ts prices every drain and prune step at small sizes', () => {
+    const out = run('bench/phases-drain-prune.ts', ['--pairs', '20', '--removed', '20', '--quick', '--rounds', '1']);
+    const names = lineNames(out);
+    expect(names).toContain('raw UPDATE per pair');
+    expect(names).toContain('adapter drainNotices()');
+    expect(names).toContain('raw DELETE older than 30 days');
+    expect(names).toContain('adapter prune()');
+    expect(names).toHaveLength(12);
+  }, 240_000);
+
+  it('phases-drain-prune.ts refuses a bad count, naming the flag', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/phases-drain-prune.ts', '--pairs', '0'], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/--pairs takes a positive integer/);
+  }, 90_000);
+});
