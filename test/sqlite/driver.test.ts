@@ -456,6 +456,8 @@ describe('driver selection', () => {
       'SQLITE_CONSTRAINT_DATATYPE', 'SQLITE_NOTADB', 'SQLITE_FULL', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_IOERR_DATA',
     ]);
     expect(sqliteCodeName(5 | (40 << 8))).toBe('SQLITE_BUSY'); // an extended code not in the table keeps its primary name
+    // ABORT's only extended code is the second (sqlite3.h); 4 | (1 << 8) is unused and names its primary.
+    expect([516, 260].map(sqliteCodeName)).toEqual(['SQLITE_ABORT_ROLLBACK', 'SQLITE_ABORT']);
     expect(sqliteCodeName(99)).toBeUndefined();
     expect(sqliteErrorCode(new Error('plain'))).toBeUndefined();
     expect(sqliteErrorCode(Object.assign(new Error('node'), { code: 'ERR_SQLITE_ERROR', errcode: 2067 }))).toBe('SQLITE_CONSTRAINT_UNIQUE');

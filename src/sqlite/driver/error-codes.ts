@@ -12,11 +12,11 @@ const PRIMARY: Record<number, string> = {
   22: 'NOLFS', 23: 'AUTH', 24: 'FORMAT', 25: 'RANGE', 26: 'NOTADB', 27: 'NOTICE', 28: 'WARNING',
 };
 
-/** Extended codes are `primary | (n << 8)`; entry n - 1 of each list names the n-th one (sqlite3.h). */
+/** Extended codes are `primary | (n << 8)`; entry n - 1 of each list names the n-th one (sqlite3.h); '' marks a number sqlite3.h leaves unused. */
 const EXTENDED: Record<number, readonly string[]> = {
   0: ['LOAD_PERMANENTLY', 'SYMLINK'],
   1: ['MISSING_COLLSEQ', 'RETRY', 'SNAPSHOT'],
-  4: ['ROLLBACK'],
+  4: ['', 'ROLLBACK'], // SQLITE_ABORT_ROLLBACK is 4 | (2 << 8): sqlite3.h has no ABORT extended code 1
   5: ['RECOVERY', 'SNAPSHOT', 'TIMEOUT'],
   6: ['SHAREDCACHE', 'VTAB'],
   8: ['RECOVERY', 'CANTLOCK', 'ROLLBACK', 'DBMOVED', 'CANTINIT', 'DIRECTORY'],
@@ -39,7 +39,7 @@ export function sqliteCodeName(code: number): string | undefined {
   if (primary === undefined) return undefined;
   const extended = code >> 8 === 0 ? undefined : EXTENDED[code & 0xff]?.[(code >> 8) - 1];
   // An extended code this table does not know still names its primary code.
-  return extended === undefined ? `SQLITE_${primary}` : `SQLITE_${primary}_${extended}`;
+  return extended === undefined || extended === '' ? `SQLITE_${primary}` : `SQLITE_${primary}_${extended}`;
 }
 
 /** The SQLite error code of an error thrown by any driver, or undefined for other errors. */
