@@ -29,19 +29,21 @@ export function prepareRecord(input: unknown, now: number): { event: PreparedEve
   if (valid.sessionId !== undefined) event.sessionId = valid.sessionId;
   if (valid.actorId !== undefined) event.actorId = valid.actorId;
   if (valid.runId !== undefined) event.runId = valid.runId;
-  // Frozen copy: the stored record must not change when the caller later edits its input or output.
-  if (valid.payload !== undefined) event.payload = Object.freeze(ownPlainCopy(valid.payload));
+  // Frozen: the stored record must not change when the caller later edits its input or output.
+  if (valid.payload !== undefined) event.payload = frozenPayload(valid.payload);
   if (valid.dedupeKey !== undefined) event.dedupeKey = valid.dedupeKey;
   return { event, watchers: valid.watchers ?? [], onlyIfWatched: valid.onlyIfWatched === true };
 }
 
 /**
- * The payload as a plain object no one else holds. The snapshot (R9a) already copied a plain
- * object into a fresh `{}` of its own, so that copy is used as it is; anything else (an object the
- * snapshot passed on uncopied) is copied here.
+ * The payload as a frozen plain object no one else can change. Validation hands over either its
+ * snapshot's own copy (a fresh `{}`, frozen here) or an already frozen object equal to it (shared
+ * by the events with that payload: immutable and, by R4, holding only primitives), used as it is.
+ * Anything else (an object the snapshot passed on uncopied) is copied first.
  */
-function ownPlainCopy<T extends object>(payload: T): T {
-  return Object.getPrototypeOf(payload) === Object.prototype && !Object.isFrozen(payload) ? payload : { ...payload };
+function frozenPayload<T extends object>(payload: T): Readonly<T> {
+  if (Object.getPrototypeOf(payload) !== Object.prototype) return Object.freeze({ ...payload });
+  return Object.isFrozen(payload) ? payload : Object.freeze(payload);
 }
 
 /** What a store needs to record one input: the event without its sequence, plus R9b/R11 options. */
