@@ -2,7 +2,7 @@ import { LIMITS, NOTIFY_CLASS, type EventKind, type RecordInput, type StateEvent
 import { applyMaterial, seedOnSpawn, type CursorIdentity } from './cursor.js';
 import { ValidationError, isValidationError } from './errors.js';
 import { isAgentScopedKey } from './keys.js';
-import { validateRecordInput } from './validate.js';
+import { validateRecordFields } from './validate.js';
 
 /** An event ready to insert: validated, clamped, without its sequence (the store assigns it, R7). */
 export type PreparedEvent = Omit<StateEvent, 'sequence'>;
@@ -15,7 +15,7 @@ export function clampOccurredAt(occurredAt: number | undefined, now: number): nu
 
 /** R1-R6, R9: validate and normalize; throws ValidationError before anything is written. */
 export function prepareRecord(input: unknown, now: number): { event: PreparedEvent; watchers: string[]; onlyIfWatched: boolean } {
-  const valid: RecordInput = validateRecordInput(input);
+  const valid: RecordInput = validateRecordFields(input);
   const event: PreparedEvent = {
     sessionKey: valid.sessionKey,
     agentId: valid.agentId,
@@ -29,21 +29,11 @@ export function prepareRecord(input: unknown, now: number): { event: PreparedEve
   if (valid.sessionId !== undefined) event.sessionId = valid.sessionId;
   if (valid.actorId !== undefined) event.actorId = valid.actorId;
   if (valid.runId !== undefined) event.runId = valid.runId;
-  // Frozen: the stored record must not change when the caller later edits its input or output.
-  if (valid.payload !== undefined) event.payload = frozenPayload(valid.payload);
+  // Frozen by validateRecordFields: the stored record must not change when the caller later edits
+  // its input or output. Equal payloads may share one frozen object (immutable, primitives only, R4).
+  if (valid.payload !== undefined) event.payload = valid.payload;
   if (valid.dedupeKey !== undefined) event.dedupeKey = valid.dedupeKey;
   return { event, watchers: valid.watchers ?? [], onlyIfWatched: valid.onlyIfWatched === true };
-}
-
-/**
- * The payload as a frozen plain object no one else can change. Validation hands over either its
- * snapshot's own copy (a fresh `{}`, frozen here) or an already frozen object equal to it (shared
- * by the events with that payload: immutable and, by R4, holding only primitives), used as it is.
- * Anything else (an object the snapshot passed on uncopied) is copied first.
- */
-function frozenPayload<T extends object>(payload: T): Readonly<T> {
-  if (Object.getPrototypeOf(payload) !== Object.prototype) return Object.freeze({ ...payload });
-  return Object.isFrozen(payload) ? payload : Object.freeze(payload);
 }
 
 /** What a store needs to record one input: the event without its sequence, plus R9b/R11 options. */
