@@ -105,7 +105,8 @@ const SCAN_LIMIT = 8;
 
 /**
  * R10-R17: what an inserted event does to cursors and notices. Pure: the store passes the
- * cursors currently held on the event's target (for this agent) and the producer's watchers.
+ * cursors currently held on the event's target (for this agent; at most one per watcher, as the
+ * stores key them) and the producer's watchers.
  */
 export function planNotifications(
   event: StateEvent,
@@ -127,28 +128,32 @@ export function planNotifications(
     return plan;
   }
 
-  let watchers: string[];
-  if (notifyClass === 'terminal') {
-    // R16: explicit watchers only; the spawning parent hears of completion from the runtime, and
-    // ambient cursors (R21b) are notified like spawn cursors.
-    watchers = [];
-    for (const c of cursorsOnTarget) if (c.provenance === 'explicit') watchers.push(c.watcherSessionKey);
-  } else {
-    // R11: producer-passed watchers plus every cursor holder.
-    watchers = passed;
-    for (const c of cursorsOnTarget) watchers.push(c.watcherSessionKey);
+  // R11: producer-passed watchers first, then every cursor holder; R16: terminal runs reach the
+  // explicit cursors only (ambient cursors, R21b, are notified like spawn cursors). Each list holds
+  // a watcher once (eligibleWatchers dedupes, a target's cursors are one per watcher), so only a
+  // cursor holder the producer also passed needs skipping: no merged list, no Set per event.
+  const terminal = notifyClass === 'terminal';
+  if (!terminal) {
+    for (const w of passed) {
+      if (!isTold(event, w)) continue;
+      const existing = cursorOf(cursorsOnTarget, byWatcher, w);
+      // An existing cursor on this target already names the identity (watcher, target, agent).
+      plan.cursorWrites.push(applyMaterial(existing, existing ?? identityOf(event, w), event.sequence, now));
+    }
   }
-  const seen = new Set<string>();
-  for (const w of watchers) {
-    if (seen.has(w)) continue;
-    seen.add(w);
-    if (!isAgentScopedKey(w) || w === event.sessionKey) continue; // R13
-    if (event.actorId !== undefined && event.actorId === w) continue; // R12
-    const existing = cursorOf(cursorsOnTarget, byWatcher, w);
-    // An existing cursor on this target already names the identity (watcher, target, agent).
-    plan.cursorWrites.push(applyMaterial(existing, existing ?? identityOf(event, w), event.sequence, now));
+  const alsoPassed = terminal || passed.length === 0 ? undefined : passed.length > SCAN_LIMIT ? new Set(passed) : passed;
+  for (const c of cursorsOnTarget) {
+    if (terminal && c.provenance !== 'explicit') continue;
+    if (alsoPassed !== undefined && (Array.isArray(alsoPassed) ? alsoPassed.includes(c.watcherSessionKey) : (alsoPassed as Set<string>).has(c.watcherSessionKey))) continue;
+    if (isTold(event, c.watcherSessionKey)) plan.cursorWrites.push(applyMaterial(c, c, event.sequence, now));
   }
   return plan;
+}
+
+/** R12, R13: a bare key, the target itself and the event's own actor are never told. */
+function isTold(event: StateEvent, watcherSessionKey: string): boolean {
+  if (watcherSessionKey === event.sessionKey || !isAgentScopedKey(watcherSessionKey)) return false; // R13
+  return event.actorId === undefined || event.actorId !== watcherSessionKey; // R12
 }
 
 function identityOf(event: StateEvent, watcherSessionKey: string): CursorIdentity {
