@@ -30,7 +30,7 @@ export function prepareRecord(input: unknown, now: number): { event: PreparedEve
   if (valid.actorId !== undefined) event.actorId = valid.actorId;
   if (valid.runId !== undefined) event.runId = valid.runId;
   // Frozen by validateRecordFields: the stored record must not change when the caller later edits
-  // its input or output. Equal payloads may share one frozen object (immutable, primitives only, R4).
+  // its input or output.
   if (valid.payload !== undefined) event.payload = valid.payload;
   if (valid.dedupeKey !== undefined) event.dedupeKey = valid.dedupeKey;
   return { event, watchers: valid.watchers ?? [], onlyIfWatched: valid.onlyIfWatched === true };

@@ -397,70 +397,17 @@ function isAcceptedPayload(kind: EventKind, payload: unknown): boolean {
   return payloadSchema !== null && checker(payloadSchema).Check(payload) && checker(Payload).Check(payload) && allWellFormed(payload);
 }
 
-/** A node of the payload memo: one step per field, by name then value, in the payload's key order. */
-interface PayloadNode {
-  readonly next: Map<string, Map<string | number, PayloadNode>>;
-  /** The accepted payload whose fields are the path to this node, frozen. */
-  payload?: Readonly<Record<string, unknown>>;
-}
-
 /**
- * Accepted payloads per kind, by content, each frozen. Producers send a handful of payloads over
- * and over (`{channel: 'web'}`), so the schema check and the freeze run once per distinct payload,
- * and the events that carry it share one immutable object instead of holding a copy each. A tree
- * of Maps rather than a string key: no string is built or hashed per record.
- */
-const payloadMemo = new Map<EventKind, PayloadNode>();
-let payloadMemoSize = 0;
-
-/** A value the memo can key exactly: a string, or a number other than -0 (Maps key -0 as 0). */
-function isMemoValue(value: unknown): value is string | number {
-  return typeof value === 'string' || (typeof value === 'number' && !Object.is(value, -0));
-}
-
-/**
- * The payload to store if `kind` accepts it: a frozen object equal to it, field order included,
- * or undefined when the fast check cannot say (the exhaustive check then decides). The snapshot
- * gave `payload` to us as a plain object no one else holds, so a first sighting is frozen in place.
- * Sharing one frozen object between events is safe: it is immutable and holds only primitives (R4).
+ * The payload to store if `kind` accepts it, frozen, or undefined when the fast check cannot say
+ * (the exhaustive check then decides). The snapshot gave `payload` to us as a plain object no one
+ * else holds, so it is frozen in place rather than copied. (Remembering accepted payloads by
+ * content was tried: it wins on a repeated payload and loses a third of the rate when a payload
+ * carries a counter such as `turns`, so every payload is checked.)
  */
 function acceptedPayload(kind: EventKind, payload: unknown): Readonly<Record<string, unknown>> | undefined {
   if (payload === null || typeof payload !== 'object' || Object.getPrototypeOf(payload) !== Object.prototype) return undefined;
-  const plain = payload as Record<string, unknown>;
-  const names = Object.keys(plain);
-  let root = payloadMemo.get(kind);
-  if (root === undefined) payloadMemo.set(kind, (root = { next: new Map() }));
-  let node: PayloadNode | undefined = root;
-  let memoizable = true;
-  for (let i = 0; i < names.length && node !== undefined; i++) {
-    const value = plain[names[i]!];
-    if (!isMemoValue(value)) {
-      memoizable = false;
-      break;
-    }
-    node = node.next.get(names[i]!)?.get(value);
-  }
-  if (memoizable && node?.payload !== undefined) return node.payload;
-  if (!isAcceptedPayload(kind, plain)) return undefined;
-  const frozen = Object.freeze(plain);
-  if (!memoizable) return frozen;
-  if (payloadMemoSize >= MEMO_LIMIT) {
-    payloadMemo.clear();
-    payloadMemoSize = 0;
-    payloadMemo.set(kind, (root = { next: new Map() }));
-  }
-  let at: PayloadNode = root;
-  for (const name of names) {
-    const value = plain[name] as string | number;
-    let byValue: Map<string | number, PayloadNode> | undefined = at.next.get(name);
-    if (byValue === undefined) at.next.set(name, (byValue = new Map()));
-    let child: PayloadNode | undefined = byValue.get(value);
-    if (child === undefined) byValue.set(value, (child = { next: new Map() }));
-    at = child;
-  }
-  at.payload = frozen;
-  payloadMemoSize++;
-  return frozen;
+  if (!isAcceptedPayload(kind, payload)) return undefined;
+  return Object.freeze(payload as Record<string, unknown>);
 }
 
 function isAcceptedRecordInput(input: unknown): input is RecordInput {
