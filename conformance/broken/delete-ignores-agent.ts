@@ -14,10 +14,9 @@ class DeleteIgnoresAgent extends VariantStore {
     validateIdentity(sessionKey, (typeof sessionKey === 'string' ? parseAgentScopedKey(sessionKey)?.agentId : undefined) ?? agentId); // the key alone
     validateIdentity('global', agentId); // the agent id alone
     const id = identityKey(sessionKey, agentId);
-    for (const e of this.state.sessionEvents.get(id) ?? []) {
-      this.state.events.delete(e.sequence);
-      if (e.dedupeKey !== undefined) this.state.dedupe.delete(e.dedupeKey);
-    }
+    const gone = new Set(this.state.sessionEvents.get(id) ?? []);
+    for (const e of gone) if (e.dedupeKey !== undefined) this.state.dedupe.delete(e.dedupeKey);
+    this.state.events = this.state.events.filter((e) => !gone.has(e));
     this.state.sessionEvents.delete(id);
     this.state.heads.delete(id);
     this.state.cursors.delete(id);

@@ -105,9 +105,8 @@ export class VariantStore extends MemoryStore {
     const now = this.clock();
     const { event, watchers, onlyIfWatched } = prepareRecord(input, now);
     if (event.dedupeKey !== undefined) {
-      const existing = this.state.dedupe.get(event.dedupeKey);
-      if (existing !== undefined) {
-        const hit = this.state.events.get(existing)!;
+      const hit = this.state.dedupe.get(event.dedupeKey);
+      if (hit !== undefined) {
         this.onDedupeHit(hit, watchers, now);
         return hit;
       }
@@ -116,11 +115,11 @@ export class VariantStore extends MemoryStore {
     const cursorsOnTarget = this.cursorsOn(event.sessionKey, event.agentId);
     if (onlyIfWatched && !this.gate(cursorsOnTarget, watchers, event.sessionKey)) return undefined;
     const stored: StateEvent = Object.freeze(this.toStored({ sequence: this.state.nextSequence++, ...event }, input));
-    this.state.events.set(stored.sequence, stored);
+    this.state.events.push(stored);
     let list = this.state.sessionEvents.get(id);
     if (!list) this.state.sessionEvents.set(id, (list = []));
     list.push(stored);
-    if (stored.dedupeKey !== undefined) this.state.dedupe.set(stored.dedupeKey, stored.sequence);
+    if (stored.dedupeKey !== undefined) this.state.dedupe.set(stored.dedupeKey, stored);
     const head = this.state.heads.get(id);
     this.state.heads.set(id, {
       sessionKey: stored.sessionKey,

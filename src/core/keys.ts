@@ -23,8 +23,18 @@ export function parseAgentScopedKey(key: string): AgentScopedKey | undefined {
   return { agentId, rest };
 }
 
+/** Remembered answers are capped: a store sees a few thousand live keys, not millions. */
+const MEMO_LIMIT = 1024;
+
+/** Keys known to be agent-scoped: R11/R13 ask it for every watcher of every material event. */
+const agentScoped = new Set<string>();
+
 export function isAgentScopedKey(key: string): boolean {
-  return parseAgentScopedKey(key) !== undefined;
+  if (agentScoped.has(key)) return true;
+  if (parseAgentScopedKey(key) === undefined) return false;
+  if (agentScoped.size >= MEMO_LIMIT) agentScoped.clear();
+  agentScoped.add(key);
+  return true;
 }
 
 /** R25: sub-agent watchers are not woken; they see the notice on their next turn. */
@@ -131,5 +141,14 @@ export function decodeContextKey(contextKey: string): { targetAgentId: string; t
 
 /** Internal map key of a session identity; keys cannot contain U+0000 (R1), so the join is unambiguous. */
 export function identityKey(sessionKey: string, agentId: string): string {
-  return `${agentId}\u0000${sessionKey}`;
+  // Remembered per session key: a store looks the identity of every append up in several Maps, and
+  // the same string object each time is hashed once instead of built, flattened and hashed anew.
+  const known = identityKeys.get(sessionKey);
+  if (known !== undefined && known.agentId === agentId) return known.key;
+  const key = `${agentId}\u0000${sessionKey}`;
+  if (identityKeys.size >= MEMO_LIMIT) identityKeys.clear();
+  identityKeys.set(sessionKey, { agentId, key });
+  return key;
 }
+
+const identityKeys = new Map<string, { readonly agentId: string; readonly key: string }>();

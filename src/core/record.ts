@@ -2,7 +2,7 @@ import { LIMITS, NOTIFY_CLASS, type EventKind, type RecordInput, type StateEvent
 import { applyMaterial, seedOnSpawn, type CursorIdentity } from './cursor.js';
 import { ValidationError, isValidationError } from './errors.js';
 import { isAgentScopedKey } from './keys.js';
-import { validateRecordInput } from './validate.js';
+import { validateRecordFields } from './validate.js';
 
 /** An event ready to insert: validated, clamped, without its sequence (the store assigns it, R7). */
 export type PreparedEvent = Omit<StateEvent, 'sequence'>;
@@ -15,7 +15,7 @@ export function clampOccurredAt(occurredAt: number | undefined, now: number): nu
 
 /** R1-R6, R9: validate and normalize; throws ValidationError before anything is written. */
 export function prepareRecord(input: unknown, now: number): { event: PreparedEvent; watchers: string[]; onlyIfWatched: boolean } {
-  const valid: RecordInput = validateRecordInput(input);
+  const valid: RecordInput = validateRecordFields(input);
   const event: PreparedEvent = {
     sessionKey: valid.sessionKey,
     agentId: valid.agentId,
@@ -29,19 +29,11 @@ export function prepareRecord(input: unknown, now: number): { event: PreparedEve
   if (valid.sessionId !== undefined) event.sessionId = valid.sessionId;
   if (valid.actorId !== undefined) event.actorId = valid.actorId;
   if (valid.runId !== undefined) event.runId = valid.runId;
-  // Frozen copy: the stored record must not change when the caller later edits its input or output.
-  if (valid.payload !== undefined) event.payload = Object.freeze(ownPlainCopy(valid.payload));
+  // Frozen by validateRecordFields: the stored record must not change when the caller later edits
+  // its input or output.
+  if (valid.payload !== undefined) event.payload = valid.payload;
   if (valid.dedupeKey !== undefined) event.dedupeKey = valid.dedupeKey;
   return { event, watchers: valid.watchers ?? [], onlyIfWatched: valid.onlyIfWatched === true };
-}
-
-/**
- * The payload as a plain object no one else holds. The snapshot (R9a) already copied a plain
- * object into a fresh `{}` of its own, so that copy is used as it is; anything else (an object the
- * snapshot passed on uncopied) is copied here.
- */
-function ownPlainCopy<T extends object>(payload: T): T {
-  return Object.getPrototypeOf(payload) === Object.prototype && !Object.isFrozen(payload) ? payload : { ...payload };
 }
 
 /** What a store needs to record one input: the event without its sequence, plus R9b/R11 options. */
@@ -113,7 +105,8 @@ const SCAN_LIMIT = 8;
 
 /**
  * R10-R17: what an inserted event does to cursors and notices. Pure: the store passes the
- * cursors currently held on the event's target (for this agent) and the producer's watchers.
+ * cursors currently held on the event's target (for this agent; at most one per watcher, as the
+ * stores key them) and the producer's watchers.
  */
 export function planNotifications(
   event: StateEvent,
@@ -135,28 +128,32 @@ export function planNotifications(
     return plan;
   }
 
-  let watchers: string[];
-  if (notifyClass === 'terminal') {
-    // R16: explicit watchers only; the spawning parent hears of completion from the runtime, and
-    // ambient cursors (R21b) are notified like spawn cursors.
-    watchers = [];
-    for (const c of cursorsOnTarget) if (c.provenance === 'explicit') watchers.push(c.watcherSessionKey);
-  } else {
-    // R11: producer-passed watchers plus every cursor holder.
-    watchers = passed;
-    for (const c of cursorsOnTarget) watchers.push(c.watcherSessionKey);
+  // R11: producer-passed watchers first, then every cursor holder; R16: terminal runs reach the
+  // explicit cursors only (ambient cursors, R21b, are notified like spawn cursors). Each list holds
+  // a watcher once (eligibleWatchers dedupes, a target's cursors are one per watcher), so only a
+  // cursor holder the producer also passed needs skipping: no merged list, no Set per event.
+  const terminal = notifyClass === 'terminal';
+  if (!terminal) {
+    for (const w of passed) {
+      if (!isTold(event, w)) continue;
+      const existing = cursorOf(cursorsOnTarget, byWatcher, w);
+      // An existing cursor on this target already names the identity (watcher, target, agent).
+      plan.cursorWrites.push(applyMaterial(existing, existing ?? identityOf(event, w), event.sequence, now));
+    }
   }
-  const seen = new Set<string>();
-  for (const w of watchers) {
-    if (seen.has(w)) continue;
-    seen.add(w);
-    if (!isAgentScopedKey(w) || w === event.sessionKey) continue; // R13
-    if (event.actorId !== undefined && event.actorId === w) continue; // R12
-    const existing = cursorOf(cursorsOnTarget, byWatcher, w);
-    // An existing cursor on this target already names the identity (watcher, target, agent).
-    plan.cursorWrites.push(applyMaterial(existing, existing ?? identityOf(event, w), event.sequence, now));
+  const alsoPassed = terminal || passed.length === 0 ? undefined : passed.length > SCAN_LIMIT ? new Set(passed) : passed;
+  for (const c of cursorsOnTarget) {
+    if (terminal && c.provenance !== 'explicit') continue;
+    if (alsoPassed !== undefined && (Array.isArray(alsoPassed) ? alsoPassed.includes(c.watcherSessionKey) : (alsoPassed as Set<string>).has(c.watcherSessionKey))) continue;
+    if (isTold(event, c.watcherSessionKey)) plan.cursorWrites.push(applyMaterial(c, c, event.sequence, now));
   }
   return plan;
+}
+
+/** R12, R13: a bare key, the target itself and the event's own actor are never told. */
+function isTold(event: StateEvent, watcherSessionKey: string): boolean {
+  if (watcherSessionKey === event.sessionKey || !isAgentScopedKey(watcherSessionKey)) return false; // R13
+  return event.actorId === undefined || event.actorId !== watcherSessionKey; // R12
 }
 
 function identityOf(event: StateEvent, watcherSessionKey: string): CursorIdentity {

@@ -210,8 +210,83 @@ export function validateRecordInput(raw: unknown): RecordInput {
   // The common case (a valid input) is accepted in one pass; anything the fast check does not
   // accept goes through the exhaustive check below, on the same snapshot (R9a: the caller's
   // object is not read again), so which error is thrown never depends on the fast check.
-  if (isAcceptedRecordInput(input)) return input;
+  if (hasRecordFieldsOnly(input) && isAcceptedRecordInput(input)) return input;
   return checkRecordInputInOrder(input);
+}
+
+/**
+ * validateRecordInput for the record path (prepareRecord): the same decision and the same error,
+ * but an accepted input comes back as one fixed-shape object with every RecordInput field, absent
+ * ones `undefined` (see snapshotRecordInput), and its payload frozen. Cheaper to build and to read
+ * than a copy in the caller's key order; not for callers that look at the keys.
+ */
+export function validateRecordFields(raw: unknown): RecordInput {
+  const { input, knownFieldsOnly } = snapshotRecordInput(raw);
+  if (knownFieldsOnly && isAcceptedRecordInput(input)) return input;
+  const valid = checkRecordInputInOrder(input);
+  // The fast check's payloads are frozen already (acceptedPayload); this one is the snapshot's own copy.
+  if (valid.payload !== undefined) Object.freeze(valid.payload);
+  return valid;
+}
+
+/** Whether a snapshot holds RecordInput's fields only (own keys; the exhaustive check names any other). */
+function hasRecordFieldsOnly(input: unknown): boolean {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return false;
+  for (const key in input) {
+    // An inherited or unknown key: the exhaustive check decides what to say about it.
+    if (!Object.prototype.hasOwnProperty.call(input, key) || !RECORD_FIELDS.has(key)) return false;
+  }
+  return true;
+}
+
+/**
+ * R9a for record(): snapshotInput's one read of the argument (Object.keys, then each key's value
+ * once, nested values through snapshotInput), but an input whose keys are all RecordInput fields is
+ * copied into one fixed-shape object (absent fields undefined, which every check reads as absent),
+ * its fields stored by name, instead of a copy grown key by key in the input's order. An input with
+ * any other key gets snapshotInput's ordered copy, built from the values already read, because the
+ * exhaustive check names the first unknown field in the input's own key order.
+ */
+function snapshotRecordInput(value: unknown): { input: unknown; knownFieldsOnly: boolean } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { input: snapshotInput(value), knownFieldsOnly: false };
+  const keys = Object.keys(value);
+  const values: unknown[] = [];
+  let knownFieldsOnly = true;
+  let sessionKey, agentId, sessionId, kind, actorType, actorId, runId, occurredAt, summary, payload, dedupeKey, watchers, onlyIfWatched: unknown;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item: unknown = (value as Record<string, unknown>)[key];
+    const copied = item === null || typeof item !== 'object' ? item : snapshotInput(item, key, 1);
+    values.push(copied);
+    // RecordInput's fields (a test holds this list to spec/schemas).
+    switch (key) {
+      case 'sessionKey': sessionKey = copied; break;
+      case 'agentId': agentId = copied; break;
+      case 'sessionId': sessionId = copied; break;
+      case 'kind': kind = copied; break;
+      case 'actorType': actorType = copied; break;
+      case 'actorId': actorId = copied; break;
+      case 'runId': runId = copied; break;
+      case 'occurredAt': occurredAt = copied; break;
+      case 'summary': summary = copied; break;
+      case 'payload': payload = copied; break;
+      case 'dedupeKey': dedupeKey = copied; break;
+      case 'watchers': watchers = copied; break;
+      case 'onlyIfWatched': onlyIfWatched = copied; break;
+      default: knownFieldsOnly = false;
+    }
+  }
+  if (knownFieldsOnly) {
+    const input = { sessionKey, agentId, sessionId, kind, actorType, actorId, runId, occurredAt, summary, payload, dedupeKey, watchers, onlyIfWatched };
+    return { input, knownFieldsOnly };
+  }
+  const copy: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) {
+    // As in snapshotInput: an own `__proto__` key stays a plain field, for the schema to refuse by name.
+    if (keys[i] === '__proto__') Object.defineProperty(copy, '__proto__', { value: values[i], enumerable: true, writable: true, configurable: true });
+    else copy[keys[i]!] = values[i];
+  }
+  return { input: copy, knownFieldsOnly };
 }
 
 /**
@@ -316,13 +391,29 @@ function allWellFormed(value: unknown): boolean {
   return true;
 }
 
+/** R4 for one kind's payload, exactly as the exhaustive check decides it. */
+function isAcceptedPayload(kind: EventKind, payload: unknown): boolean {
+  const payloadSchema = PAYLOAD_SCHEMAS[kind];
+  return payloadSchema !== null && checker(payloadSchema).Check(payload) && checker(Payload).Check(payload) && allWellFormed(payload);
+}
+
+/**
+ * The payload to store if `kind` accepts it, frozen, or undefined when the fast check cannot say
+ * (the exhaustive check then decides). The snapshot gave `payload` to us as a plain object no one
+ * else holds, so it is frozen in place rather than copied. (Remembering accepted payloads by
+ * content was tried: it wins on a repeated payload and loses a third of the rate when a payload
+ * carries a counter such as `turns`, so every payload is checked.)
+ */
+function acceptedPayload(kind: EventKind, payload: unknown): Readonly<Record<string, unknown>> | undefined {
+  if (payload === null || typeof payload !== 'object' || Object.getPrototypeOf(payload) !== Object.prototype) return undefined;
+  if (!isAcceptedPayload(kind, payload)) return undefined;
+  return Object.freeze(payload as Record<string, unknown>);
+}
+
 function isAcceptedRecordInput(input: unknown): input is RecordInput {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return false;
+  // The caller has made sure the snapshot holds RecordInput's fields only.
   const r = input as Record<string, unknown>;
-  for (const key in r) {
-    // An inherited or unknown key: the exhaustive check decides what to say about it.
-    if (!Object.prototype.hasOwnProperty.call(r, key) || !RECORD_FIELDS.has(key)) return false;
-  }
   const sessionKey = r['sessionKey'];
   const agentId = r['agentId'];
   const kind = r['kind'];
@@ -340,8 +431,10 @@ function isAcceptedRecordInput(input: unknown): input is RecordInput {
   if (payload === undefined) {
     if (PAYLOAD_REQUIRED.has(kind as EventKind)) return false;
   } else {
-    const payloadSchema = PAYLOAD_SCHEMAS[kind as EventKind];
-    if (payloadSchema === null || !checker(payloadSchema).Check(payload) || !checker(Payload).Check(payload) || !allWellFormed(payload)) return false;
+    const accepted = acceptedPayload(kind as EventKind, payload);
+    if (accepted === undefined) return false;
+    // The snapshot's own copy gives way to an equal, frozen one (see acceptedPayload).
+    r['payload'] = accepted;
   }
   if (!OPAQUE_ID_RULE.acceptsOptional(r['dedupeKey'])) return false;
   const watchers = r['watchers'];

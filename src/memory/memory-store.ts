@@ -70,23 +70,38 @@ export interface MemoryStoreOptions extends Omit<CreateOptions, 'now'> {
  */
 export interface MemoryState {
   nextSequence: number;
-  /** Ascending by sequence (Map keeps insertion order and sequences only grow). */
-  events: Map<number, StateEvent>;
+  /**
+   * The log, ascending by sequence (sequences only grow, so an append is a push). An array, not a
+   * Map by sequence: a Map's insert lands in a random hash bucket of a table that outgrows the CPU
+   * caches, which cost more than the rest of an append (bench append/memory); nothing looks an
+   * event up by sequence, and removals (prune, deleteSession) rebuild it in one pass.
+   */
+  events: StateEvent[];
   /** Per session identity, ascending by sequence. */
   sessionEvents: Map<string, StateEvent[]>;
   heads: Map<string, SessionHead>;
   /** Keyed by identityKey(target) then watcher key. */
   cursors: Map<string, Map<string, WatchCursor>>;
-  dedupe: Map<string, number>;
+  /** R8: the retained event holding each dedupe key. */
+  dedupe: Map<string, StateEvent>;
   /** Bumped by every write that may change pending state, from any handle (the feed's change token). */
   changes: number;
 }
 
 export function emptyMemoryState(): MemoryState {
-  return { nextSequence: 1, events: new Map(), sessionEvents: new Map(), heads: new Map(), cursors: new Map(), dedupe: new Map(), changes: 0 };
+  return { nextSequence: 1, events: [], sessionEvents: new Map(), heads: new Map(), cursors: new Map(), dedupe: new Map(), changes: 0 };
 }
 
 const NO_CURSORS: readonly WatchCursor[] = Object.freeze([]);
+
+/** What applyRecord did, for its caller to signal and prune (R43) after; see applyRecord. */
+interface RecordOutcome {
+  readonly event: StateEvent | undefined;
+  readonly inserted: boolean;
+  readonly cursorsWritten: boolean;
+}
+/** R9b: nobody could be told, nothing written. */
+const NOTHING_WRITTEN: RecordOutcome = Object.freeze({ event: undefined, inserted: false, cursorsWritten: false });
 
 /** The stored row: `sequence` first, then the prepared fields in their order (as `{ sequence, ...event }`, built directly). */
 function withSequence(sequence: number, e: PreparedEvent): StateEvent {
@@ -126,8 +141,6 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   private readonly listeners: ChangeListeners;
   private readonly readClock: () => number;
   private readonly noticeLink: string | undefined;
-  /** Whether applyRecord wrote a cursor that has not been signalled to the listeners yet. */
-  private unsignalled = false;
   /** The options as resolved (the clock filled in); broken variants in conformance/broken read them. */
   private readonly options: MemoryStoreOptions & { now: () => number };
 
@@ -143,7 +156,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     this.config = resolvePruneConfig(options);
     this.lastPruneAt = this.now();
     // R29: opening prunes (an existing state may hold expired rows); a fresh state has nothing to do.
-    if (state.events.size > 0 || state.cursors.size > 0) this.prune();
+    if (state.events.length > 0 || state.cursors.size > 0) this.prune();
   }
 
   /** Another handle on the same state, as a second connection to one database file would be. */
@@ -162,11 +175,9 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   record(input: Parameters<SessionStateStore['record']>[0]): StateEvent | undefined {
     this.assertOpen();
     const now = this.now();
-    const prepared = prepareRecord(input, now);
-    const nextBefore = this.state.nextSequence;
-    const result = this.applyRecord(prepared, now);
-    this.afterWrite(now, this.state.nextSequence !== nextBefore);
-    return result;
+    const outcome = this.applyRecord(prepareRecord(input, now), now);
+    if (outcome.inserted) this.afterWrite(now, outcome.cursorsWritten);
+    return outcome.event;
   }
 
   /**
@@ -178,63 +189,66 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     this.assertOpen();
     const now = this.now();
     const prepared = prepareRecordBatch(inputs, now);
-    const nextBefore = this.state.nextSequence;
     const results: (StateEvent | undefined)[] = [];
-    for (const p of prepared) results.push(this.applyRecord(p, now));
-    this.afterWrite(now, this.state.nextSequence !== nextBefore);
+    let inserted = false;
+    let cursorsWritten = false;
+    for (const p of prepared) {
+      const outcome = this.applyRecord(p, now);
+      results.push(outcome.event);
+      inserted ||= outcome.inserted;
+      cursorsWritten ||= outcome.cursorsWritten;
+    }
+    if (inserted) this.afterWrite(now, cursorsWritten);
     return results;
   }
 
   /**
-   * One validated input applied to the state: the stored event, the existing one on a dedupe hit,
-   * or undefined when onlyIfWatched found nobody. Cursor writes are signalled by afterWrite.
+   * One validated input applied to the state, as the SQLite store's recordOne: the event to return
+   * (the stored one, the existing one on a dedupe hit, undefined when onlyIfWatched found nobody),
+   * whether it was inserted, and whether cursors were written (the listeners must hear of those).
    */
-  private applyRecord({ event, watchers, onlyIfWatched }: PreparedRecord, now: number): StateEvent | undefined {
+  private applyRecord({ event, watchers, onlyIfWatched }: PreparedRecord, now: number): RecordOutcome {
+    const state = this.state;
     // R8: a repeated dedupe key returns the existing row and changes nothing.
     if (event.dedupeKey !== undefined) {
-      const existing = this.state.dedupe.get(event.dedupeKey);
-      if (existing !== undefined) return this.state.events.get(existing);
+      const existing = state.dedupe.get(event.dedupeKey);
+      if (existing !== undefined) return { event: existing, inserted: false, cursorsWritten: false };
     }
     const id = identityKey(event.sessionKey, event.agentId);
-    const byWatcher = this.state.cursors.get(id);
+    const byWatcher = state.cursors.get(id);
     // No copy when nothing watches: the common append reads no cursor at all.
     const cursorsOnTarget: readonly WatchCursor[] = byWatcher === undefined || byWatcher.size === 0 ? NO_CURSORS : [...byWatcher.values()];
-    if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return undefined; // R9b
+    if (onlyIfWatched && !isWatched(cursorsOnTarget, watchers, event.sessionKey)) return NOTHING_WRITTEN; // R9b
 
     // Frozen: callers get the stored object itself and must not be able to rewrite history.
-    const stored = Object.freeze(withSequence(this.state.nextSequence++, event));
-    this.state.events.set(stored.sequence, stored);
-    let list = this.state.sessionEvents.get(id);
-    if (!list) this.state.sessionEvents.set(id, (list = []));
+    const stored = Object.freeze(withSequence(state.nextSequence++, event));
+    state.events.push(stored);
+    let list = state.sessionEvents.get(id);
+    if (!list) state.sessionEvents.set(id, (list = []));
     list.push(stored);
-    if (stored.dedupeKey !== undefined) this.state.dedupe.set(stored.dedupeKey, stored.sequence);
-    const head = this.state.heads.get(id);
+    if (stored.dedupeKey !== undefined) state.dedupe.set(stored.dedupeKey, stored);
+    const head = state.heads.get(id);
     if (head) {
       // Heads are state of this store alone (never handed out), so they are updated in place.
       head.stateVersion = stored.sequence;
       head.updatedAt = now;
     } else {
-      this.state.heads.set(id, { sessionKey: stored.sessionKey, agentId: stored.agentId, stateVersion: stored.sequence, prunedMaxSequence: 0, updatedAt: now });
+      state.heads.set(id, { sessionKey: stored.sessionKey, agentId: stored.agentId, stateVersion: stored.sequence, prunedMaxSequence: 0, updatedAt: now });
     }
 
     const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
-    if (plan.cursorWrites.length > 0) {
-      // Every planned cursor is on this event's target, so they all go into one per-target map.
-      let onTarget = byWatcher;
-      if (!onTarget) this.state.cursors.set(id, (onTarget = new Map()));
-      for (const c of plan.cursorWrites) onTarget.set(c.watcherSessionKey, c); // R18: the notices are these cursors
-      this.unsignalled = true;
-    }
-    return stored;
+    if (plan.cursorWrites.length === 0) return { event: stored, inserted: true, cursorsWritten: false };
+    // Every planned cursor is on this event's target, so they all go into one per-target map.
+    let onTarget = byWatcher;
+    if (!onTarget) state.cursors.set(id, (onTarget = new Map()));
+    for (const c of plan.cursorWrites) onTarget.set(c.watcherSessionKey, c); // R18: the notices are these cursors
+    return { event: stored, inserted: true, cursorsWritten: true };
   }
 
-  /** After record/recordMany: one change signal if a cursor was written; R43 if an event was stored. */
-  private afterWrite(now: number, storedAny: boolean): void {
-    if (this.unsignalled) {
-      this.unsignalled = false;
-      this.changed();
-    }
-    if (storedAny && isPruneDue(now, this.lastPruneAt)) this.pruneAt(now); // R43
+  /** After record/recordMany stored an event: one change signal if cursors were written; R43. */
+  private afterWrite(now: number, cursorsWritten: boolean): void {
+    if (cursorsWritten) this.changed();
+    if (isPruneDue(now, this.lastPruneAt)) this.pruneAt(now); // R43
   }
 
   watch(request: WatchRequest): WatchResult {
@@ -349,13 +363,14 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   private pruneAt(now: number): void {
     this.lastPruneAt = now;
     const cutoff = retentionCutoff(now, this.config);
+    const events = this.state.events;
     const doomed = new Set<number>();
-    for (const e of this.state.events.values()) if (e.occurredAt < cutoff) doomed.add(e.sequence); // R40
-    const survivors = this.state.events.size - doomed.size;
+    for (const e of events) if (e.occurredAt < cutoff) doomed.add(e.sequence); // R40
+    const survivors = events.length - doomed.size;
     if (survivors > this.config.maxRows) {
       // R41: drop the oldest survivors until maxRows remain.
       let excess = survivors - this.config.maxRows;
-      for (const e of this.state.events.values()) {
+      for (const e of events) {
         if (excess === 0) break;
         if (!doomed.has(e.sequence)) {
           doomed.add(e.sequence);
@@ -365,17 +380,13 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     }
     if (doomed.size > 0) {
       // R42: stamp each affected head's watermark, then delete. Heads are never removed here.
-      for (const seq of doomed) {
-        const e = this.state.events.get(seq)!;
-        const id = identityKey(e.sessionKey, e.agentId);
-        const head = this.state.heads.get(id);
-        if (head) head.prunedMaxSequence = raiseWatermark(head.prunedMaxSequence, seq);
-      }
-      for (const seq of doomed) {
-        const e = this.state.events.get(seq)!;
-        this.state.events.delete(seq);
+      for (const e of events) {
+        if (!doomed.has(e.sequence)) continue;
+        const head = this.state.heads.get(identityKey(e.sessionKey, e.agentId));
+        if (head) head.prunedMaxSequence = raiseWatermark(head.prunedMaxSequence, e.sequence);
         if (e.dedupeKey !== undefined) this.state.dedupe.delete(e.dedupeKey);
       }
+      this.state.events = events.filter((e) => !doomed.has(e.sequence));
       for (const [id, list] of this.state.sessionEvents) {
         const kept = list.filter((e) => !doomed.has(e.sequence));
         if (kept.length === 0) this.state.sessionEvents.delete(id);
@@ -413,9 +424,12 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     validateIdentity(sessionKey, agentId);
     const id = identityKey(sessionKey, agentId);
     // R51: events, head, and cursors in both directions.
-    for (const e of this.state.sessionEvents.get(id) ?? []) {
-      this.state.events.delete(e.sequence);
-      if (e.dedupeKey !== undefined) this.state.dedupe.delete(e.dedupeKey);
+    const gone = this.state.sessionEvents.get(id);
+    if (gone) {
+      for (const e of gone) if (e.dedupeKey !== undefined) this.state.dedupe.delete(e.dedupeKey);
+      // One pass over the log: a rare call pays for the append's cheap push.
+      const goneSequences = new Set(gone.map((e) => e.sequence));
+      this.state.events = this.state.events.filter((e) => !goneSequences.has(e.sequence));
     }
     this.state.sessionEvents.delete(id);
     this.state.heads.delete(id);
@@ -483,7 +497,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   }
 
   eventCount(): number {
-    return this.state.events.size;
+    return this.state.events.length;
   }
 
   private putCursor(c: WatchCursor): void {

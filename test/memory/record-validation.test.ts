@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../spec/index.js';
-import { ValidationError, checkRecordInputInOrder, snapshotInput, validateRecordInput } from '../../src/core/index.js';
+import { ValidationError, checkRecordInputInOrder, snapshotInput, validateRecordFields, validateRecordInput } from '../../src/core/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { recordDraft } from '../../conformance/arbitraries.js';
 import { T0 } from '../contract/harness.js';
@@ -100,6 +100,26 @@ describe('R9a record() validation: the fast pass never decides differently from 
       { numRuns: 3000 },
     );
     // The generator must reach both sides, or the property says little.
+    expect(accepted).toBeGreaterThan(100);
+  });
+
+  it('R1 R2 R3 R4 R9 R9a: the record path\'s fixed-shape snapshot (validateRecordFields) decides as the exhaustive check, field for field', () => {
+    // Same error; an accepted input has the same fields and values (its absent fields are undefined
+    // and its fields in schema order, which no reader of a RecordInput can tell apart).
+    const definedEntries = (o: Outcome): Outcome => ('ok' in o ? { ok: o.ok.filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)) } : o);
+    let accepted = 0;
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        const fields = definedEntries(outcome(() => validateRecordFields(input)));
+        expect(fields).toEqual(definedEntries(outcome(() => checkRecordInputInOrder(snapshotInput(input)))));
+        if ('ok' in fields) {
+          accepted++;
+          const payload = (validateRecordFields(input) as { payload?: object }).payload;
+          if (payload !== undefined) expect(Object.isFrozen(payload)).toBe(true);
+        }
+      }),
+      { numRuns: 3000 },
+    );
     expect(accepted).toBeGreaterThan(100);
   });
 
