@@ -81,6 +81,19 @@ export const appendGroup: BenchGroup = {
       let memory1 = freshMemory(1);
       tasks.push({ name: 'memory', fn: () => mustRecord(memory, input), beforeRound: () => void (memory = freshMemory(0)) });
       tasks.push({ name: 'memory-1', fn: () => mustRecord(memory1, input), beforeRound: () => void (memory1 = freshMemory(1)) });
+      // The same store fed distinct inputs: 5,000 sessions, a summary and a payload counter of their
+      // own per call, so no answer a store or validator might remember comes back (the cases above
+      // repeat one input).
+      const VARIED = 20_000;
+      const varied = Array.from({ length: VARIED }, (_, i) => ({
+        ...input,
+        sessionKey: `agent:main:varied-${i % 5000}`,
+        summary: `human message ${i}`,
+        payload: { channel: i % 2 === 0 ? 'web' : 'slack', turns: i + 1 },
+      }));
+      let memoryVaried = freshMemory(0);
+      let next = 0;
+      tasks.push({ name: 'memory-varied', fn: () => mustRecord(memoryVaried, varied[next++ % VARIED]!), beforeRound: () => void (memoryVaried = freshMemory(0)) });
 
       const got = measureInterleaved(tasks, plan.fast, (m) => ctx.progress(`append: ${m}`));
       if (countRows(raw, EVENTS) === 0) throw new Error('baseline inserted nothing');
@@ -123,6 +136,7 @@ export const appendGroup: BenchGroup = {
       results.push(
         makeResult({ id: 'append/memory@0w', group: 'append', label: 'memory store record()', size: '0 watchers', unit: 'append', unitsPerOp: 1, latency: got.get('memory')!, baselineId: 'append/raw-insert' }),
         makeResult({ id: 'append/memory@1w', group: 'append', label: 'memory store record()', size: '1 watcher', unit: 'append', unitsPerOp: 1, latency: got.get('memory-1')!, baselineId: 'append/raw-insert' }),
+        makeResult({ id: 'append/memory-varied@0w', group: 'append', label: 'memory store record(), distinct inputs', size: '0 watchers, 5k sessions', unit: 'append', unitsPerOp: 1, latency: got.get('memory-varied')!, baselineId: 'append/raw-insert' }),
       );
       return results;
     } finally {
