@@ -2,7 +2,6 @@
  * R6 (the clock), R9 (typed errors), R40-R43 (pruning decisions): the boundaries the stores rely
  * on, through the core's public functions and the reference store.
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
 import {
   ClockError,
@@ -94,7 +93,8 @@ describe('R40, R41 prune configuration', () => {
   });
 
   it('R40, R41: zero, negative, fractional, unsafe or non-number values are a RangeError naming the option', () => {
-    for (const bad of [0, -1, 1.5, Number.MAX_SAFE_INTEGER + 1, Number.NaN, Number.POSITIVE_INFINITY, '10']) {
+    for (const value of [0, -1, 1.5, Number.MAX_SAFE_INTEGER + 1, Number.NaN, Number.POSITIVE_INFINITY, '10']) {
+      const bad = value as number; // '10' is a string on purpose: the cast only lets it reach the check
       expect(() => resolvePruneConfig({ retentionMs: bad }), `retentionMs ${String(bad)}`).toThrow(RangeError);
       expect(() => resolvePruneConfig({ retentionMs: bad }), `retentionMs ${String(bad)}`).toThrow(/retentionMs/);
       expect(() => resolvePruneConfig({ maxRows: bad }), `maxRows ${String(bad)}`).toThrow(RangeError);

@@ -4,7 +4,6 @@
  * hex, bytes that are not strict UTF-8 (overlong forms, surrogates, past U+10FFFF, truncated
  * sequences, stray continuation bytes), an empty part or a third part.
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
 import {
   decodeContextKey,
@@ -104,7 +103,7 @@ describe('R24 strict decoding fails closed', () => {
       ['bfbfbf', 'a continuation byte used as a 3-byte lead'],
       ['81808080', 'a continuation byte used as a 4-byte lead'],
       ['f9808080', 'lead f9 (would be U+40000 if taken as a 4-byte lead)'],
-    ]) {
+    ] as const) {
       expect(decodeContextKey(ck(MAIN, bytes)), `${bytes}: ${why}`).toBeUndefined();
       expect(decodeContextKey(ck(bytes, '6d')), `agent ${bytes}: ${why}`).toBeUndefined();
     }
@@ -121,12 +120,13 @@ describe('R24 strict decoding fails closed', () => {
     await store.watch({ watcherSessionKey: W, targetSessionKey: T, agentId: 'main' });
     await store.record(human(T));
     const [notice] = await store.pendingNotices(W);
-    const good = notice.contextKey;
+    expect(notice).toBeDefined();
+    const good = notice!.contextKey;
     // The same target's key with a byte changed into an overlong or truncated form.
     const corrupt = [good + '80', good.slice(0, -1), good.replace('session-state:', 'session-state:c0'), `${good}:00`];
-    expect(await store.ackNotices(W, corrupt.map((contextKey) => ({ contextKey, lastSeenSequence: notice.lastSeenSequence })))).toEqual([]);
+    expect(await store.ackNotices(W, corrupt.map((contextKey) => ({ contextKey, lastSeenSequence: notice!.lastSeenSequence })))).toEqual([]);
     expect(await store.pendingNotices(W)).toEqual([notice]);
-    expect(await store.ackNotices(W, [{ contextKey: good.toUpperCase(), lastSeenSequence: notice.lastSeenSequence }])).toEqual([notice]);
+    expect(await store.ackNotices(W, [{ contextKey: good.toUpperCase(), lastSeenSequence: notice!.lastSeenSequence }])).toEqual([notice]);
   });
 });
 

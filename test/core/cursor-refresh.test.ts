@@ -3,7 +3,6 @@
  * reference store (retention 10 days): a spawn seed refreshes even when a pending notice keeps
  * L, N and M; an ackNotices that acks the pair refreshes; one that acks nothing does not.
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { A, CHILD, DAY, PARENT, T0, human, spawn } from '../contract/harness.js';
@@ -38,8 +37,10 @@ describe('R44 what refreshes updatedAt', () => {
     for (const t of [T1, T2]) await store.watch({ watcherSessionKey: PARENT, targetSessionKey: t, agentId: A });
     for (const t of [T1, T2]) await store.record(human(t));
     const [n1, n2] = await store.pendingNotices(PARENT);
+    expect(n1).toBeDefined();
+    expect(n2).toBeDefined();
     advance(6 * DAY);
-    expect(await store.ackNotices(PARENT, [n1, { ...n2, lastSeenSequence: n2.lastSeenSequence + 1 }])).toEqual([n1]);
+    expect(await store.ackNotices(PARENT, [n1!, { ...n2!, lastSeenSequence: n2!.lastSeenSequence + 1 }])).toEqual([n1]);
     advance(6 * DAY);
     await store.prune(); // T2's cursor was last written 12 days ago; T1's 6
     for (const t of [T1, T2]) await store.record(human(t));
@@ -56,6 +57,6 @@ describe('R44 what refreshes updatedAt', () => {
     expect(drained.map((n) => n.lastSeenSequence)).toEqual([0]);
     advance(6 * DAY);
     await store.prune();
-    expect((await store.pendingNotices(PARENT)).map((n) => n.lastSeenSequence)).toEqual([first.sequence]);
+    expect((await store.pendingNotices(PARENT)).map((n) => n.lastSeenSequence)).toEqual([first!.sequence]);
   });
 });

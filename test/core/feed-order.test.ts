@@ -3,11 +3,10 @@
  * on the first read (R61 signals only watchers that have a pending notice); watchers are signalled
  * and handed out by takeDue in code-unit order whatever order they arrived in.
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
 import { WAKE_COALESCE_MS, WakeScheduler, diffPending, snapshotPending } from '../../src/core/index.js';
 
-const pair = (watcher: string, target: string) => ({ watcherSessionKey: watcher, targetSessionKey: target, targetAgentId: 'main', lastSeenSequence: 1, wake: 'immediate' });
+const pair = (watcher: string, target: string) => ({ watcherSessionKey: watcher, targetSessionKey: target, targetAgentId: 'main', lastSeenSequence: 1, wake: 'immediate' as const });
 const keys = ['agent:main:e', 'agent:main:d', 'agent:main:c', 'agent:main:b', 'agent:main:a'];
 
 describe('R60, R61, R65 order and empty sets', () => {

@@ -3,13 +3,12 @@
  * with a separator no key can hold (R1 forbids U+0000), so identities whose concatenations agree
  * ("a" + "bc" and "ab" + "c") stay apart: in heads, in cursors, and in the pairs an ack names.
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
 import { ackTargets, encodeContextKey, identityKey } from '../../src/core/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { T0 } from '../contract/harness.js';
 
-const event = (sessionKey: string, agentId: string) => ({ sessionKey, agentId, kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' });
+const event = (sessionKey: string, agentId: string) => ({ sessionKey, agentId, kind: 'human_direct_message' as const, actorType: 'human' as const, summary: 'human message via telegram' });
 
 describe('R20 identities whose concatenations agree', () => {
   it('R20: identityKey keeps ("bc", "a") and ("c", "ab") apart', () => {
@@ -22,9 +21,9 @@ describe('R20 identities whose concatenations agree', () => {
     const first = await store.record(event('bc', 'a'));
     await store.record(event('c', 'ab'));
     const third = await store.record(event('c', 'ab'));
-    expect(await store.stateVersion('bc', 'a')).toBe(first.sequence);
-    expect(await store.stateVersion('c', 'ab')).toBe(third.sequence);
-    expect((await store.changesSince({ sessionKey: 'bc', agentId: 'a', since: 0 })).stateChanges.events.map((e) => e.sequence)).toEqual([first.sequence]);
+    expect(await store.stateVersion('bc', 'a')).toBe(first!.sequence);
+    expect(await store.stateVersion('c', 'ab')).toBe(third!.sequence);
+    expect((await store.changesSince({ sessionKey: 'bc', agentId: 'a', since: 0 })).stateChanges.events.map((e) => e.sequence)).toEqual([first!.sequence]);
   });
 
   it('R20, R27b: an ack naming both identities names two pairs', () => {

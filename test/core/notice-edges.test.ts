@@ -4,7 +4,6 @@
  * ackTargets merging, the R23b link template's limits and placeholder substitution, and the
  * grammar's refusals.
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
 import {
   ValidationError,
@@ -24,11 +23,12 @@ import {
   wakeFor,
   withNoticeLink,
 } from '../../src/core/index.js';
+import type { WatchCursor } from '../../spec/index.js';
 
 const W = 'agent:main:main';
 const T = 'agent:main:peer';
 
-function cursor(extra: Record<string, unknown> = {}) {
+function cursor(extra: Partial<WatchCursor> = {}): WatchCursor {
   return {
     watcherSessionKey: W,
     targetSessionKey: T,
@@ -158,8 +158,9 @@ describe('R23b notice link', () => {
     const refusal = (value: unknown, field?: string) => {
       try {
         validateNoticeLinkTemplate(value, field);
-      } catch (error) {
-        expect(error).toBeInstanceOf(ValidationError);
+      } catch (caught) {
+        expect(caught).toBeInstanceOf(ValidationError);
+        const error = caught as ValidationError;
         // The message names the field and then says what is wrong.
         expect(error.message.startsWith(`${error.field}: `)).toBe(true);
         expect(error.message.length).toBeGreaterThan(error.field.length + 2);
@@ -181,7 +182,7 @@ describe('R23 grammar refusals', () => {
   it('R23: a line whose two keys differ, whose L has a leading zero or is past 2^53-1, or that has extra text is not a notice', () => {
     const good = noticeText(T, 12);
     expect(parseNoticeText(good)).toEqual({ targetSessionKey: T, lastSeenSequence: 12 });
-    expect('link' in parseNoticeText(good)).toBe(false); // no link field at all without a link
+    expect('link' in parseNoticeText(good)!).toBe(false); // no link field at all without a link
     expect(parseNoticeText(noticeText(T, 0))).toEqual({ targetSessionKey: T, lastSeenSequence: 0 });
     expect(parseNoticeText(noticeText(T, Number.MAX_SAFE_INTEGER))).toEqual({ targetSessionKey: T, lastSeenSequence: Number.MAX_SAFE_INTEGER });
     expect(parseNoticeText(good.replace(`sessionKey "${T}"`, 'sessionKey "agent:main:other"'))).toBeUndefined();

@@ -4,15 +4,15 @@
  * that names a bare watcher or the target itself (which no store writes, R13, but a corrupt or
  * foreign row could hold) gets no write; an event without actorId suppresses nobody (R12).
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
+import type { StateEvent, WatchCursor } from '../../spec/index.js';
 import { planNotifications } from '../../src/core/index.js';
 
 const T = Date.UTC(2026, 0, 1);
 const TARGET = 'agent:main:peer';
 const W = 'agent:main:main';
 
-const cursor = (watcherSessionKey: string) => ({
+const cursor = (watcherSessionKey: string): WatchCursor => ({
   watcherSessionKey,
   targetSessionKey: TARGET,
   targetAgentId: 'main',
@@ -22,7 +22,7 @@ const cursor = (watcherSessionKey: string) => ({
   provenance: 'explicit',
   updatedAt: T,
 });
-const event = (extra: Record<string, unknown> = {}) => ({
+const event = (extra: Partial<StateEvent> = {}): StateEvent => ({
   sequence: 9,
   sessionKey: TARGET,
   agentId: 'main',

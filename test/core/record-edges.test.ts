@@ -4,7 +4,6 @@
  * out rather than undefined, the stored payload independent of the caller's object, onlyIfWatched
  * only when true, and who gets a cursor write.
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
 import { clampOccurredAt, eligibleWatchers, isWatched, prepareRecord } from '../../src/core/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
@@ -67,14 +66,16 @@ describe('R3-R9 prepared record', () => {
     const store = createMemoryStore({ now: () => T0 });
     const payload = { channel: 'telegram' };
     const event = await store.record(human(CHILD, { payload }));
+    expect(event?.payload).toBeDefined(); // else the edit below would throw and be swallowed
     payload.channel = 'discord';
     try {
-      event.payload.channel = 'slack';
+      event!.payload!.channel = 'slack';
     } catch {
       // a frozen payload refuses the edit: that is the point
     }
     const { events } = (await store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 })).stateChanges;
-    expect(events[0].payload).toEqual({ channel: 'telegram' });
+    expect(events[0]).toBeDefined();
+    expect(events[0]!.payload).toEqual({ channel: 'telegram' });
     expect(Object.isFrozen(prepareRecord(human(CHILD, { payload: { channel: 'x' } }), T0).event.payload)).toBe(true);
   });
 });
@@ -86,7 +87,7 @@ describe('R9b, R11, R13 eligible watchers', () => {
   });
 
   it('R9b: watched iff a cursor exists or a producer watcher could hold one', () => {
-    const cursor = { watcherSessionKey: PARENT, targetSessionKey: CHILD, targetAgentId: A, lastSeenSequence: 0, notifiedSequence: 0, materialSequence: 0, provenance: 'explicit', updatedAt: T0 };
+    const cursor = { watcherSessionKey: PARENT, targetSessionKey: CHILD, targetAgentId: A, lastSeenSequence: 0, notifiedSequence: 0, materialSequence: 0, provenance: 'explicit' as const, updatedAt: T0 };
     expect(isWatched([], [], CHILD)).toBe(false);
     expect(isWatched([], ['global', CHILD], CHILD)).toBe(false);
     expect(isWatched([], [PARENT], CHILD)).toBe(true);
@@ -118,7 +119,7 @@ describe('R12, R14, R16, R17 cursor writes through the store', () => {
     const s = await store.record(spawn());
     expect(await store.pendingNotices(PARENT)).toEqual([]);
     await store.record(human(CHILD));
-    expect((await store.pendingNotices(PARENT)).map((n) => n.lastSeenSequence)).toEqual([s.sequence]);
+    expect((await store.pendingNotices(PARENT)).map((n) => n.lastSeenSequence)).toEqual([s!.sequence]);
   });
 
   it('R16: a terminal run tells an explicit watcher and neither a spawn parent nor an ambient watcher', async () => {

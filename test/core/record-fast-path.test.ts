@@ -3,7 +3,6 @@
  * and snapshots a record input into one fixed-shape object. None of that may change an answer:
  * these tests hold each shortcut to what the plain computation says, around its edges.
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
 import { RecordInput } from '../../spec/index.js';
 import { ValidationError, checkRecordInputInOrder, identityKey, isAgentScopedKey, parseAgentScopedKey, snapshotInput, validateRecordFields, validateRecordInput } from '../../src/core/index.js';
@@ -91,8 +90,8 @@ describe('R4 payloads on the fast path', () => {
   it('R4: one more or one fewer field is another payload; the stored one keeps the input\'s key order', () => {
     expect(validateRecordInput(human(CHILD, { payload: { channel: 'web', turns: 3 } })).payload).toEqual({ channel: 'web', turns: 3 });
     expect(refusal(() => validateRecordInput(human(CHILD, { payload: { channel: 'web', turns: 3, extra: 'x' } })))).toEqual({ field: 'payload.extra', code: 'unknown-field' });
-    expect(Object.keys(validateRecordInput(human(CHILD, { payload: { turns: 3, channel: 'web' } })).payload)).toEqual(['turns', 'channel']);
-    expect(Object.keys(validateRecordInput(human(CHILD, { payload: { channel: 'web', turns: 3 } })).payload)).toEqual(['channel', 'turns']);
+    expect(Object.keys(validateRecordInput(human(CHILD, { payload: { turns: 3, channel: 'web' } })).payload!)).toEqual(['turns', 'channel']);
+    expect(Object.keys(validateRecordInput(human(CHILD, { payload: { channel: 'web', turns: 3 } })).payload!)).toEqual(['channel', 'turns']);
     expect(refusal(() => validateRecordInput({ ...human(CHILD), kind: 'run_failed', actorType: 'system', payload: {} }))).toEqual({ field: 'payload.outcome', code: 'required' });
   });
 
@@ -100,8 +99,8 @@ describe('R4 payloads on the fast path', () => {
     const store = createMemoryStore({ now: () => T0 });
     const p1 = { channel: 'shared-1' };
     const p2 = { channel: 'shared-1' };
-    const e1 = store.record(human(CHILD, { payload: p1 }));
-    const e2 = store.record(human(CHILD, { payload: p2 }));
+    const e1 = store.record(human(CHILD, { payload: p1 }))!;
+    const e2 = store.record(human(CHILD, { payload: p2 }))!;
     expect(e1.payload).not.toBe(p1);
     expect(e2.payload).not.toBe(p2);
     expect(Object.isFrozen(e1.payload)).toBe(true);
@@ -110,13 +109,13 @@ describe('R4 payloads on the fast path', () => {
     p1.channel = 'edited';
     p2.channel = 'edited';
     expect(e1.payload).toEqual({ channel: 'shared-1' });
-    expect(store.record(human(CHILD, { payload: { channel: 'edited' } })).payload).toEqual({ channel: 'edited' });
+    expect(store.record(human(CHILD, { payload: { channel: 'edited' } }))!.payload).toEqual({ channel: 'edited' });
   });
 
   it('R4: many distinct payloads are each checked and stored as given', () => {
     const store = createMemoryStore({ now: () => T0 });
     for (let i = 0; i < 2500; i++) {
-      expect(store.record(human(CHILD, { payload: { channel: `c${i}`, turns: (i % 7) + 1 } })).payload).toEqual({ channel: `c${i}`, turns: (i % 7) + 1 });
+      expect(store.record(human(CHILD, { payload: { channel: `c${i}`, turns: (i % 7) + 1 } }))!.payload).toEqual({ channel: `c${i}`, turns: (i % 7) + 1 });
     }
     expect(refusal(() => validateRecordInput(human(CHILD, { payload: { channel: 'c1', turns: 0 } })))).toMatchObject({ field: 'payload.turns' });
   });

@@ -4,16 +4,17 @@
  * their own schemas): a missing field is `required`, a bound of any kind (minimum, exclusive
  * minimum, length, item count) is `range`, a pattern or format is `format`, a wrong type is `type`.
  */
-// @ts-nocheck
 import Type from 'typebox';
+import type { TSchema } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { ValidationError, assertSchema } from '../../src/core/index.js';
 
-function codeOf(schema: unknown, value: unknown): { field: string; code: string } {
+function codeOf(schema: TSchema, value: unknown): { field: string; code: string } {
   try {
     assertSchema(schema, value, 'f');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
+  } catch (caught) {
+    expect(caught).toBeInstanceOf(ValidationError);
+    const error = caught as ValidationError;
     expect(error.message.startsWith('f')).toBe(true);
     return { field: error.field, code: error.code };
   }

@@ -4,7 +4,6 @@
  * what kind of problem it is (a runtime maps codes to its own messages, the tools and the MCP
  * server pass them on), its message names the field, and a refused call writes nothing.
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
 import {
   ValidationError,
@@ -49,7 +48,7 @@ const record = (extra: Record<string, unknown>) => () => validateRecordInput(hum
 describe('R9 record(): field and code of each refusal', () => {
   it('R9: a missing required field is code "required", named', () => {
     for (const key of ['sessionKey', 'agentId', 'kind', 'actorType', 'summary']) {
-      const input = human(CHILD);
+      const input: Record<string, unknown> = human(CHILD); // loses a required field on purpose
       delete input[key];
       expect(of(() => validateRecordInput(input)), key).toEqual({ field: key, code: 'required' });
     }
@@ -90,7 +89,7 @@ describe('R9 record(): field and code of each refusal', () => {
       ['runId', 'run\uD83D'],
       ['summary', 'half an emoji \uD83D'],
       ['dedupeKey', '\uDE00'],
-    ]) {
+    ] as const) {
       expect(of(record({ [key]: value })), key).toEqual({ field: key, code: 'format' });
     }
     expect(of(record({ watchers: [PARENT, 'agent:main:ok', 'agent:main:\uDBFF'] }))).toEqual({ field: 'watchers.2', code: 'format' });
@@ -311,7 +310,7 @@ describe('R27b ackNotices arguments', () => {
 
   it('R27b: only contextKey and lastSeenSequence are kept, copied, so later edits by the caller change nothing', () => {
     const notice = { contextKey: 'session-state:6d:6d', lastSeenSequence: 3, text: 'x', wake: 'immediate', watcherSessionKey: PARENT };
-    const list = [notice];
+    const list: unknown[] = [notice];
     const valid = validateNoticeAcks(PARENT, list);
     expect(valid).toEqual({ watcherSessionKey: PARENT, notices: [{ contextKey: 'session-state:6d:6d', lastSeenSequence: 3 }] });
     notice.lastSeenSequence = 9;
@@ -376,7 +375,8 @@ describe('R9 a refused record writes nothing', () => {
     await store.watch({ watcherSessionKey: PARENT, targetSessionKey: CHILD, agentId: A });
     await store.record(human(CHILD));
     const [notice] = await store.pendingNotices(PARENT);
-    expect(() => store.ackNotices(PARENT, [notice, { contextKey: notice.contextKey, lastSeenSequence: -1 }])).toThrow(ValidationError);
+    expect(notice).toBeDefined();
+    expect(() => store.ackNotices(PARENT, [notice!, { contextKey: notice!.contextKey, lastSeenSequence: -1 }])).toThrow(ValidationError);
     expect(await store.pendingNotices(PARENT)).toEqual([notice]);
   });
 });

@@ -5,7 +5,6 @@
  * And what a refusal's message tells a caller beyond the field: the limit that was exceeded, that
  * a character or shape is refused, that a field is unknown.
  */
-// @ts-nocheck
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { ValidationError, assertObjectInOrder, validateRecordInput } from '../../src/core/index.js';
@@ -30,8 +29,9 @@ const Schema = Type.Object(
 function refused(input: unknown): { field: string; code: string } | undefined {
   try {
     assertObjectInOrder(Schema, input);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
+  } catch (caught) {
+    expect(caught).toBeInstanceOf(ValidationError);
+    const error = caught as ValidationError;
     return { field: error.field, code: error.code };
   }
   return undefined;
@@ -66,7 +66,7 @@ describe('R9 what a refusal message tells the caller', () => {
     try {
       validateRecordInput(human(CHILD, extra));
     } catch (error) {
-      return error.message;
+      return (error as Error).message;
     }
     throw new Error('expected a refusal');
   };

@@ -3,7 +3,6 @@
  * own enumerable fields are read, as from a class instance built by a runtime); below the top
  * level only plain objects and arrays are copied, and anything else is refused by name.
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
 import { ValidationError, snapshotInput, validateRecordInput, validateWatchRequest } from '../../src/core/index.js';
 import { A, CHILD, PARENT } from '../contract/harness.js';
@@ -43,8 +42,9 @@ describe('R9a the top-level argument', () => {
     const named = (value: unknown) => {
       try {
         snapshotInput(value);
-      } catch (error) {
-        expect(error).toBeInstanceOf(ValidationError);
+      } catch (caught) {
+        expect(caught).toBeInstanceOf(ValidationError);
+        const error = caught as ValidationError;
         return [error.field, error.code];
       }
       return undefined;

@@ -3,8 +3,8 @@
  * watchers, watchers due together handed out in key order, a deferred wake that stays put while
  * more asks arrive, and the lane classifiers' defaults.
  */
-// @ts-nocheck
 import { describe, expect, it } from 'vitest';
+import type { LaneClassifier } from '../../src/core/index.js';
 import { WAKE_COALESCE_MS, WakeScheduler, defaultLaneOf, isWakeable, mainKeyLaneClassifier, resolveWakePolicy } from '../../src/core/index.js';
 
 const now = { wake: 'immediate' as const };
@@ -88,8 +88,9 @@ describe('R64, R66 policy defaults', () => {
     expect(resolveWakePolicy({ laneOf }).laneOf).toBe(laneOf);
     expect(resolveWakePolicy({ coalesceMs: 0 }).coalesceMs).toBe(0);
     expect(resolveWakePolicy({ coalesceMs: Number.MAX_SAFE_INTEGER }).coalesceMs).toBe(Number.MAX_SAFE_INTEGER);
-    for (const bad of [Number.MAX_SAFE_INTEGER + 1, Number.NaN, '5']) expect(() => resolveWakePolicy({ coalesceMs: bad })).toThrow(/coalesceMs/);
-    expect(() => resolveWakePolicy({ laneOf: 5 })).toThrow(/laneOf/);
+    // '5' and laneOf 5 are the wrong type on purpose: the casts only let them reach the check.
+    for (const bad of [Number.MAX_SAFE_INTEGER + 1, Number.NaN, '5']) expect(() => resolveWakePolicy({ coalesceMs: bad as number })).toThrow(/coalesceMs/);
+    expect(() => resolveWakePolicy({ laneOf: 5 as unknown as LaneClassifier })).toThrow(/laneOf/);
   });
 
   it('R66: mainKeyLaneClassifier defaults to the key "main" and matches the whole rest only', () => {
