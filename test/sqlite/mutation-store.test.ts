@@ -285,10 +285,27 @@ describe('the change hook (onLocalChange) fires exactly for writes that can chan
     expect(fired).toBe(0);
     store.record(spawn());
     store.record(human());
+    store.watch(watchReq(PEER, CHILD)); // settled, expires with the pending one
     fired = 0;
     clock.advance(2 * DAY);
     store.prune();
     expect(store.pendingNotices(PARENT)).toEqual([]);
+    expect(store.cursor(PEER, CHILD, A)).toBeUndefined();
+    expect(fired).toBe(1);
+    store.close();
+  });
+
+  it('a record that moves no cursor fires nothing: the only watcher is the actor (R12)', () => {
+    const { store } = openStore();
+    store.watch(watchReq(COORD, CHILD));
+    let fired = 0;
+    store.onLocalChange(() => fired++);
+    const own = { ...human(), actorType: 'agent', actorId: COORD };
+    expect(store.record(own)?.sequence).toBe(1);
+    expect(store.recordMany([own, own]).map((e) => e?.sequence)).toEqual([2, 3]);
+    expect(fired).toBe(0);
+    expect(store.pendingNotices(COORD)).toEqual([]);
+    store.record(human());
     expect(fired).toBe(1);
     store.close();
   });
@@ -481,6 +498,40 @@ describe('R41 cap and R44 expiry at their boundaries', () => {
     // A batch of dedupe hits only inserts nothing, so it does not prune (the PEER event is aged and stays).
     expect(store.recordMany([human(CHILD, { dedupeKey: 'd1' })]).map((e) => e?.sequence)).toEqual([4]);
     expect(scalar(db, 'SELECT count(*) FROM session_state_events WHERE session_key = ?', PEER)).toBe(1);
+    store.close();
+  });
+});
+
+describe('R9d pending cursors read back are checked', () => {
+  it('a pending cursor with a negative L or an unknown provenance is corrupt-state: logged, no notice, nothing acked', () => {
+    for (const [column, value] of [['last_seen', -1], ['provenance', 'group']]) {
+      const { store, db, logger } = openStore({ path: fresh() });
+      store.record(spawn());
+      store.record(human());
+      const other = connect(store.path);
+      other.pragma('ignore_check_constraints = ON'); // a damaged or crafted row
+      other.prepare(`UPDATE session_watch_cursors SET ${column} = ?`).run(value);
+      other.close();
+      expect(store.pendingNotices(PARENT), column).toEqual([]);
+      expect(store.drainNotices(PARENT), column).toEqual([]);
+      const entries = logger.entries.filter((e) => e.details?.code === 'corrupt-state');
+      expect(entries.map((e) => e.message), column).toEqual(['sqlite store: pendingNotices failed', 'sqlite store: drainNotices failed']);
+      expect(String(entries[0].details.error)).toContain('session_watch_cursors');
+      expect(rows(db, `SELECT ${column} AS v FROM session_watch_cursors`)).toEqual([{ v: value }]);
+      store.close();
+    }
+  });
+
+  it('L = 0 with every known provenance is a valid pending notice', () => {
+    const { store } = openStore();
+    store.watch(watchReq(COORD, CHILD, { provenance: 'ambient' }));
+    store.watch(watchReq(PEER, CHILD));
+    store.record(human());
+    expect(store.pendingNotices(COORD).map((n) => [n.lastSeenSequence, n.wake])).toEqual([[0, 'next-turn']]);
+    expect(store.pendingNotices(PEER).map((n) => [n.lastSeenSequence, n.wake])).toEqual([[0, 'immediate']]);
+    expect(store.listPending().map((p) => [p.watcherSessionKey, p.lastSeenSequence, p.wake])).toEqual(
+      expect.arrayContaining([[COORD, 0, 'next-turn'], [PEER, 0, 'immediate']]),
+    );
     store.close();
   });
 });
