@@ -89,7 +89,7 @@ describe('R9/R35 storage failures: each entry point logs what failed and answers
     expect(store.record(human())).toBeUndefined();
     state.error = 'a thrown string';
     expect(store.record(human())).toBeUndefined();
-    expect(logger.entries).toEqual([
+    expect(logger.entries).toStrictEqual([
       { level: 'error', message: 'sqlite store: record failed', details: { path: store.path, error: 'disk I/O error', name: 'Error', code: 'SQLITE_IOERR_WRITE' } },
       { level: 'error', message: 'sqlite store: record failed', details: { path: store.path, error: 'node style', name: 'Error', code: 'SQLITE_FULL' } },
       { level: 'error', message: 'sqlite store: record failed', details: { path: store.path, error: 'odd code', name: 'TypeError', code: 42 } },
@@ -536,6 +536,80 @@ describe('R9d pending cursors read back are checked', () => {
     expect(store.listPending().map((p) => [p.watcherSessionKey, p.lastSeenSequence, p.wake])).toEqual(
       expect.arrayContaining([[COORD, 0, 'next-turn'], [PEER, 0, 'immediate']]),
     );
+    store.close();
+  });
+});
+
+describe('more of what the change hook, the logger and reads must not do', () => {
+  it('a batch of dedupe hits, R9b skips or log-only events fires nothing; a seed with no eligible watcher neither', () => {
+    const { store } = openStore();
+    store.record(human(CHILD, { dedupeKey: 'k1' }));
+    store.watch(watchReq(COORD, CHILD));
+    let fired = 0;
+    store.onLocalChange(() => fired++);
+    const compacted = { sessionKey: CHILD, agentId: A, kind: 'compacted', actorType: 'system', summary: 'compacted' };
+    expect(store.recordMany([human(CHILD, { dedupeKey: 'k1' })]).map((e) => e?.sequence)).toEqual([1]);
+    expect(store.recordMany([human(PEER, { onlyIfWatched: true })])).toEqual([undefined]);
+    expect(store.recordMany([compacted]).map((e) => e?.sequence)).toEqual([2]);
+    expect(store.record(compacted)?.sequence).toBe(3);
+    expect(store.record({ ...spawn(PEER, PARENT, 'r9'), watchers: ['bare-session', PEER] })?.sequence).toBe(4);
+    expect(store.recordMany([{ ...spawn(PEER, PARENT, 'r10'), watchers: ['bare-session'] }]).map((e) => e?.sequence)).toEqual([5]);
+    store.prune(); // nothing to prune
+    expect(fired).toBe(0);
+    expect(store.pendingNotices(COORD)).toEqual([]);
+    store.close();
+  });
+
+  it('deleteSession fires when it removed cursors in both directions; an ambient re-registration still answers watched', () => {
+    const { store } = openStore();
+    store.watch(watchReq(COORD, CHILD));
+    store.watch(watchReq(CHILD, PEER)); // CHILD watches PEER: one cursor each way
+    expect(store.watch(watchReq(COORD, CHILD, { provenance: 'ambient' }))).toEqual({ watched: true });
+    let fired = 0;
+    store.onLocalChange(() => fired++);
+    store.deleteSession(CHILD, A);
+    expect(fired).toBe(1);
+    expect([store.cursor(COORD, CHILD, A), store.cursor(CHILD, PEER, A)]).toEqual([undefined, undefined]);
+    store.close();
+  });
+
+  it('a batch with one new event among dedupe hits prunes when a prune is due', () => {
+    const { store, clock, db } = openStore({ retentionMs: DAY });
+    store.record(human(CHILD, { dedupeKey: 'k' }));
+    store.record(human(PEER));
+    clock.advance(DAY + HOUR);
+    expect(store.recordMany([human(CHILD, { dedupeKey: 'k' }), human()]).map((e) => e?.sequence)).toEqual([1, 3]);
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events WHERE session_key = ?', PEER)).toBe(0);
+    store.close();
+  });
+
+  it('a logger that throws is counted, never thrown; a throwing listener is logged with the path', () => {
+    const { driver, state } = faultyDriver();
+    const store = createSqliteStore({ path: fresh(), driver, now: () => T0, logger: { warn: () => { throw new Error('w'); }, error: () => { throw new Error('e'); } } });
+    state.match = /^INSERT INTO session_state_events/;
+    state.error = new Error('boom');
+    expect(store.record(human())).toBeUndefined();
+    expect(store.record(human())).toBeUndefined();
+    expect(store.loggerFailures).toBe(2);
+    store.close();
+    const logger = memoryLogger();
+    const s2 = createSqliteStore({ path: fresh(), now: () => T0, logger });
+    s2.onLocalChange(() => {
+      throw new Error('listener bug');
+    });
+    s2.watch(watchReq(COORD, CHILD));
+    s2.record(human());
+    expect(logger.entries).toStrictEqual([{ level: 'error', message: 'sqlite store: a change listener threw', details: { path: s2.path, error: 'listener bug' } }]);
+    s2.close();
+  });
+
+  it('reading an identity that has no head or events logs nothing and answers the empty page', () => {
+    const { store, logger } = openStore();
+    const page = store.changesSince({ sessionKey: PEER, agentId: A, since: 0 });
+    expect(page.stateVersion).toBe(0);
+    expect(page.stateChanges.events).toEqual([]);
+    expect(store.stateVersion(PEER, A)).toBe(0);
+    expect(logger.entries).toEqual([]);
     store.close();
   });
 });
