@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-nocheck
 // `npm run mutation -- [part...] [--force]`: runs Stryker once per part (mutation/parts.mjs) and
 // prints each part's score and wall time. Not part of `npm test`: a full run takes tens of minutes.
 import { spawnSync } from 'node:child_process';
