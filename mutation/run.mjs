@@ -1,12 +1,17 @@
 #!/usr/bin/env node
 // `npm run mutation -- [part...] [--force]`: runs Stryker once per part (mutation/parts.mjs) and
-// prints each part's score and wall time. Not part of `npm test`: a full run takes tens of minutes.
+// prints each part's score, wall time and the machine's load. Not part of `npm test`: a full run takes
+// tens of minutes. `--inPlace` is passed through: in a git worktree whose node_modules is a symlink,
+// the SQLite tests failed to load better-sqlite3 in Stryker's sandbox copy (2026-12-03), so such a
+// worktree mutates its files in place (an interrupted run leaves them mutated: `git checkout src/`).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { PARTS } from './parts.mjs';
 
 const args = process.argv.slice(2);
 const force = args.includes('--force');
+const inPlace = args.includes('--inPlace');
 const names = args.filter((a) => !a.startsWith('--'));
 for (const n of names) if (!(n in PARTS)) {
   console.error(`mutation: unknown part "${n}"; parts: ${Object.keys(PARTS).join(', ')}`);
@@ -16,10 +21,11 @@ const chosen = names.length > 0 ? names : Object.keys(PARTS);
 const rows = [];
 for (const name of chosen) {
   const started = Date.now();
+  const loadBefore = loadavg()[0];
   console.log(`\n=== mutation part ${name} (${PARTS[name].mutate.join(' ')}) ===`);
   const result = spawnSync(
     process.execPath,
-    ['node_modules/@stryker-mutator/core/bin/stryker.js', 'run', 'mutation/stryker.config.mjs', ...(force ? ['--force'] : [])],
+    ['node_modules/@stryker-mutator/core/bin/stryker.js', 'run', 'mutation/stryker.config.mjs', ...(force ? ['--force'] : []), ...(inPlace ? ['--inPlace'] : [])],
     { stdio: 'inherit', env: { ...process.env, SSK_MUTATION_PART: name } },
   );
   const minutes = (Date.now() - started) / 60_000;
@@ -27,12 +33,13 @@ for (const name of chosen) {
     console.error(`mutation: part ${name} failed (exit ${result.status})`);
     process.exit(1);
   }
-  rows.push({ name, minutes, ...score(name) });
+  // Load averages (1 min) at the start and the end: the times only mean something next to them.
+  rows.push({ name, minutes, load: `${loadBefore.toFixed(1)}-${loadavg()[0].toFixed(1)}`, ...score(name) });
 }
-console.log('\npart       score   killed  timeout  survived  no-cov  minutes  target');
+console.log('\npart       score   killed  timeout  survived  no-cov  minutes  target  load');
 for (const r of rows) {
   console.log(
-    `${r.name.padEnd(10)} ${r.score.toFixed(1).padStart(5)}%  ${String(r.killed).padStart(6)}  ${String(r.timeout).padStart(7)}  ${String(r.survived).padStart(8)}  ${String(r.noCoverage).padStart(6)}  ${r.minutes.toFixed(1).padStart(7)}  ${PARTS[r.name].target}%`,
+    `${r.name.padEnd(10)} ${r.score.toFixed(1).padStart(5)}%  ${String(r.killed).padStart(6)}  ${String(r.timeout).padStart(7)}  ${String(r.survived).padStart(8)}  ${String(r.noCoverage).padStart(6)}  ${r.minutes.toFixed(1).padStart(7)}  ${PARTS[r.name].target}%  ${r.load}`,
   );
 }
 
