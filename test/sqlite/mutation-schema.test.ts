@@ -4,7 +4,6 @@
  * steps run, that an up-to-date file takes no write lock, the read-only helper's busy timeout and
  * cleanup, and the R9c classification of every driver failure (openError called directly).
  */
-// @ts-nocheck
 
 import { accessSync, constants, existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -22,6 +21,7 @@ import {
 } from '../../src/sqlite/schema.js';
 import { betterSqlite3Driver } from '../../src/sqlite/driver/better-sqlite3.js';
 import { sqliteErrorCode } from '../../src/sqlite/driver/error-codes.js';
+import type { SqliteConnection, SqliteDriver, SqliteOpenOptions } from '../../src/sqlite/driver/types.js';
 import { connect, scalar, tempDir } from './helpers.js';
 
 const dir = tempDir('mut-schema');
@@ -41,11 +41,11 @@ function thrown(fn: () => unknown): any {
 /** Three test steps that record which ran; each leaves a table behind. */
 function spySteps() {
   const ran: number[] = [];
-  const steps = [1, 2, 3].map((version) => ({ version, description: `t${version}`, up: (db) => (ran.push(version), db.exec(`CREATE TABLE t${version} (x)`)) }));
+  const steps = [1, 2, 3].map((version) => ({ version, description: `t${version}`, up: (db: SqliteConnection) => (ran.push(version), db.exec(`CREATE TABLE t${version} (x)`)) }));
   return { ran, steps };
 }
 
-const header = (db) => [Number(db.pragma('application_id')), Number(db.pragma('user_version'))];
+const header = (db: SqliteConnection) => [Number(db.pragma('application_id')), Number(db.pragma('user_version'))];
 
 describe('migrate and readSchemaVersion (schema.ts)', () => {
   it('a new file runs every step once and gets both header pragmas; a second migrate runs nothing', () => {
@@ -134,7 +134,7 @@ describe('migrate and readSchemaVersion (schema.ts)', () => {
   });
 
   it('readSchemaVersion: empty is 0 only with no id, no version and no objects; otherwise not ours', () => {
-    const cases: [string, (db) => void, RegExp | undefined][] = [
+    const cases: [string, (db: SqliteConnection) => void, RegExp | undefined][] = [
       ['blank', () => {}, undefined],
       ['a version only', (db) => db.pragma('user_version = 3'), /another application/],
       ['a table only', (db) => db.exec('CREATE TABLE x (y)'), /another application/],
@@ -213,8 +213,8 @@ describe('openStateConnectionReadOnly (schema.ts)', () => {
   });
 
   it('opens read-only; a refused file is closed again before the error is thrown', () => {
-    const opened = [];
-    const tracking = {
+    const opened: { options: SqliteOpenOptions | undefined; closed: boolean }[] = [];
+    const tracking: SqliteDriver = {
       name: 'tracking',
       open: (path, options) => {
         const c = betterSqlite3Driver().open(path, options);
@@ -255,7 +255,7 @@ describe('R9c openError (open-errors.ts), every branch in process', () => {
     for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_TIMEOUT', 'SQLITE_LOCKED', 'SQLITE_LOCKED_SHAREDCACHE']) {
       for (const path of [here, join(dir, 'missing', 'x.db')]) {
         const cause = sqliteError(code);
-        const e = openError(path, cause);
+        const e = openError(path, cause) as StateDatabaseOpenError;
         expect(e, code).toBeInstanceOf(StateDatabaseOpenError);
         expect([e.code, e.path, e.cause], code).toEqual(['busy', path, cause]);
         expect(e.hint).toMatch(/busyTimeoutMs/);
@@ -268,7 +268,7 @@ describe('R9c openError (open-errors.ts), every branch in process', () => {
 
   it('corrupt: CORRUPT (any extended code) and NOTADB', () => {
     for (const code of ['SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_NOTADB']) {
-      const e = openError(join(dir, 'missing', 'x.db'), sqliteError(code));
+      const e = openError(join(dir, 'missing', 'x.db'), sqliteError(code)) as StateDatabaseOpenError;
       expect([e.code, e.hint.includes('backup')], code).toEqual(['corrupt', true]);
       expect(e.message).toContain(`driver says ${code}`);
     }
@@ -277,7 +277,7 @@ describe('R9c openError (open-errors.ts), every branch in process', () => {
   it('missing-directory: any other failure in a directory that does not exist, naming the absolute directory', () => {
     const relative = join('no-such-dir-for-ssk-mutation', 'x.db');
     for (const cause of [sqliteError('SQLITE_CANTOPEN'), sqliteError('SQLITE_IOERR'), new Error('odd'), 'a string']) {
-      const e = openError(relative, cause);
+      const e = openError(relative, cause) as StateDatabaseOpenError;
       expect(e.code).toBe('missing-directory');
       expect(e.path).toBe(relative);
       expect(e.cause).toBe(cause);
@@ -300,14 +300,14 @@ describe('R9c openError (open-errors.ts), every branch in process', () => {
   it.skipIf(!roAvailable)('read-only: READONLY, CANTOPEN, PERM and AUTH where the directory (or the file) cannot be written', () => {
     for (const code of ['SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_CANTOPEN', 'SQLITE_CANTOPEN_ISDIR', 'SQLITE_PERM', 'SQLITE_AUTH', 'SQLITE_AUTH_USER']) {
       const path = join(readOnlyDir, 'state.db');
-      const e = openError(path, sqliteError(code));
+      const e = openError(path, sqliteError(code)) as StateDatabaseOpenError;
       expect([e.code, e.path], code).toEqual(['read-only', path]);
       expect(e.hint).toBe(`the store needs to write the file and its -wal and -shm files beside it: make ${readOnlyDir} writable by this user, or choose a writable path`);
       expect(e.message).toContain(`driver says ${code}`);
     }
     // An existing file: the hint names it too.
     const existing = join(readOnlyDir, 'kernel');
-    expect(openError(join(existing, 'ostype'), sqliteError('SQLITE_CANTOPEN')).hint).toContain(`make ${join(existing, 'ostype')} and ${existing} writable`);
+    expect((openError(join(existing, 'ostype'), sqliteError('SQLITE_CANTOPEN')) as StateDatabaseOpenError).hint).toContain(`make ${join(existing, 'ostype')} and ${existing} writable`);
     // Another code in the same place is cannot-open.
     expect(openError(join(readOnlyDir, 'state.db'), sqliteError('SQLITE_IOERR')).code).toBe('cannot-open');
   });
@@ -315,7 +315,7 @@ describe('R9c openError (open-errors.ts), every branch in process', () => {
   it('cannot-open: a permission-like code where everything is writable, or any other code; the detail is the driver message', () => {
     for (const code of ['SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_PERM', 'SQLITE_AUTH', 'SQLITE_IOERR', 'SQLITE_FULL']) {
       const cause = sqliteError(code, `message of ${code}`);
-      const e = openError(here, cause);
+      const e = openError(here, cause) as StateDatabaseOpenError;
       expect([e.code, e.path, e.cause], code).toEqual(['cannot-open', here, cause]);
       expect(e.message).toBe(`cannot open ${here}: message of ${code}; check that the path names a regular file this process may read and write`);
     }

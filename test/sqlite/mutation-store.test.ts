@@ -5,17 +5,15 @@
  * constructor's options and cleanup, a closed store, the factory, and the R41 cap when the
  * sequence span is wider than the rows. Every check is on behaviour: results, rows, log details.
  */
-// @ts-nocheck
-
-// 
 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { betterSqlite3Driver } from '../../src/sqlite/driver/better-sqlite3.js';
+import type { SqliteDriver } from '../../src/sqlite/driver/types.js';
 import { StateDatabaseOpenError } from '../../src/sqlite/errors.js';
 import { MIGRATIONS } from '../../src/sqlite/schema.js';
-import { SqliteStore, createSqliteStore, sqliteConnection, sqliteHandle, sqliteStoreFactory } from '../../src/sqlite/sqlite-store.js';
+import { SqliteStore, createSqliteStore, sqliteConnection, sqliteHandle, sqliteStoreFactory, type SynchronousMode } from '../../src/sqlite/sqlite-store.js';
 import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
 import { connect, openStore, rows, scalar, tempDir } from './helpers.js';
 
@@ -35,7 +33,7 @@ function thrown(fn: () => unknown): any {
 /** better-sqlite3 behind a driver object that fails the statements whose SQL matches, on demand. */
 function faultyDriver() {
   const state = { match: undefined as RegExp | undefined, error: undefined as unknown, closes: 0, closeError: undefined as unknown };
-  const driver = {
+  const driver: SqliteDriver = {
     name: 'faulty',
     open(path, options) {
       const c = betterSqlite3Driver().open(path, options);
@@ -70,7 +68,7 @@ function faultyStore(options = {}) {
   let t = T0;
   const logger = memoryLogger();
   const store = new SqliteStore({ path: fresh(), logger, driver, now: () => t, ...options });
-  return { store, state, logger, db: sqliteConnection(store), clock: { set: (v) => void (t = v) } };
+  return { store, state, logger, db: sqliteConnection(store), clock: { set: (v: number) => void (t = v) } };
 }
 
 const watchReq = (watcher = COORD, target = CHILD, extra = {}) => ({ watcherSessionKey: watcher, targetSessionKey: target, agentId: A, ...extra });
@@ -145,7 +143,7 @@ describe('R9/R35 storage failures: each entry point logs what failed and answers
     for (const op of ['record', 'recordMany', 'watch', 'unwatch', 'stateVersion', 'changesSince', 'pendingNotices', 'drainNotices', 'resetSession', 'deleteSession', 'prune']) {
       expect(ops, op).toContain(`sqlite store: ${op} failed`);
     }
-    expect(logger.entries.every((e) => e.level === 'error' && e.details.code === 'SQLITE_BUSY' && e.details.path === store.path)).toBe(true);
+    expect(logger.entries.every((e) => e.level === 'error' && e.details?.code === 'SQLITE_BUSY' && e.details?.path === store.path)).toBe(true);
     state.match = undefined;
     expect({
       events: rows(db, 'SELECT * FROM session_state_events ORDER BY sequence'),
@@ -162,6 +160,7 @@ describe('R9/R35 storage failures: each entry point logs what failed and answers
     store.record(spawn());
     store.record(human());
     const [notice] = store.pendingNotices(PARENT);
+    if (notice === undefined) throw new Error('expected a pending notice for PARENT');
     state.match = /^INSERT INTO session_watch_cursors/;
     state.error = new Error('boom');
     expect(store.ackNotices(PARENT, [notice])).toEqual([]);
@@ -216,7 +215,7 @@ describe('the change hook (onLocalChange) fires exactly for writes that can chan
     const { store } = openStore();
     let fired = 0;
     store.onLocalChange(() => fired++);
-    const count = (fn) => {
+    const count = (fn: () => unknown) => {
       const before = fired;
       fn();
       return fired - before;
@@ -252,6 +251,7 @@ describe('the change hook (onLocalChange) fires exactly for writes that can chan
     store.record(human());
     fired = 0;
     const [notice] = store.pendingNotices(PARENT);
+    if (notice === undefined) throw new Error('expected a pending notice for PARENT');
     expect(store.ackNotices(PARENT, [{ ...notice, lastSeenSequence: notice.lastSeenSequence + 5 }])).toEqual([]);
     expect(store.ackNotices(PARENT, [])).toEqual([]);
     expect(fired).toBe(0);
@@ -304,7 +304,7 @@ describe('the change hook (onLocalChange) fires exactly for writes that can chan
     store.watch(watchReq(COORD, CHILD));
     let fired = 0;
     store.onLocalChange(() => fired++);
-    const own = { ...human(), actorType: 'agent', actorId: COORD };
+    const own = { ...human(), actorType: 'agent' as const, actorId: COORD };
     expect(store.record(own)?.sequence).toBe(1);
     expect(store.recordMany([own, own]).map((e) => e?.sequence)).toEqual([2, 3]);
     expect(fired).toBe(0);
@@ -319,7 +319,7 @@ describe('constructor options and cleanup', () => {
   it('refuses a bad synchronous mode or busy timeout before opening anything', () => {
     const path = fresh();
     for (const synchronous of ['normal', 'ON', '']) {
-      const e = thrown(() => createSqliteStore({ path, synchronous, now: () => T0 }));
+      const e = thrown(() => createSqliteStore({ path, synchronous: synchronous as SynchronousMode, now: () => T0 }));
       expect(e).toBeInstanceOf(RangeError);
       expect(e.message).toMatch(/OFF, NORMAL, FULL, EXTRA/);
     }
@@ -327,7 +327,7 @@ describe('constructor options and cleanup', () => {
       expect(thrown(() => createSqliteStore({ path, busyTimeoutMs, now: () => T0 }))).toBeInstanceOf(RangeError);
     }
     expect(scalar(connect(':memory:'), 'SELECT 1')).toBe(1);
-    for (const synchronous of ['OFF', 'NORMAL', 'FULL', 'EXTRA']) {
+    for (const synchronous of ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const) {
       const s = createSqliteStore({ path: fresh(), synchronous, busyTimeoutMs: 0, now: () => T0 });
       expect([Number(sqliteConnection(s).pragma('synchronous')), Number(sqliteConnection(s).pragma('busy_timeout'))]).toEqual([
         ['OFF', 'NORMAL', 'FULL', 'EXTRA'].indexOf(synchronous),
@@ -356,10 +356,10 @@ describe('constructor options and cleanup', () => {
     store.record(spawn());
     store.record(human());
     const pending = store.pendingNotices(PARENT);
-    expect(pending[0].text).toContain(link);
-    expect(store.ackNotices(PARENT, pending)[0].text).toContain(link);
+    expect(pending[0]?.text).toContain(link);
+    expect(store.ackNotices(PARENT, pending)[0]?.text).toContain(link);
     store.record(human());
-    expect(store.drainNotices(PARENT)[0].text).toContain(link);
+    expect(store.drainNotices(PARENT)[0]?.text).toContain(link);
     store.close();
   });
 
@@ -415,9 +415,11 @@ describe('a closed store refuses every call; the factory and the handles', () =>
   it('sqliteStoreFactory: a path function gives each store its own file; settings and options both apply', () => {
     const paths = [fresh(), fresh()];
     let i = 0;
-    const factory = sqliteStoreFactory({ path: () => paths[i++], busyTimeoutMs: 7 });
-    const a = factory({ now: () => T0, maxRows: 2 });
-    const b = factory({ now: () => T0 });
+    // Called once per store: two stores, two paths.
+    const factory = sqliteStoreFactory({ path: () => paths[i++]!, busyTimeoutMs: 7 });
+    // The factory's type is the generic StoreFactory; what it makes is a SqliteStore (synchronously).
+    const a = factory({ now: () => T0, maxRows: 2 }) as SqliteStore;
+    const b = factory({ now: () => T0 }) as SqliteStore;
     expect([a.path, b.path]).toEqual(paths);
     expect(Number(sqliteConnection(a).pragma('busy_timeout'))).toBe(7);
     for (const n of [1, 2, 3]) a.record(human(CHILD, { summary: `s${n}` }));
@@ -425,11 +427,11 @@ describe('a closed store refuses every call; the factory and the handles', () =>
     expect(a.eventCount()).toBe(2);
     a.close();
     b.close();
-    const fixed = sqliteStoreFactory({ path: paths[0] })({ now: () => T0 });
+    const fixed = sqliteStoreFactory({ path: paths[0] })({ now: () => T0 }) as SqliteStore;
     expect(fixed.path).toBe(paths[0]);
     expect(fixed.eventCount()).toBe(2);
     fixed.close();
-    const mem = sqliteStoreFactory()({ now: () => T0 });
+    const mem = sqliteStoreFactory()({ now: () => T0 }) as SqliteStore;
     expect(mem.path).toBe(':memory:');
     mem.close();
   });
@@ -508,7 +510,7 @@ describe('R41 cap and R44 expiry at their boundaries', () => {
 
 describe('R9d pending cursors read back are checked', () => {
   it('a pending cursor with a negative L or an unknown provenance is corrupt-state: logged, no notice, nothing acked', () => {
-    for (const [column, value] of [['last_seen', -1], ['provenance', 'group']]) {
+    for (const [column, value] of [['last_seen', -1], ['provenance', 'group']] as const) {
       const { store, db, logger } = openStore({ path: fresh() });
       store.record(spawn());
       store.record(human());
@@ -520,7 +522,7 @@ describe('R9d pending cursors read back are checked', () => {
       expect(store.drainNotices(PARENT), column).toEqual([]);
       const entries = logger.entries.filter((e) => e.details?.code === 'corrupt-state');
       expect(entries.map((e) => e.message), column).toEqual(['sqlite store: pendingNotices failed', 'sqlite store: drainNotices failed']);
-      expect(String(entries[0].details.error)).toContain('session_watch_cursors');
+      expect(String(entries[0]?.details?.error)).toContain('session_watch_cursors');
       expect(rows(db, `SELECT ${column} AS v FROM session_watch_cursors`)).toEqual([{ v: value }]);
       store.close();
     }
@@ -547,7 +549,7 @@ describe('more of what the change hook, the logger and reads must not do', () =>
     store.watch(watchReq(COORD, CHILD));
     let fired = 0;
     store.onLocalChange(() => fired++);
-    const compacted = { sessionKey: CHILD, agentId: A, kind: 'compacted', actorType: 'system', summary: 'compacted' };
+    const compacted = { sessionKey: CHILD, agentId: A, kind: 'compacted' as const, actorType: 'system' as const, summary: 'compacted' };
     expect(store.recordMany([human(CHILD, { dedupeKey: 'k1' })]).map((e) => e?.sequence)).toEqual([1]);
     expect(store.recordMany([human(PEER, { onlyIfWatched: true })])).toEqual([undefined]);
     expect(store.recordMany([compacted]).map((e) => e?.sequence)).toEqual([2]);
