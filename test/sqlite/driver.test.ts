@@ -37,23 +37,13 @@ import { loadSqliteDriver } from '../../src/sqlite/driver/resolve.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { A, CHILD, COORD, T0, human } from '../contract/harness.js';
 import { bundleFixture } from './bundle.js';
-import { tempDir } from './helpers.js';
+import { tempDir, thrown } from './helpers.js';
 
 const dir = tempDir('driver');
 let fileNo = 0;
 const freshPath = () => join(dir, `d${fileNo++}.db`);
 const DRIVERS = availableSqliteDrivers();
 const isBun = process.versions['bun'] !== undefined;
-
-/** The thrown error, or a failure if nothing was thrown. */
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 // ---------------------------------------------------------------------------------------------
 // The drivers on their own (no seam): what the seam has to hide.

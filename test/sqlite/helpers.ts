@@ -16,6 +16,16 @@ const driver = resolveSqliteDriver(TEST_DRIVER);
 export const TEST_DRIVER_NAME = driver.name;
 
 /** A temp directory removed after the file's tests. */
+/** The error `fn` throws, or a test failure if it throws nothing. Typed by the caller (any by default: tests read its fields). */
+export function thrown<E = any>(fn: () => unknown): E {
+  try {
+    fn();
+  } catch (error) {
+    return error as E;
+  }
+  throw new Error('expected a throw');
+}
+
 export function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), `ssk-${prefix}-`));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

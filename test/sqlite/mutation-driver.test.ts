@@ -22,21 +22,12 @@ import { builtinModule, isBun, requirePackage, runtimeName } from '../../src/sql
 import { DRIVER_NAMES, availableSqliteDrivers, loadSqliteDriver, resolveSqliteDriver } from '../../src/sqlite/driver/resolve.js';
 import { immediateTransaction, readTransaction } from '../../src/sqlite/driver/transaction.js';
 import type { BetterSqlite3Database, BetterSqlite3Module, SqliteConnection, SqliteDriver, SqliteDriverChoice } from '../../src/sqlite/driver/types.js';
-import { tempDir } from './helpers.js';
+import { tempDir, thrown } from './helpers.js';
 
 const dir = tempDir('mut-driver');
 let fileNo = 0;
 const fresh = () => join(dir, `m${fileNo++}.db`);
 const Database = createRequire(import.meta.url)('better-sqlite3');
-
-function thrown(fn: () => unknown): any {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 /** Every result code sqlite3.h (the copy better-sqlite3 builds) defines, by number. */
 function headerCodes(): Map<number, string> {

@@ -22,21 +22,12 @@ import {
 import { betterSqlite3Driver } from '../../src/sqlite/driver/better-sqlite3.js';
 import { sqliteErrorCode } from '../../src/sqlite/driver/error-codes.js';
 import type { SqliteConnection, SqliteDriver, SqliteOpenOptions } from '../../src/sqlite/driver/types.js';
-import { connect, scalar, tempDir } from './helpers.js';
+import { connect, scalar, tempDir, thrown } from './helpers.js';
 
 const dir = tempDir('mut-schema');
 let fileNo = 0;
 const fresh = () => join(dir, `s${fileNo++}.db`);
 const Database = createRequire(import.meta.url)('better-sqlite3');
-
-function thrown(fn: () => unknown): any {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 /** Three test steps that record which ran; each leaves a table behind. */
 function spySteps() {

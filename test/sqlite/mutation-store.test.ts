@@ -15,20 +15,11 @@ import { StateDatabaseOpenError } from '../../src/sqlite/errors.js';
 import { MIGRATIONS } from '../../src/sqlite/schema.js';
 import { SqliteStore, createSqliteStore, sqliteConnection, sqliteHandle, sqliteStoreFactory, type SynchronousMode } from '../../src/sqlite/sqlite-store.js';
 import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
-import { connect, openStore, rows, scalar, tempDir } from './helpers.js';
+import { connect, openStore, rows, scalar, tempDir, thrown } from './helpers.js';
 
 const dir = tempDir('mut-store');
 let fileNo = 0;
 const fresh = () => join(dir, `t${fileNo++}.db`);
-
-function thrown(fn: () => unknown): any {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 /** better-sqlite3 behind a driver object that fails the statements whose SQL matches, on demand. */
 function faultyDriver() {
