@@ -31,6 +31,14 @@ class FastFirst extends BaseSequencer {
 }
 
 /**
+ * Left out of the core and upstream parts: the SQLite failure file starts child processes (one as
+ * another user) and the differential file runs random programs against two stores; every core
+ * mutant they reach would pay seconds for them. Both stay in the sqlite part, whose code they test;
+ * core mutants are reached by the core, memory and other SQLite files.
+ */
+const PART_EXCLUDES = ['core', 'upstream'].includes(process.env.SSK_MUTATION_PART ?? 'core') ? ['test/sqlite/failures.test.ts', 'test/sqlite/differential.test.ts'] : [];
+
+/**
  * The test selection mutation runs use (#19): in-process tests only, so one mutant costs
  * milliseconds per covering test, not seconds. Left out on purpose: anything that starts another
  * OS process (SIGKILL, multi-process, other runtimes, CLI, MCP, hook), PostgreSQL (a server per
@@ -51,7 +59,7 @@ export default defineConfig({
       'test/mutation/**/*.test.ts',
     ],
     // These two start other OS processes (the CLI, a watcher of a real file), which every mutant they cover would pay for.
-    exclude: ['test/upstream/scan-cli.test.ts', 'test/upstream/done-when.test.ts'],
+    exclude: ['test/upstream/scan-cli.test.ts', 'test/upstream/done-when.test.ts', ...PART_EXCLUDES],
     sequence: { sequencer: FastFirst },
     testTimeout: 60_000,
     hookTimeout: 60_000,
