@@ -276,7 +276,8 @@ describe('loading (driver/better-sqlite3.ts load, driver/resolve.ts auto) with t
   }
 
   it('a package that cannot be required: one reason line, the gist of a multi-line message, the cause kept', async () => {
-    const cause = Object.assign(new Error("Cannot find module 'better-sqlite3'\n\nRequire stack:\n- /a/b.js\n- /a/c.js\n  from the app"), { code: 'MODULE_NOT_FOUND' });
+    // The blank and whitespace-only lines between the parts are dropped, not joined in as runs of spaces.
+    const cause = Object.assign(new Error("Cannot find module 'better-sqlite3'\n  \n\t\nRequire stack:\n- /a/b.js\n- /a/c.js\n  from the app"), { code: 'MODULE_NOT_FOUND' });
     const { b3, errors } = await withPackage(() => {
       throw cause;
     });

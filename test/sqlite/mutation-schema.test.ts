@@ -259,8 +259,9 @@ describe('R9c openError (open-errors.ts), every branch in process', () => {
 
   it('corrupt: CORRUPT (any extended code) and NOTADB', () => {
     for (const code of ['SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_NOTADB']) {
-      const e = openError(join(dir, 'missing', 'x.db'), sqliteError(code)) as StateDatabaseOpenError;
-      expect([e.code, e.hint.includes('backup')], code).toEqual(['corrupt', true]);
+      const cause = sqliteError(code);
+      const e = openError(join(dir, 'missing', 'x.db'), cause) as StateDatabaseOpenError;
+      expect([e.code, e.hint.includes('backup'), e.cause], code).toEqual(['corrupt', true, cause]);
       expect(e.message).toContain(`driver says ${code}`);
     }
   });
@@ -291,8 +292,9 @@ describe('R9c openError (open-errors.ts), every branch in process', () => {
   it.skipIf(!roAvailable)('read-only: READONLY, CANTOPEN, PERM and AUTH where the directory (or the file) cannot be written', () => {
     for (const code of ['SQLITE_READONLY', 'SQLITE_READONLY_DBMOVED', 'SQLITE_CANTOPEN', 'SQLITE_CANTOPEN_ISDIR', 'SQLITE_PERM', 'SQLITE_AUTH', 'SQLITE_AUTH_USER']) {
       const path = join(readOnlyDir, 'state.db');
-      const e = openError(path, sqliteError(code)) as StateDatabaseOpenError;
-      expect([e.code, e.path], code).toEqual(['read-only', path]);
+      const cause = sqliteError(code);
+      const e = openError(path, cause) as StateDatabaseOpenError;
+      expect([e.code, e.path, e.cause], code).toEqual(['read-only', path, cause]);
       expect(e.hint).toBe(`the store needs to write the file and its -wal and -shm files beside it: make ${readOnlyDir} writable by this user, or choose a writable path`);
       expect(e.message).toContain(`driver says ${code}`);
     }

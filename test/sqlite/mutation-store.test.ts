@@ -497,6 +497,19 @@ describe('R41 cap and R44 expiry at their boundaries', () => {
     expect(scalar(db, 'SELECT count(*) FROM session_state_events WHERE session_key = ?', PEER)).toBe(1);
     store.close();
   });
+
+  it('an onlyIfWatched record that nobody watches (R9b) writes nothing, so it does not prune either, alone or in a batch', () => {
+    const { store, clock, db } = openStore({ retentionMs: DAY });
+    store.record(human(PEER));
+    clock.advance(DAY + HOUR + 1); // the PEER event is aged and a prune is due
+    expect(store.record(human(CHILD, { onlyIfWatched: true }))).toBeUndefined();
+    expect(store.recordMany([human(CHILD, { onlyIfWatched: true })])).toEqual([undefined]);
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events WHERE session_key = ?', PEER)).toBe(1);
+    // The next insert does prune it.
+    expect(store.record(human(CHILD))?.sequence).toBe(2);
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events WHERE session_key = ?', PEER)).toBe(0);
+    store.close();
+  });
 });
 
 describe('R9d pending cursors read back are checked', () => {
