@@ -38,9 +38,15 @@ function headerCodes(): Map<number, string> {
   for (const m of block.matchAll(/^#define (SQLITE_[A-Z_]+)\s+(\d+)\s/gm)) primary.set(m[1]!, Number(m[2]));
   const codes = new Map<number, string>();
   for (const [name, n] of primary) codes.set(n, name);
-  for (const m of header.matchAll(/^#define (SQLITE_[A-Z_]+)\s+\((SQLITE_[A-Z]+) \| \((\d+)<<8\)\)/gm)) {
+  // Spacing around `|` varies (`(SQLITE_BUSY   |  (1<<8))`, `(SQLITE_CONSTRAINT |(10<<8))`): a pattern
+  // with one space each side silently skipped BUSY, LOCKED and the last three CONSTRAINT codes.
+  let extended = 0;
+  for (const m of header.matchAll(/^#define (SQLITE_[A-Z_]+)\s+\((SQLITE_[A-Z]+)\s*\|\s*\((\d+)<<8\)\)/gm)) {
     codes.set(primary.get(m[2]!)! | (Number(m[3]) << 8), m[1]!);
+    extended++;
   }
+  // Every extended-code #define was read (none skipped by a spelling the pattern misses).
+  expect(extended).toBe(header.match(/^#define SQLITE_[A-Z_]+\s+\(SQLITE_[A-Z]+\s*\|/gm)?.length);
   return codes;
 }
 

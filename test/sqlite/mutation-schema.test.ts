@@ -5,8 +5,8 @@
  * cleanup, and the R9c classification of every driver failure (openError called directly).
  */
 
-import { accessSync, constants, existsSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { accessSync, chmodSync, constants, existsSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { NotAStateDatabaseError, SchemaTooNewError, StateDatabaseError, StateDatabaseOpenError } from '../../src/sqlite/errors.js';
@@ -170,6 +170,46 @@ describe('migrate and readSchemaVersion (schema.ts)', () => {
     const e = thrown(() => migrate(connect(fresh()), 'x', [{ version: 1, description: '', up: () => {} }, { version: 3, description: '', up: () => {} }]));
     expect(e.message).toMatch(/numbered 1, 2, 3.*step 1 has version 3/);
   });
+
+  // schema.test.ts builds an older release's file as MIGRATIONS.slice(0, n) ("exactly what release n
+  // wrote"). A full migration cannot tell whether steps 3 and 4 ran (steps 4 and 5 rebuild the cursor
+  // table, which drops its indexes), so each prefix is checked here: its tables and indexes, the
+  // pending index's columns, and whether a cursor may be ambient.
+  it('each prefix of MIGRATIONS writes what that release wrote', () => {
+    const cursorIndexes = (db: SqliteConnection) =>
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'session_watch_cursors' AND sql IS NOT NULL ORDER BY name").all().map((r) => r['name']);
+    const tables = (db: SqliteConnection) =>
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all().map((r) => r['name']);
+    const pendingColumns = (db: SqliteConnection) =>
+      db.prepare("SELECT name FROM pragma_index_info('session_watch_cursors_pending') ORDER BY seqno").all().map((r) => r['name']);
+    const takesAmbient = (db: SqliteConnection) => {
+      try {
+        db.exec("INSERT INTO session_watch_cursors VALUES ('w', 't', 'main', 0, 0, 0, 'ambient', 0)");
+        return true;
+      } catch (error) {
+        expect(sqliteErrorCode(error)).toBe('SQLITE_CONSTRAINT_CHECK');
+        return false;
+      }
+    };
+    const core = ['session_state_events', 'session_state_heads', 'session_watch_cursors'];
+    const expected = [
+      { tables: [...core, 'session_state_meta'].sort(), cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_target', 'session_watch_cursors_updated'], pending: ['watcher_session_key'], ambient: false },
+      { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_target', 'session_watch_cursors_updated'], pending: ['watcher_session_key'], ambient: false },
+      { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_target'], pending: ['watcher_session_key'], ambient: false },
+      { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_target'], pending: ['watcher_session_key'], ambient: true },
+      { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance'], ambient: true },
+      { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified'], ambient: true },
+    ];
+    expect(expected).toHaveLength(SCHEMA_VERSION);
+    expected.forEach((release, i) => {
+      const path = fresh();
+      const db = connect(path);
+      expect(migrate(db, path, MIGRATIONS.slice(0, i + 1))).toBe(i + 1);
+      const found = { tables: tables(db), cursorIndexes: cursorIndexes(db), pending: pendingColumns(db), ambient: takesAmbient(db) };
+      expect(found, `release ${i + 1}`).toEqual(release);
+      db.close();
+    });
+  });
 });
 
 describe('openStateConnectionReadOnly (schema.ts)', () => {
@@ -303,6 +343,34 @@ describe('R9c openError (open-errors.ts), every branch in process', () => {
     expect((openError(join(existing, 'ostype'), sqliteError('SQLITE_CANTOPEN')) as StateDatabaseOpenError).hint).toContain(`make ${join(existing, 'ostype')} and ${existing} writable`);
     // Another code in the same place is cannot-open.
     expect(openError(join(readOnlyDir, 'state.db'), sqliteError('SQLITE_IOERR')).code).toBe('cannot-open');
+  });
+
+  // An existing path this process may not write, in a directory it may write and enter: a mode-0444
+  // file for a user whom mode bits bind; for root, /proc/sys (refused to root too) in /proc (not).
+  const canAccess = (p: string, mode: number) => {
+    try {
+      accessSync(p, mode);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const readOnlyFile = join(dir, 'read-only-file.db');
+  writeFileSync(readOnlyFile, '');
+  chmodSync(readOnlyFile, 0o444);
+  const unwritableEntry = [readOnlyFile, '/proc/sys'].find(
+    (p) => existsSync(p) && !canAccess(p, constants.W_OK) && canAccess(dirname(p), constants.W_OK | constants.X_OK),
+  );
+
+  it.skipIf(unwritableEntry === undefined)('read-only: an existing file that cannot be written, in a directory that can', () => {
+    const path = unwritableEntry!;
+    for (const code of ['SQLITE_READONLY', 'SQLITE_CANTOPEN']) {
+      const cause = sqliteError(code);
+      const e = openError(path, cause) as StateDatabaseOpenError;
+      expect([e.code, e.path, e.cause], code).toEqual(['read-only', path, cause]);
+    }
+    // The same code for a path that does not exist there is cannot-open (the directory is writable).
+    expect(openError(join(dirname(path), 'no-such-entry.db'), sqliteError('SQLITE_CANTOPEN')).code).toBe('cannot-open');
   });
 
   it('cannot-open: a permission-like code where everything is writable, or any other code; the detail is the driver message', () => {

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { betterSqlite3Driver } from '../../src/sqlite/driver/better-sqlite3.js';
 import type { SqliteDriver } from '../../src/sqlite/driver/types.js';
-import { StateDatabaseOpenError } from '../../src/sqlite/errors.js';
+import { CorruptStateError, StateDatabaseOpenError, UnsafeIntegerError } from '../../src/sqlite/errors.js';
+import { checkedEventFromRow, checkedHead, eventFromRow, type EventRow } from '../../src/sqlite/rows.js';
 import { MIGRATIONS } from '../../src/sqlite/schema.js';
 import { SqliteStore, createSqliteStore, sqliteConnection, sqliteHandle, sqliteStoreFactory, type SynchronousMode } from '../../src/sqlite/sqlite-store.js';
 import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
@@ -542,6 +543,41 @@ describe('R9d pending cursors read back are checked', () => {
     expect(store.listPending().map((p) => [p.watcherSessionKey, p.lastSeenSequence, p.wake])).toEqual(
       expect.arrayContaining([[COORD, 0, 'next-turn'], [PEER, 0, 'immediate']]),
     );
+    store.close();
+  });
+});
+
+describe('R9d read-back errors name the SQLite table and column (rows.ts)', () => {
+  it('a damaged cursor, event or head row is a CorruptStateError or UnsafeIntegerError naming its table (and column)', () => {
+    const { store, db } = openStore({ path: fresh() });
+    store.watch(watchReq());
+    store.record(human());
+    const other = connect(store.path);
+    other.pragma('ignore_check_constraints = ON'); // a damaged or crafted row
+    // A cursor: store.cursor hands the decoder's error to the caller.
+    other.exec('UPDATE session_watch_cursors SET last_seen = -1');
+    const corruptCursor = thrown(() => store.cursor(COORD, CHILD, A));
+    expect([corruptCursor.constructor, corruptCursor.code, corruptCursor.table]).toEqual([CorruptStateError, 'corrupt-state', 'session_watch_cursors']);
+    other.exec('UPDATE session_watch_cursors SET last_seen = 0, updated_at = 9007199254740993');
+    const bigCursor = thrown(() => store.cursor(COORD, CHILD, A));
+    expect([bigCursor.constructor, bigCursor.code, bigCursor.field]).toEqual([UnsafeIntegerError, 'unsafe-integer', 'session_watch_cursors.updated_at']);
+    // An event and a head, read back from the file and decoded as the store decodes them.
+    other.prepare('UPDATE session_state_events SET summary = ?').run('two\nlines');
+    other.exec('UPDATE session_state_heads SET pruned_max_sequence = -1');
+    other.close();
+    const event = db.prepare('SELECT * FROM session_state_events').get() as EventRow;
+    const corruptEvent = thrown(() => checkedEventFromRow(event));
+    expect([corruptEvent.constructor, corruptEvent.table, corruptEvent.row]).toEqual([CorruptStateError, 'session_state_events', 'sequence 1']);
+    const bigEvent = thrown(() => eventFromRow({ ...event, occurred_at: 2n ** 53n }));
+    expect([bigEvent.constructor, bigEvent.field]).toEqual([UnsafeIntegerError, 'session_state_events.occurred_at']);
+    const head = db.prepare('SELECT last_sequence, pruned_max_sequence FROM session_state_heads').get() as { last_sequence: unknown; pruned_max_sequence: unknown };
+    const read = { sessionKey: CHILD, agentId: A, lastSequence: head.last_sequence, prunedMaxSequence: head.pruned_max_sequence, lowest: 1n, page: [] };
+    const corruptHead = thrown(() => checkedHead(read));
+    expect([corruptHead.constructor, corruptHead.table, corruptHead.row]).toEqual([CorruptStateError, 'session_state_heads', `(${JSON.stringify(CHILD)}, ${JSON.stringify(A)})`]);
+    const bigHead = thrown(() => checkedHead({ ...read, lastSequence: 2n ** 53n }));
+    expect([bigHead.constructor, bigHead.field]).toEqual([UnsafeIntegerError, 'session_state_heads.last_sequence']);
+    const badLowest = thrown(() => checkedHead({ ...read, prunedMaxSequence: 0n, lowest: 0n }));
+    expect([badLowest.constructor, badLowest.table]).toEqual([CorruptStateError, 'session_state_events']);
     store.close();
   });
 });
