@@ -6,7 +6,22 @@ export * from './errors.js';
 export * from './clock.js';
 export * from './keys.js';
 export * from './notice.js';
-export * from './validate.js';
+// Named, not `*`: validate.ts also exports a probe of its fast path for tests, which is not API.
+export {
+  assertObjectInOrder,
+  assertSchema,
+  checkRecordInputInOrder,
+  snapshotInput,
+  validateChangesSinceRequest,
+  validateIdentity,
+  validateNoticeAcks,
+  validateRecordFields,
+  validateRecordInput,
+  validateSessionKey,
+  validateUnwatchRequest,
+  validateVersion,
+  validateWatchRequest,
+} from './validate.js';
 export * from './cursor.js';
 export * from './record.js';
 export * from './set-notifications.js';

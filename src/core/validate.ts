@@ -229,6 +229,21 @@ export function validateRecordFields(raw: unknown): RecordInput {
   return valid;
 }
 
+/**
+ * Whether each record entry point's fast check accepts `raw` by itself, without the exhaustive
+ * check. Answers only and writes nothing: for tests, which hold the fast check to accepting the
+ * common valid inputs (a fast check that says "not sure" too often costs only time, which no other
+ * test sees). Not exported from the package (core/index.ts names its exports).
+ */
+export function recordFastPathAccepts(raw: unknown): { validateRecordInput: boolean; validateRecordFields: boolean } {
+  const snapshot = snapshotInput(raw);
+  const fields = snapshotRecordInput(raw);
+  return {
+    validateRecordInput: hasRecordFieldsOnly(snapshot) && isAcceptedRecordInput(snapshot),
+    validateRecordFields: fields.knownFieldsOnly && isAcceptedRecordInput(fields.input),
+  };
+}
+
 /** Whether a snapshot holds RecordInput's fields only (own keys; the exhaustive check names any other). */
 function hasRecordFieldsOnly(input: unknown): boolean {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return false;
