@@ -102,6 +102,30 @@ describe('memory store: opening and restart prune (R29) with the schedule of R43
     expect(store.eventCount()).toBe(1);
   });
 
+  it('R9b R43 an onlyIfWatched record nobody watches writes nothing: no prune, alone or in a batch', () => {
+    const { store, set } = clocked({ maxRows: 1 });
+    store.record(human(CHILD));
+    store.record(human(PEER)); // over the cap, but no prune is due yet
+    set(T0 + LIMITS.pruneIntervalMs);
+    expect(store.record(human(COORD, { onlyIfWatched: true }))).toBeUndefined();
+    expect(store.recordMany([human(COORD, { onlyIfWatched: true })])).toEqual([undefined]);
+    expect(store.eventCount()).toBe(2);
+    store.record(human(COORD)); // an insert prunes
+    expect(store.eventCount()).toBe(1);
+  });
+
+  it('R9e D2 a batch signals only for cursors it wrote: a dedupe hit or an R9b skip beside an unwatched insert signals nothing', () => {
+    const { store, signals } = clocked();
+    store.record(human(CHILD, { dedupeKey: 'k' }));
+    expect(signals()).toBe(0);
+    const out = store.recordMany([human(CHILD, { dedupeKey: 'k' }), human(COORD, { onlyIfWatched: true }), human(PEER)]);
+    expect(out.map((e) => e?.sequence)).toEqual([1, undefined, 2]);
+    expect(signals()).toBe(0);
+    // A batch that does write a cursor signals once.
+    store.recordMany([spawn(), human(CHILD)]);
+    expect(signals()).toBe(1);
+  });
+
   it('R29 restart restarts the prune clock at now and prunes', () => {
     const { store, set } = clocked({ maxRows: 1 });
     store.record(human());
