@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EVENT_KINDS, LIMITS, PAYLOAD_REQUIRED } from '../../spec/index.js';
-import { checkRecordInputInOrder, snapshotInput, validateRecordFields } from '../../src/core/index.js';
+import { ValidationError, checkRecordInputInOrder, snapshotInput, validateRecordFields } from '../../src/core/index.js';
 import { recordFastPathAccepts } from '../../src/core/validate.js';
 import { recordDraft } from '../../conformance/arbitraries.js';
 
@@ -90,6 +90,20 @@ describe('the fast check refuses, and the exhaustive check decides', () => {
     // A payload the kind requires, missing: not accepted fast (the exhaustive check names it).
     const required = [...PAYLOAD_REQUIRED][0]!;
     expect(recordFastPathAccepts({ ...base, kind: required })).toEqual(refused);
+  });
+
+  it('one watcher over the maximum count: not accepted fast, and refused naming watchers (range)', () => {
+    const watchers = Array.from({ length: LIMITS.maxWatchersPerRecord + 1 }, (_, i) => `agent:main:w${i}`);
+    const input = { ...base, watchers };
+    expect(recordFastPathAccepts(input)).toEqual({ validateRecordInput: false, validateRecordFields: false });
+    let error: unknown;
+    try {
+      validateRecordFields(input);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    expect([(error as ValidationError).field, (error as ValidationError).code]).toEqual(['watchers', 'range']);
   });
 
   it('an input only the exhaustive check accepts still comes back with its payload frozen (validateRecordFields)', () => {
