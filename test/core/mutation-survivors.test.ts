@@ -1,12 +1,11 @@
 /**
- * #19: behaviour the Stryker run over src/core left unchecked (mutation/survivors/core-others.md
+ * #19: behaviour the Stryker run over src/core left unchecked (mutation/survivors/core.md
  * lists the mutants these tests kill and why the others are equivalent).
  */
 import { describe, expect, it } from 'vitest';
-import type { StateEvent, WatchCursor } from '../../spec/index.js';
 import { compareFeedPairs, isValidationError, planNotifications, prepareRecordBatch, snapshotPending, type FeedPair } from '../../src/core/index.js';
+import { T, TARGET, cursor, event } from './plan-fixtures.js';
 
-const T = Date.UTC(2026, 0, 1);
 
 describe('feed-diff.ts', () => {
   const pair = (targetSessionKey: string, targetAgentId: string): FeedPair => ({
@@ -36,28 +35,6 @@ describe('feed-diff.ts', () => {
 });
 
 describe('record.ts', () => {
-  const TARGET = 'agent:main:peer';
-  const cursor = (watcherSessionKey: string, provenance: WatchCursor['provenance'] = 'explicit'): WatchCursor => ({
-    watcherSessionKey,
-    targetSessionKey: TARGET,
-    targetAgentId: 'main',
-    lastSeenSequence: 2,
-    notifiedSequence: 2,
-    materialSequence: 2,
-    provenance,
-    updatedAt: T,
-  });
-  const event = (extra: Partial<StateEvent> = {}): StateEvent => ({
-    sequence: 9,
-    sessionKey: TARGET,
-    agentId: 'main',
-    kind: 'human_direct_message',
-    actorType: 'human',
-    occurredAt: T,
-    recordedAt: T,
-    summary: 'human message via telegram',
-    ...extra,
-  });
 
   it('R9e: an error that is not a ValidationError passes through a batch unchanged', () => {
     const boom = new TypeError('getter failed');

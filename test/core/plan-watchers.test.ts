@@ -5,34 +5,10 @@
  * foreign row could hold) gets no write; an event without actorId suppresses nobody (R12).
  */
 import { describe, expect, it } from 'vitest';
-import type { StateEvent, WatchCursor } from '../../spec/index.js';
 import { planNotifications } from '../../src/core/index.js';
+import { T, TARGET, cursor, event } from './plan-fixtures.js';
 
-const T = Date.UTC(2026, 0, 1);
-const TARGET = 'agent:main:peer';
 const W = 'agent:main:main';
-
-const cursor = (watcherSessionKey: string): WatchCursor => ({
-  watcherSessionKey,
-  targetSessionKey: TARGET,
-  targetAgentId: 'main',
-  lastSeenSequence: 2,
-  notifiedSequence: 2,
-  materialSequence: 2,
-  provenance: 'explicit',
-  updatedAt: T,
-});
-const event = (extra: Partial<StateEvent> = {}): StateEvent => ({
-  sequence: 9,
-  sessionKey: TARGET,
-  agentId: 'main',
-  kind: 'human_direct_message',
-  actorType: 'human',
-  occurredAt: T,
-  recordedAt: T,
-  summary: 'human message via telegram',
-  ...extra,
-});
 
 describe('R11-R13 planned cursor writes', () => {
   it('R11: a producer watcher that also holds a cursor is written once, from its cursor', () => {
