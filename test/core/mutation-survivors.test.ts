@@ -3,7 +3,7 @@
  * lists the mutants these tests kill and why the others are equivalent).
  */
 import { describe, expect, it } from 'vitest';
-import { compareFeedPairs, isValidationError, planNotifications, prepareRecordBatch, snapshotPending, type FeedPair } from '../../src/core/index.js';
+import { compareFeedPairs, isValidationError, planNotifications, prepareRecord, prepareRecordBatch, snapshotPending, validateRecordInput, type FeedPair } from '../../src/core/index.js';
 import { T, TARGET, cursor, event } from './plan-fixtures.js';
 
 
@@ -31,6 +31,26 @@ describe('feed-diff.ts', () => {
   it('R26: a watcher\'s pairs on one target key are ordered by agent id', () => {
     const snap = snapshotPending([pair('agent:a:x', 'c'), pair('agent:a:x', 'b'), pair('agent:a:x', 'a')]);
     expect(snap.get('agent:main:main')!.map((p) => p.targetAgentId)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('validate.ts', () => {
+  const base = { sessionKey: 'agent:main:main', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human message via web' };
+
+  // validate.ts:423: the fast check's payload guard must refuse null before it asks for a prototype,
+  // or a null payload escapes as a TypeError instead of a typed error naming the field.
+  it.each([null, 'web', 7, true])('R9: a payload of %j is a ValidationError naming payload at every entry point', (payload) => {
+    const input = { ...base, payload };
+    for (const call of [() => validateRecordInput(input), () => prepareRecord(input, T), () => prepareRecordBatch([input], T)]) {
+      let thrown: unknown;
+      try {
+        call();
+      } catch (error) {
+        thrown = error;
+      }
+      expect(isValidationError(thrown)).toBe(true);
+      expect(thrown).toMatchObject({ field: expect.stringMatching(/payload/) });
+    }
   });
 });
 
