@@ -25,6 +25,8 @@ describe('R65 coalescing over 20 s', () => {
     const s = new WakeScheduler();
     const t0 = 1_767_225_600_000;
     expect(s.request(MAIN, [now], t0)).toEqual({ wake: 'now' });
+    // A second request in the same millisecond is inside the window, not a clock stepped back.
+    expect(s.request(MAIN, [now], t0)).toEqual({ wake: 'later', at: t0 + 20_000 });
     expect(s.request(MAIN, [now], t0 + 1)).toEqual({ wake: 'later', at: t0 + 20_000 });
     expect(s.request(MAIN, [now], t0 + 15_000)).toEqual({ wake: 'later', at: t0 + 20_000 });
     expect(s.nextDueAt()).toBe(t0 + 20_000);

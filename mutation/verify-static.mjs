@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// `npm run mutation:verify-static -- <part> [test files...]`: re-checks by hand every *static*
+// mutant the part's last report (mutation/reports/<part>.json) calls survived. Stryker 9.6.1's
+// vitest runner can report a static mutant (module-level code, evaluated at import) as survived
+// although its tests fail on it (stryker-js#6144), so such a survivor means nothing until this
+// has applied it to the source, run the mutation test selection (mutation/vitest.config.ts, bail
+// on the first failure) and put the file back. Prints one line per mutant, `killed` or `survived`,
+// and exits 0; a run that cannot start (no report, a dirty file) exits 1. Edits src/ while it runs:
+// run it in a checkout where nothing else is editing or testing, and never beside a Stryker run.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { PARTS } from './parts.mjs';
+
+const [name, ...files] = process.argv.slice(2);
+if (!name || !(name in PARTS)) {
+  console.error(`usage: node mutation/verify-static.mjs <part> [test files...]; parts: ${Object.keys(PARTS).join(', ')}`);
+  process.exit(2);
+}
+let report;
+try {
+  report = JSON.parse(readFileSync(`mutation/reports/${name}.json`, 'utf8'));
+} catch (error) {
+  console.error(`verify-static: no readable report at mutation/reports/${name}.json: ${error.message}`);
+  process.exit(1);
+}
+
+const mutants = [];
+for (const [file, entry] of Object.entries(report.files)) {
+  for (const m of entry.mutants) if (m.static && m.status === 'Survived') mutants.push({ file, source: entry.source, ...m });
+}
+mutants.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column));
+
+/** Offset of a report location (line and column both 1-based) in `source`. */
+function offsetOf(source, { line, column }) {
+  let offset = 0;
+  for (let l = 1; l < line; l++) offset = source.indexOf('\n', offset) + 1;
+  return offset + column - 1;
+}
+
+let current; // the file being mutated, put back on any exit
+function restore() {
+  if (current) writeFileSync(current.file, current.source);
+  current = undefined;
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    restore();
+    process.exit(130);
+  });
+}
+
+function runSelection() {
+  return spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'mutation/vitest.config.ts', '--bail', '1', ...files], {
+    encoding: 'utf8',
+    env: { ...process.env, SSK_MUTATION_PART: name },
+  });
+}
+
+// A selection that fails unmutated would call every mutant killed.
+if (mutants.length > 0) {
+  const baseline = runSelection();
+  if (baseline.status !== 0) {
+    console.error(`verify-static: the test selection fails without any mutant (exit ${baseline.status}); fix that first\n${baseline.stdout.slice(-2000)}`);
+    process.exit(1);
+  }
+}
+
+for (const m of mutants) {
+  // The report's source must still be the file's: a mutant applied at stale offsets tests nothing.
+  if (readFileSync(m.file, 'utf8') !== m.source) {
+    console.error(`verify-static: ${m.file} differs from the report's copy; re-run the part first`);
+    process.exit(1);
+  }
+  const start = offsetOf(m.source, m.location.start);
+  const end = offsetOf(m.source, m.location.end);
+  current = { file: m.file, source: m.source };
+  writeFileSync(m.file, m.source.slice(0, start) + m.replacement + m.source.slice(end));
+  const started = Date.now();
+  const run = runSelection();
+  restore();
+  const verdict = run.status === 0 ? 'survived' : 'killed';
+  const where = `${m.file}:${m.location.start.line}`;
+  console.log(`${verdict.padEnd(8)} ${where} ${m.mutatorName} \`${m.replacement.split('\n')[0].slice(0, 60)}\` (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+console.log(`${mutants.length} static survivor(s) of mutation/reports/${name}.json re-checked`);
