@@ -9,26 +9,10 @@
 // run it in a checkout where nothing else is editing or testing, and never beside a Stryker run.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { PARTS } from './parts.mjs';
+import { partFromArgs, readReport, reportPath, selectMutants } from './report.mjs';
 
-const [name, ...files] = process.argv.slice(2);
-if (!name || !(name in PARTS)) {
-  console.error(`usage: node mutation/verify-static.mjs <part> [test files...]; parts: ${Object.keys(PARTS).join(', ')}`);
-  process.exit(2);
-}
-let report;
-try {
-  report = JSON.parse(readFileSync(`mutation/reports/${name}.json`, 'utf8'));
-} catch (error) {
-  console.error(`verify-static: no readable report at mutation/reports/${name}.json: ${error.message}`);
-  process.exit(1);
-}
-
-const mutants = [];
-for (const [file, entry] of Object.entries(report.files)) {
-  for (const m of entry.mutants) if (m.static && m.status === 'Survived') mutants.push({ file, source: entry.source, ...m });
-}
-mutants.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column));
+const { name, rest: files } = partFromArgs('node mutation/verify-static.mjs <part> [test files...]');
+const mutants = selectMutants(readReport(name), (m) => m.static && m.status === 'Survived');
 
 /** Offset of a report location (line and column both 1-based) in `source`. */
 function offsetOf(source, { line, column }) {
@@ -82,4 +66,4 @@ for (const m of mutants) {
   const where = `${m.file}:${m.location.start.line}`;
   console.log(`${verdict.padEnd(8)} ${where} ${m.mutatorName} \`${m.replacement.split('\n')[0].slice(0, 60)}\` (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }
-console.log(`${mutants.length} static survivor(s) of mutation/reports/${name}.json re-checked`);
+console.log(`${mutants.length} static survivor(s) of ${reportPath(name)} re-checked`);
