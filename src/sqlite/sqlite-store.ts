@@ -119,8 +119,12 @@ function notifyCursorsSql(state: 'pending' | 'idle', onlyExplicit: boolean): str
   const set = state === 'idle' ? 'notified = ?, material = max(material, ?), updated_at = ?' : 'material = max(material, ?), updated_at = ?';
   return (
     `UPDATE session_watch_cursors SET ${set} ` +
-    'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key ' +
-    (state === 'idle' ? 'AND notified = last_seen' : 'AND notified > last_seen') +
+    // The integer state test before the key comparisons: SQLite checks the terms in this order, and
+    // each of the two UPDATEs visits every cursor on the target but changes only those in its state
+    // (about 5% of an append with 100 watchers, measured 2026-12-03).
+    'WHERE target_agent_id = ? AND target_session_key = ? ' +
+    (state === 'idle' ? 'AND notified = last_seen ' : 'AND notified > last_seen ') +
+    'AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key' +
     (onlyExplicit ? " AND provenance = 'explicit'" : '')
   );
 }
@@ -183,6 +187,10 @@ export const SQL = {
   ackPendingOfWatcher:
     'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_pending SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
     'WHERE watcher_session_key = ? AND notified > last_seen',
+  // R27-R28 for one pending cursor, by its key: what a drain of a few notices runs per notice (ACK_BY_KEY_MAX).
+  ackPendingCursor:
+    'UPDATE session_watch_cursors SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
+    'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key = ? AND notified > last_seen',
   pendingAll: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE notified > last_seen`,
   // R52
   deleteCursor: 'DELETE FROM session_watch_cursors WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?',
@@ -221,6 +229,13 @@ export const SQL = {
 } as const;
 
 type Statements = { [K in keyof typeof SQL]: SqliteStatement };
+
+/**
+ * A drain of at most this many notices acks each by its primary key; a larger one acks them all in
+ * one UPDATE through the pending index. Measured crossover (2026-12-03): by key wins at 1-2 notices,
+ * ties at 8, loses at 32 (SQLite walks an index it changes in two passes, a fixed cost per statement).
+ */
+export const ACK_BY_KEY_MAX = 4;
 
 const PROVENANCES: ReadonlySet<string> = new Set<CursorProvenance>(['spawn', 'explicit', 'ambient']);
 
@@ -533,15 +548,22 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       immediateTransaction(this.db, () => {
         const pending = this.pendingNoticesOfWatcher(watcherSessionKey);
         if (pending.length === 0) return [];
-        // R28 (core acknowledge) for all of them in one statement: a follow-up stays pending iff M > old N.
-        const acked = this.stmt.ackPendingOfWatcher.run(now, watcherSessionKey).changes;
+        // R28 (core acknowledge): a follow-up stays pending iff M > old N. A few notices are acked one
+        // by one by key; more in one statement, which walks the pending index it changes and so runs
+        // in two passes (bench/phases-drain-prune.ts prices both).
+        let acked = 0;
+        if (pending.length <= ACK_BY_KEY_MAX) {
+          for (const n of pending) acked += this.stmt.ackPendingCursor.run(now, n.targetAgentId, n.targetSessionKey, watcherSessionKey).changes;
+        } else {
+          acked = this.stmt.ackPendingOfWatcher.run(now, watcherSessionKey).changes;
+        }
         // The write lock is held since the read, so the same rows matched; anything else rolls back.
         if (acked !== pending.length) throw new Error(`drain acked ${acked} cursors, read ${pending.length}`);
         return pending;
       }),
     );
     if (drained.length > 0) this.changed();
-    return drained.map((n) => withNoticeLink(n, this.noticeLink)); // R23b
+    return this.noticeLink === undefined ? drained : drained.map((n) => withNoticeLink(n, this.noticeLink)); // R23b
   }
 
   ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { isValidationError } from '../../src/core/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
+import { ACK_BY_KEY_MAX } from '../../src/sqlite/sqlite-store.js';
 import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
 import { TEST_DRIVER, openStore, rows, scalar, tempDir } from './helpers.js';
 
@@ -110,6 +111,30 @@ describe('sqlite store: bind limits', () => {
     // each owes one follow-up for the second event (R28); the other 39,997 still quote 0.
     expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE notified > last_seen')).toBe(40_000);
     expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE last_seen = ?', first.sequence)).toBe(3);
+  });
+});
+
+describe('sqlite store: a drain acks a few notices by key and many in one statement (R27, R28)', () => {
+  // Both ways must leave exactly the reference store's cursors: L := old N, N := max(M, old N),
+  // and a follow-up pending iff an event came after the frozen watermark.
+  it.each([1, ACK_BY_KEY_MAX, ACK_BY_KEY_MAX + 1, 3 * ACK_BY_KEY_MAX])('R27, R28: %i pending notices drained, follow-ups reopened, as in the reference store', (n) => {
+    const { store, clock } = openStore();
+    const reference = createMemoryStore({ now: clock.now });
+    const targets = Array.from({ length: n }, (_, i) => `agent:main:child-${i}`);
+    const both = <T>(fn: (s: typeof store | typeof reference) => T): [T, T] => [fn(store), fn(reference)];
+    for (const t of targets) both((s) => s.watch({ watcherSessionKey: COORD, targetSessionKey: t, agentId: A }));
+    for (const t of targets) both((s) => s.record(human(t)));
+    clock.advance(1000);
+    // Every other target changes again after its notice was frozen: those owe a follow-up (R28).
+    targets.forEach((t, i) => i % 2 === 0 && both((s) => s.record(human(t))));
+    const [drained, expected] = both((s) => s.drainNotices(COORD));
+    expect(drained).toHaveLength(n);
+    expect(drained).toEqual(expected);
+    for (const t of targets) expect(store.cursor(COORD, t, A), t).toEqual(reference.cursor(COORD, t, A));
+    const [again, expectedAgain] = both((s) => s.drainNotices(COORD));
+    expect(again).toHaveLength(Math.ceil(n / 2));
+    expect(again).toEqual(expectedAgain);
+    expect(store.pendingNotices(COORD)).toEqual([]);
   });
 });
 
