@@ -8,7 +8,7 @@ import { VariantStore } from './variant.js';
 export const breaks = { rule: 'R8', what: 'a dedupe hit notifies watchers again' };
 
 class DedupeRenotifies extends VariantStore {
-  protected override onDedupeHit(existing: StateEvent, watchers: string[], now: number): void {
+  protected override onDedupeHit(existing: StateEvent, watchers: readonly string[], now: number): void {
     const plan = this.plan(existing, this.cursorsOn(existing.sessionKey, existing.agentId), watchers, now);
     for (const c of plan.cursorWrites) this.put(c);
   }

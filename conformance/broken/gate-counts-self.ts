@@ -10,7 +10,7 @@ import { VariantStore } from './variant.js';
 export const breaks = { rule: 'R9b', what: 'onlyIfWatched counts a producer watcher equal to the target' };
 
 class GateCountsSelf extends VariantStore {
-  protected override gate(cursorsOnTarget: WatchCursor[], watchers: string[]): boolean {
+  protected override gate(cursorsOnTarget: WatchCursor[], watchers: readonly string[]): boolean {
     return cursorsOnTarget.length > 0 || watchers.some(isAgentScopedKey);
   }
 }

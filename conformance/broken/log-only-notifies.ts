@@ -7,7 +7,7 @@ import { VariantStore } from './variant.js';
 export const breaks = { rule: 'R17', what: 'log-only kinds notify' };
 
 class LogOnlyNotifies extends VariantStore {
-  protected override plan(event: StateEvent, cursors: WatchCursor[], watchers: string[], now: number) {
+  protected override plan(event: StateEvent, cursors: WatchCursor[], watchers: readonly string[], now: number) {
     const asMaterial = NOTIFY_CLASS[event.kind] === 'log-only' ? ({ ...event, kind: 'goal_changed' } as StateEvent) : event;
     return planNotifications(asMaterial, cursors, watchers, now);
   }

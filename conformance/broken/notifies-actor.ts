@@ -6,7 +6,7 @@ import { VariantStore } from './variant.js';
 export const breaks = { rule: 'R12', what: 'notifies the actor about its own action' };
 
 class NotifiesActor extends VariantStore {
-  protected override plan(event: StateEvent, cursors: WatchCursor[], watchers: string[], now: number) {
+  protected override plan(event: StateEvent, cursors: WatchCursor[], watchers: readonly string[], now: number) {
     const { actorId: _ignored, ...anonymous } = event;
     return planNotifications(anonymous as StateEvent, cursors, watchers, now);
   }

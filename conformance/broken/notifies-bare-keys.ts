@@ -7,7 +7,7 @@ import { VariantStore } from './variant.js';
 export const breaks = { rule: 'R13', what: 'notifies bare watcher keys such as global' };
 
 class NotifiesBare extends VariantStore {
-  protected override plan(event: StateEvent, cursors: WatchCursor[], watchers: string[], now: number) {
+  protected override plan(event: StateEvent, cursors: WatchCursor[], watchers: readonly string[], now: number) {
     const plan = planNotifications(event, cursors, watchers, now);
     if (NOTIFY_CLASS[event.kind] === 'notify') {
       for (const w of new Set(watchers)) {

@@ -10,7 +10,7 @@ import { VariantStore } from './variant.js';
 export const breaks = { rule: 'R14', what: 'spawn does not seed the parent\'s cursor' };
 
 class SpawnNotSeeded extends VariantStore {
-  protected override plan(event: StateEvent, cursors: WatchCursor[], watchers: string[], now: number) {
+  protected override plan(event: StateEvent, cursors: WatchCursor[], watchers: readonly string[], now: number) {
     if (NOTIFY_CLASS[event.kind] === 'seed') return { cursorWrites: [], notices: [] };
     return planNotifications(event, cursors, watchers, now);
   }

@@ -10,7 +10,7 @@ import { VariantStore } from './variant.js';
 export const breaks = { rule: 'R16', what: 'terminal runs notify the spawning parent' };
 
 class TerminalNotifiesParent extends VariantStore {
-  protected override plan(event: StateEvent, cursors: WatchCursor[], watchers: string[], now: number) {
+  protected override plan(event: StateEvent, cursors: WatchCursor[], watchers: readonly string[], now: number) {
     const asMaterial = NOTIFY_CLASS[event.kind] === 'terminal' ? ({ ...event, kind: 'agent_message' } as StateEvent) : event;
     return planNotifications(asMaterial, cursors, watchers, now);
   }

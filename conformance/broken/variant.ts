@@ -63,7 +63,7 @@ export class VariantStore extends MemoryStore {
 
   // ---- hooks (defaults: the reference behaviour) ----
 
-  protected plan(event: StateEvent, cursorsOnTarget: WatchCursor[], watchers: string[], now: number): NotificationPlan {
+  protected plan(event: StateEvent, cursorsOnTarget: WatchCursor[], watchers: readonly string[], now: number): NotificationPlan {
     return planNotifications(event, cursorsOnTarget, watchers, now);
   }
 
@@ -82,7 +82,7 @@ export class VariantStore extends MemoryStore {
   }
 
   /** R9b: whether an onlyIfWatched record may be written. */
-  protected gate(cursorsOnTarget: WatchCursor[], watchers: string[], targetSessionKey: string): boolean {
+  protected gate(cursorsOnTarget: WatchCursor[], watchers: readonly string[], targetSessionKey: string): boolean {
     return isWatched(cursorsOnTarget, watchers, targetSessionKey);
   }
 
@@ -92,7 +92,7 @@ export class VariantStore extends MemoryStore {
   }
 
   /** Called on a dedupe hit (R8: the reference does nothing). */
-  protected onDedupeHit(_existing: StateEvent, _watchers: string[], _now: number): void {}
+  protected onDedupeHit(_existing: StateEvent, _watchers: readonly string[], _now: number): void {}
 
   /** The event as stored (R3/R4: the reference stores exactly the validated metadata). */
   protected toStored(event: StateEvent, _input: unknown): StateEvent {

@@ -14,7 +14,10 @@ export function clampOccurredAt(occurredAt: number | undefined, now: number): nu
 }
 
 /** R1-R6, R9: validate and normalize; throws ValidationError before anything is written. */
-export function prepareRecord(input: unknown, now: number): { event: PreparedEvent; watchers: string[]; onlyIfWatched: boolean } {
+/** Shared by every input that passes no watchers, so the common record allocates no list. */
+const NO_WATCHERS: readonly string[] = Object.freeze([]);
+
+export function prepareRecord(input: unknown, now: number): { event: PreparedEvent; watchers: readonly string[]; onlyIfWatched: boolean } {
   const valid: RecordInput = validateRecordFields(input);
   const event: PreparedEvent = {
     sessionKey: valid.sessionKey,
@@ -33,7 +36,7 @@ export function prepareRecord(input: unknown, now: number): { event: PreparedEve
   // its input or output.
   if (valid.payload !== undefined) event.payload = valid.payload;
   if (valid.dedupeKey !== undefined) event.dedupeKey = valid.dedupeKey;
-  return { event, watchers: valid.watchers ?? [], onlyIfWatched: valid.onlyIfWatched === true };
+  return { event, watchers: valid.watchers ?? NO_WATCHERS, onlyIfWatched: valid.onlyIfWatched === true };
 }
 
 /** What a store needs to record one input: the event without its sequence, plus R9b/R11 options. */

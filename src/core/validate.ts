@@ -13,7 +13,6 @@ import {
   SessionKey,
   OpaqueId,
   Summary,
-  Payload,
   ACTOR_TYPES,
   LIMITS,
   Version,
@@ -265,14 +264,13 @@ function hasRecordFieldsOnly(input: unknown): boolean {
 function snapshotRecordInput(value: unknown): { input: unknown; knownFieldsOnly: boolean } {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { input: snapshotInput(value), knownFieldsOnly: false };
   const keys = Object.keys(value);
-  const values: unknown[] = [];
-  let knownFieldsOnly = true;
+  // Values of keys that are not RecordInput fields, in key order; none (and no list) in the common case.
+  let extras: unknown[] | undefined;
   let sessionKey, agentId, sessionId, kind, actorType, actorId, runId, occurredAt, summary, payload, dedupeKey, watchers, onlyIfWatched: unknown;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const item: unknown = (value as Record<string, unknown>)[key];
     const copied = item === null || typeof item !== 'object' ? item : snapshotInput(item, key, 1);
-    values.push(copied);
     // RecordInput's fields (a test holds this list to spec/schemas).
     switch (key) {
       case 'sessionKey': sessionKey = copied; break;
@@ -288,20 +286,21 @@ function snapshotRecordInput(value: unknown): { input: unknown; knownFieldsOnly:
       case 'dedupeKey': dedupeKey = copied; break;
       case 'watchers': watchers = copied; break;
       case 'onlyIfWatched': onlyIfWatched = copied; break;
-      default: knownFieldsOnly = false;
+      default: (extras ??= []).push(copied);
     }
   }
-  if (knownFieldsOnly) {
-    const input = { sessionKey, agentId, sessionId, kind, actorType, actorId, runId, occurredAt, summary, payload, dedupeKey, watchers, onlyIfWatched };
-    return { input, knownFieldsOnly };
-  }
+  const input = { sessionKey, agentId, sessionId, kind, actorType, actorId, runId, occurredAt, summary, payload, dedupeKey, watchers, onlyIfWatched };
+  if (extras === undefined) return { input, knownFieldsOnly: true };
   const copy: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) {
+  let nextExtra = 0;
+  for (const key of keys) {
+    // Each value as read above: a field from the fixed-shape copy, any other key from extras in turn.
+    const copied = RECORD_FIELDS.has(key) ? (input as Record<string, unknown>)[key] : extras[nextExtra++];
     // As in snapshotInput: an own `__proto__` key stays a plain field, for the schema to refuse by name.
-    if (keys[i] === '__proto__') Object.defineProperty(copy, '__proto__', { value: values[i], enumerable: true, writable: true, configurable: true });
-    else copy[keys[i]!] = values[i];
+    if (key === '__proto__') Object.defineProperty(copy, '__proto__', { value: copied, enumerable: true, writable: true, configurable: true });
+    else copy[key] = copied;
   }
-  return { input: copy, knownFieldsOnly };
+  return { input: copy, knownFieldsOnly: false };
 }
 
 /**
@@ -406,10 +405,22 @@ function allWellFormed(value: unknown): boolean {
   return true;
 }
 
+/**
+ * Each kind's compiled payload check, looked up once here rather than per record. Only the kind's
+ * own schema: every per-kind schema is a narrowing of the union `Payload` the exhaustive check also
+ * applies (a test holds them to it), so what passes the first passes the second.
+ */
+const PAYLOAD_CHECKERS: ReadonlyMap<string, Checker | null> = new Map(
+  EVENT_KINDS.map((kind) => {
+    const schema = PAYLOAD_SCHEMAS[kind];
+    return [kind, schema === null ? null : checker(schema)] as const;
+  }),
+);
+
 /** R4 for one kind's payload, exactly as the exhaustive check decides it. */
 function isAcceptedPayload(kind: EventKind, payload: unknown): boolean {
-  const payloadSchema = PAYLOAD_SCHEMAS[kind];
-  return payloadSchema !== null && checker(payloadSchema).Check(payload) && checker(Payload).Check(payload) && allWellFormed(payload);
+  const check = PAYLOAD_CHECKERS.get(kind);
+  return check != null && check.Check(payload) && allWellFormed(payload);
 }
 
 /**
