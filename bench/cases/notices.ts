@@ -104,7 +104,7 @@ export const drainGroup: BenchGroup = {
               },
             },
           ];
-          const got = measureInterleaved(tasks, plan.drain, (m) => ctx.progress(`drain ${shape.label(n)}: ${m}`));
+          const got = measureInterleaved(tasks, plan.heavyShort, (m) => ctx.progress(`drain ${shape.label(n)}: ${m}`));
           const s = shortCount(n);
           const common = { group: 'drain', size: shape.label(n), unit: 'pair', unitsPerOp: n };
           results.push(
