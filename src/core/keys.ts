@@ -39,18 +39,9 @@ export function isAgentScopedKey(key: string): boolean {
 
 /** R25: sub-agent watchers are not woken; they see the notice on their next turn. */
 export function isSubagentKey(key: string): boolean {
-  // Remembered: a drain asks it once per notice, always about the same watcher.
-  let known = subagentKeys.get(key);
-  if (known === undefined) {
-    const parsed = parseAgentScopedKey(key);
-    known = parsed !== undefined && parsed.rest.startsWith('subagent:');
-    if (subagentKeys.size >= MEMO_LIMIT) subagentKeys.clear();
-    subagentKeys.set(key, known);
-  }
-  return known;
+  const parsed = parseAgentScopedKey(key);
+  return parsed !== undefined && parsed.rest.startsWith('subagent:');
 }
-
-const subagentKeys = new Map<string, boolean>();
 
 /** R1: lone UTF-16 surrogates are rejected, since drivers bind them as U+FFFD and distinct keys would collide. */
 export function isWellFormed(value: string): boolean {
@@ -133,17 +124,8 @@ function fromHex(hex: string): string | undefined {
 
 /** R24: `session-state:<hex(utf8 agentId)>:<hex(utf8 targetKey)>`, one queue slot per watcher/target pair. */
 export function encodeContextKey(targetAgentId: string, targetSessionKey: string): string {
-  // Remembered per target key, as identityKey: every drain and pending read encodes one key per
-  // notice, and a watcher's notices are about the same targets again and again.
-  const known = contextKeys.get(targetSessionKey);
-  if (known !== undefined && known.agentId === targetAgentId) return known.key;
-  const key = `${CONTEXT_PREFIX}${toHex(targetAgentId)}:${toHex(targetSessionKey)}`;
-  if (contextKeys.size >= MEMO_LIMIT) contextKeys.clear();
-  contextKeys.set(targetSessionKey, { agentId: targetAgentId, key });
-  return key;
+  return `${CONTEXT_PREFIX}${toHex(targetAgentId)}:${toHex(targetSessionKey)}`;
 }
-
-const contextKeys = new Map<string, { readonly agentId: string; readonly key: string }>();
 
 /** R24: fails closed (undefined) on a wrong prefix, bad hex or bytes that are not strict UTF-8. */
 export function decodeContextKey(contextKey: string): { targetAgentId: string; targetSessionKey: string } | undefined {

@@ -19,7 +19,12 @@ export function noticeText(targetSessionKey: string, lastSeenSequence: number): 
  * notice on their next turn. Everyone else is woken at once (the runtime may coalesce, D2).
  */
 export function wakeFor(watcherSessionKey: string, provenance?: CursorProvenance): WakePolicy {
-  return provenance === 'ambient' || isSubagentKey(watcherSessionKey) ? 'next-turn' : 'immediate';
+  return wakeOf(isSubagentKey(watcherSessionKey), provenance);
+}
+
+/** R25 once the watcher's kind is known (watcherNoticeMaker asks it once per watcher). */
+function wakeOf(subagentWatcher: boolean, provenance: CursorProvenance | undefined): WakePolicy {
+  return provenance === 'ambient' || subagentWatcher ? 'next-turn' : 'immediate';
 }
 
 /**
@@ -60,6 +65,25 @@ export function noticeMaker(
     if (cached?.lastSeen !== lastSeenSequence) cached = { lastSeen: lastSeenSequence, parts: { contextKey, text: noticeText(targetSessionKey, lastSeenSequence) } };
     return makeNotice(watcherSessionKey, targetSessionKey, targetAgentId, lastSeenSequence, cached.parts, provenance);
   };
+}
+
+/**
+ * Builds one watcher's notices (a drain or a pending read hands out many for one watcher): R25's
+ * sub-agent test of the watcher key runs once, not per notice. Same output as makeNotice.
+ */
+export function watcherNoticeMaker(
+  watcherSessionKey: string,
+): (targetSessionKey: string, targetAgentId: string, lastSeenSequence: number, provenance?: CursorProvenance) => Notice {
+  const subagent = isSubagentKey(watcherSessionKey);
+  return (targetSessionKey, targetAgentId, lastSeenSequence, provenance) => ({
+    watcherSessionKey,
+    targetSessionKey,
+    targetAgentId,
+    lastSeenSequence,
+    contextKey: encodeContextKey(targetAgentId, targetSessionKey),
+    wake: wakeOf(subagent, provenance),
+    text: noticeText(targetSessionKey, lastSeenSequence),
+  });
 }
 
 /** R20, R23-R25: the notice a pending cursor stands for, computed when read (quotes L). */

@@ -29,7 +29,7 @@ import {
   noticeOf,
   pendingPairOf,
   normalizeChangesSince,
-  makeNotice,
+  watcherNoticeMaker,
   eligibleWatchers,
   identityKey,
   planSetNotifications,
@@ -526,13 +526,15 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   /** R26: a watcher's pending notices, sorted (R23); values read back are checked (R9d). */
   private pendingNoticesOfWatcher(watcherSessionKey: string): Notice[] {
     const rows = this.stmt.pendingOfWatcher.all(watcherSessionKey) as Pick<CursorRow, 'target_session_key' | 'target_agent_id' | 'last_seen' | 'provenance'>[];
+    if (rows.length === 0) return [];
+    const noticeFor = watcherNoticeMaker(watcherSessionKey);
     return rows
       .map((row) => {
         const lastSeen = toSafeNumber(row.last_seen, 'session_watch_cursors.last_seen');
         if (lastSeen < 0 || !PROVENANCES.has(row.provenance)) {
           throw new CorruptStateError('session_watch_cursors', `(${watcherSessionKey}, ${row.target_session_key}, ${row.target_agent_id})`, `needs last_seen >= 0 and a known provenance; has ${lastSeen}, ${JSON.stringify(row.provenance)}`);
         }
-        return makeNotice(watcherSessionKey, row.target_session_key, row.target_agent_id, lastSeen, undefined, row.provenance as CursorProvenance);
+        return noticeFor(row.target_session_key, row.target_agent_id, lastSeen, row.provenance as CursorProvenance);
       })
       .sort(compareNotices);
   }

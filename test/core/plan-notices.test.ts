@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StateEvent, WatchCursor } from '../../spec/index.js';
-import { ackTargets, encodeContextKey, makeNotice, noticeMaker, noticeOf, pendingNoticesOf, planNotifications } from '../../src/core/index.js';
+import { ackTargets, encodeContextKey, makeNotice, noticeMaker, noticeOf, pendingNoticesOf, planNotifications, watcherNoticeMaker } from '../../src/core/index.js';
 
 const T = Date.UTC(2026, 0, 1);
 const TARGET = 'agent:main:target "quoted" ✓';
@@ -45,6 +45,20 @@ describe('R23/R24 notices read from cursors', () => {
     const make = noticeMaker(TARGET, 'ops');
     for (const [w, l] of [['agent:ops:x', 1], ['agent:ops:subagent:y', 1], ['agent:ops:x', 2], ['agent:ops:z', 1]] as const) {
       expect(make(w, l)).toEqual(makeNotice(w, TARGET, 'ops', l));
+    }
+  });
+
+  it('R23-R25 watcherNoticeMaker equals makeNotice call for call (sub-agent or not, every provenance)', () => {
+    for (const w of ['agent:ops:x', 'agent:ops:subagent:y']) {
+      const make = watcherNoticeMaker(w);
+      for (const [target, agent, l, p] of [
+        [TARGET, 'ops', 1, 'explicit'],
+        [TARGET, 'ops', 2, 'spawn'],
+        ['agent:ops:other', 'ops', 1, 'ambient'],
+        ['agent:ops:other', 'ops', 3, undefined],
+      ] as const) {
+        expect(make(target, agent, l, p)).toEqual(makeNotice(w, target, agent, l, undefined, p));
+      }
     }
   });
 
