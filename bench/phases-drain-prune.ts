@@ -11,7 +11,7 @@
  */
 import type Database from 'better-sqlite3';
 import { LIMITS } from '../spec/index.js';
-import { compareNotices, makeNotice } from '../src/core/index.js';
+import { compareNotices, watcherNoticeMaker } from '../src/core/index.js';
 import { SQL, sqliteHandle } from '../src/sqlite/sqlite-store.js';
 import { AGENT, DAY_MS, EVENTS, T0, Workspace, appendInput, buildEventLog, loadEvents, openAdapter, openRaw } from './lib/fixtures.js';
 import { measureInterleaved, type Budget, type TaskSpec } from './lib/measure.js';
@@ -102,15 +102,30 @@ function drainLines(ws: Workspace, n: number): { lines: Line[]; close: () => voi
       read.all(WATCHER);
       ack.run(T0, WATCHER);
     });
-    lines.push({ name: 'adapter SQL: read pending, one ack UPDATE', note: 'no notices built', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+    lines.push({ name: 'adapter SQL: read pending, one ack UPDATE', note: 'through the pending index: two passes', setup: f.setup, fn: () => tx.immediate(), check: f.check });
   }
   {
     const f = fixture();
     const read = f.db.prepare(SQL.pendingOfWatcher);
-    const ack = f.db.prepare(SQL.ackPendingOfWatcher);
+    const count = f.db.prepare(SQL.cursorCountOfWatcher);
+    const ack = f.db.prepare(SQL.ackPendingOfWatcherOnePass);
+    const tx = f.db.transaction(() => {
+      read.all(WATCHER);
+      count.get(WATCHER);
+      ack.run(T0, WATCHER);
+    });
+    lines.push({ name: '  … counted, then through the watcher index', note: 'one pass: what the adapter runs here (ACK_ONE_PASS_SPREAD)', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+  }
+  {
+    const f = fixture();
+    const read = f.db.prepare(SQL.pendingOfWatcher);
+    const count = f.db.prepare(SQL.cursorCountOfWatcher);
+    const ack = f.db.prepare(SQL.ackPendingOfWatcherOnePass);
     const tx = f.db.transaction(() => {
       const rows = read.all(WATCHER) as { target_session_key: string; target_agent_id: string; last_seen: bigint; provenance: 'explicit' }[];
-      rows.map((r) => makeNotice(WATCHER, r.target_session_key, r.target_agent_id, Number(r.last_seen), undefined, r.provenance)).sort(compareNotices);
+      const noticeFor = watcherNoticeMaker(WATCHER);
+      rows.map((r) => noticeFor(r.target_session_key, r.target_agent_id, Number(r.last_seen), r.provenance)).sort(compareNotices);
+      count.get(WATCHER);
       ack.run(T0, WATCHER);
     });
     lines.push({ name: '  … + notices built and sorted (R23-R26)', note: 'context key, text, wake per notice', setup: f.setup, fn: () => tx.immediate(), check: f.check });

@@ -172,6 +172,8 @@ describe('sqlite pruning', () => {
     // Schema step 6: a watcher's pending notices are read from the pending index alone (it holds N for the N > L test).
     expect(seen['pendingOfWatcher']).toEqual(['SEARCH session_watch_cursors USING COVERING INDEX session_watch_cursors_pending (watcher_session_key=?)']);
     expect(seen['ackPendingOfWatcher']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_pending \(watcher_session_key=\?\)/);
+    expect(seen['ackPendingOfWatcherOnePass']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_watcher \(watcher_session_key=\?\)/);
+    expect(seen['cursorCountOfWatcher']).toEqual(['SEARCH session_watch_cursors USING COVERING INDEX session_watch_cursors_watcher (watcher_session_key=?)']);
     expect(seen['ackPendingCursor']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\? AND watcher_session_key=\?\)/);
     expect(seen['eventByDedupeKey']!.join()).toMatch(/USING INDEX sqlite_autoindex_session_state_events_1 \(dedupe_key=\?\)/);
     expect(seen['page']!.join()).toMatch(/USING INDEX session_state_events_identity \(agent_id=\? AND session_key=\? AND sequence>\?\)/);

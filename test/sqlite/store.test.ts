@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { isValidationError } from '../../src/core/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
-import { ACK_BY_KEY_MAX } from '../../src/sqlite/sqlite-store.js';
+import { ACK_BY_KEY_MAX, ACK_ONE_PASS_SPREAD } from '../../src/sqlite/sqlite-store.js';
 import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
 import { TEST_DRIVER, openStore, rows, scalar, tempDir } from './helpers.js';
 
@@ -114,15 +114,25 @@ describe('sqlite store: bind limits', () => {
   });
 });
 
-describe('sqlite store: a drain acks a few notices by key and many in one statement (R27, R28)', () => {
-  // Both ways must leave exactly the reference store's cursors: L := old N, N := max(M, old N),
-  // and a follow-up pending iff an event came after the frozen watermark.
-  it.each([1, ACK_BY_KEY_MAX, ACK_BY_KEY_MAX + 1, 3 * ACK_BY_KEY_MAX])('R27, R28: %i pending notices drained, follow-ups reopened, as in the reference store', (n) => {
+describe('sqlite store: a drain acks by key, in one pass or in two (R27, R28)', () => {
+  // Every way must leave exactly the reference store's cursors: L := old N, N := max(M, old N),
+  // and a follow-up pending iff an event came after the frozen watermark. `idle` cursors of the
+  // same watcher never change; enough of them sends a drain of many notices the two-pass way.
+  const cases: [string, number, number][] = [
+    ['by key', 1, 0],
+    ['by key', ACK_BY_KEY_MAX, 3],
+    ['one pass', ACK_BY_KEY_MAX + 1, 0],
+    ['one pass', 3 * ACK_BY_KEY_MAX, (ACK_ONE_PASS_SPREAD - 1) * 3 * ACK_BY_KEY_MAX],
+    ['two passes', ACK_BY_KEY_MAX + 1, ACK_ONE_PASS_SPREAD * (ACK_BY_KEY_MAX + 1)],
+    ['two passes', 3 * ACK_BY_KEY_MAX, 100],
+  ];
+  it.each(cases)('R27, R28 (%s): %i pending and %i idle cursors, drained, follow-ups reopened, as in the reference store', (_way, n, idle) => {
     const { store, clock } = openStore();
     const reference = createMemoryStore({ now: clock.now });
     const targets = Array.from({ length: n }, (_, i) => `agent:main:child-${i}`);
+    const idleTargets = Array.from({ length: idle }, (_, i) => `agent:main:quiet-${i}`);
     const both = <T>(fn: (s: typeof store | typeof reference) => T): [T, T] => [fn(store), fn(reference)];
-    for (const t of targets) both((s) => s.watch({ watcherSessionKey: COORD, targetSessionKey: t, agentId: A }));
+    for (const t of [...targets, ...idleTargets]) both((s) => s.watch({ watcherSessionKey: COORD, targetSessionKey: t, agentId: A }));
     for (const t of targets) both((s) => s.record(human(t)));
     clock.advance(1000);
     // Every other target changes again after its notice was frozen: those owe a follow-up (R28).
@@ -130,7 +140,7 @@ describe('sqlite store: a drain acks a few notices by key and many in one statem
     const [drained, expected] = both((s) => s.drainNotices(COORD));
     expect(drained).toHaveLength(n);
     expect(drained).toEqual(expected);
-    for (const t of targets) expect(store.cursor(COORD, t, A), t).toEqual(reference.cursor(COORD, t, A));
+    for (const t of [...targets, ...idleTargets]) expect(store.cursor(COORD, t, A), t).toEqual(reference.cursor(COORD, t, A));
     const [again, expectedAgain] = both((s) => s.drainNotices(COORD));
     expect(again).toHaveLength(Math.ceil(n / 2));
     expect(again).toEqual(expectedAgain);
