@@ -236,6 +236,9 @@ export class MemoryStore implements SessionStateStore, PendingSource {
       state.heads.set(id, { sessionKey: stored.sessionKey, agentId: stored.agentId, stateVersion: stored.sequence, prunedMaxSequence: 0, updatedAt: now });
     }
 
+    // No cursor on the target and no producer-passed watcher: nothing to seed or move (R10-R17 plan
+    // no write), so the common append of an unwatched session skips the planner.
+    if (cursorsOnTarget.length === 0 && watchers.length === 0) return { event: stored, inserted: true, cursorsWritten: false };
     const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
     if (plan.cursorWrites.length === 0) return { event: stored, inserted: true, cursorsWritten: false };
     // Every planned cursor is on this event's target, so they all go into one per-target map.
