@@ -13,9 +13,10 @@ export function clampOccurredAt(occurredAt: number | undefined, now: number): nu
   return Math.min(now, Math.max(now - LIMITS.occurredAtSkewMs, occurredAt));
 }
 
-/** R1-R6, R9: validate and normalize; throws ValidationError before anything is written. */
 /** Shared by every input that passes no watchers, so the common record allocates no list. */
 const NO_WATCHERS: readonly string[] = Object.freeze([]);
+
+/** R1-R6, R9: validate and normalize; throws ValidationError before anything is written. */
 
 export function prepareRecord(input: unknown, now: number): { event: PreparedEvent; watchers: readonly string[]; onlyIfWatched: boolean } {
   const valid: RecordInput = validateRecordFields(input);

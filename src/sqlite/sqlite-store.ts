@@ -245,11 +245,18 @@ type Statements = { [K in keyof typeof SQL]: SqliteStatement };
  *   the watcher's idle cursors too, hence the bound);
  * - otherwise one UPDATE through the pending index, which SQLite must run in two passes because it
  *   changes the index it walks (it first collects every key in a temporary table).
- * Measured 2026-12-03 (bench drain, 1 watcher): by key wins at 1-2 notices and ties at 8; at 1k
- * notices one pass takes 12% less than two, and the drain went from 0.65x to 0.94x of the baseline.
+ * Measured 2026-12-03, 1 watcher: by key wins at 1-2 notices and ties at 8; at 1k notices one pass
+ * took 4.1 ms where two took 5.1 ms (bench/phases-drain-prune.ts), and the drain went from 0.65x to
+ * 0.85x of its baseline (bench drain, reference run).
  */
 export const ACK_BY_KEY_MAX = 4;
 export const ACK_ONE_PASS_SPREAD = 2;
+
+/** The cap probe's row count and the file's data_version when it was taken (pruneProbe). */
+interface CapCount {
+  rows: number;
+  dataVersion: number;
+}
 
 const PROVENANCES: ReadonlySet<string> = new Set<CursorProvenance>(['spawn', 'explicit', 'ambient']);
 
@@ -618,49 +625,62 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     // Set first, as the reference does: a failing prune is retried an interval later, not on every write.
     this.lastPruneAt = now;
     const cutoff = retentionCutoff(now, this.config);
-    const expiredPending = this.guard('prune', false, () => (this.pruneNeeded(cutoff) ? this.pruneRows(cutoff) : false));
+    const expiredPending = this.guard('prune', false, () => {
+      const probe = this.pruneProbe(cutoff);
+      return probe === undefined ? false : this.pruneRows(cutoff, probe.counted);
+    });
     if (expiredPending) this.changed();
   }
 
   /**
-   * Read-only probes (all indexed), so an idle prune takes no write lock. The cap is only probed by
-   * its sequence span: the exact count is taken once, inside the write transaction (capCut), where
-   * no other connection can change it (counting here too cost a second walk of the log's narrowest
-   * index per prune: about a tenth of a 1k-row cap prune, bench prune-cap).
+   * Read-only probes (all indexed), so an idle prune takes no write lock: undefined when there is
+   * nothing to remove. The cap is counted only when the log's sequence span exceeds it, and that
+   * count goes to the write transaction with the file's data_version, to be used there unless
+   * another connection committed in between (counting again walked the log's narrowest index a
+   * second time: about a tenth of a 1k-row cap prune, bench prune-cap).
    */
-  private pruneNeeded(cutoff: number): boolean {
-    if (this.stmt.anyAgedEvent.get(cutoff) !== undefined) return true;
-    if (this.stmt.anyIdleCursor.get(cutoff) !== undefined) return true;
-    return this.capSpanExceeded();
+  private pruneProbe(cutoff: number): { counted?: CapCount } | undefined {
+    if (this.stmt.anyAgedEvent.get(cutoff) !== undefined) return {};
+    if (this.stmt.anyIdleCursor.get(cutoff) !== undefined) return {};
+    // The version first: a commit after it, even one the count sees, makes the count unusable.
+    const dataVersion = this.dataVersion();
+    const rows = this.rowsIfSpanExceeded();
+    return rows !== undefined && rows > this.config.maxRows ? { counted: { rows, dataVersion } } : undefined;
   }
 
-  /** Rows <= max - min + 1: a sequence span within the cap proves the log within it, with two key lookups. */
-  private capSpanExceeded(): boolean {
+  /** PRAGMA data_version: changes whenever another connection (or process) commits to the file. */
+  private dataVersion(): number {
+    return toSafeNumber(this.db.pragma('data_version'), 'data_version');
+  }
+
+  /** The log's row count, or undefined when its sequence span alone proves it within the cap (rows <= max - min + 1). */
+  private rowsIfSpanExceeded(): number | undefined {
     const lowest = (this.stmt.lowestSequence.get() as { v: unknown } | undefined)?.v;
     const highest = (this.stmt.highestSequence.get() as { v: unknown } | undefined)?.v;
-    if (lowest === null || lowest === undefined || highest === null || highest === undefined) return false;
+    if (lowest === null || lowest === undefined || highest === null || highest === undefined) return undefined;
     const lo = toSafeNumber(lowest, 'session_state_events.sequence');
     const hi = toSafeNumber(highest, 'session_state_events.sequence');
-    return hi - lo + 1 > this.config.maxRows;
+    if (hi - lo + 1 <= this.config.maxRows) return undefined;
+    return toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
   }
 
-  /** R41: the highest sequence to remove so the newest maxRows remain, or undefined within the cap. */
-  private capCut(): number | undefined {
-    if (!this.capSpanExceeded()) return undefined;
-    const rows = toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
-    if (rows <= this.config.maxRows) return undefined;
+  /** R41: the highest sequence to remove so the newest maxRows of `rows` remain, or undefined within the cap. */
+  private capCut(rows: number | undefined): number | undefined {
+    if (rows === undefined || rows <= this.config.maxRows) return undefined;
     const row = this.stmt.capCut.get(rows - this.config.maxRows - 1) as { sequence: unknown } | undefined;
     return row ? toSafeNumber(row.sequence, 'session_state_events.sequence') : undefined;
   }
 
   /** Returns whether an expired cursor had a pending notice (R44). */
-  private pruneRows(cutoff: number): boolean {
+  private pruneRows(cutoff: number, counted?: CapCount): boolean {
     return immediateTransaction(this.db, (): boolean => {
       // R40: by age (occurredAt). R42: stamp the watermarks first, then delete.
       this.stmt.stampAgedWatermarks.run(cutoff);
-      this.stmt.deleteAged.run(cutoff);
-      // R41: then the global cap, keeping the newest maxRows by sequence.
-      const cut = this.capCut();
+      const aged = this.stmt.deleteAged.run(cutoff).changes;
+      // R41: then the global cap, keeping the newest maxRows by sequence. The probe's count holds
+      // if no other connection has committed since (this one wrote only the rows just deleted).
+      const rows = counted !== undefined && counted.dataVersion === this.dataVersion() ? counted.rows - aged : this.rowsIfSpanExceeded();
+      const cut = this.capCut(rows);
       if (cut !== undefined) {
         this.stmt.stampCappedWatermarks.run(cut);
         this.stmt.deleteUpTo.run(cut);

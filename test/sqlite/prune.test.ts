@@ -90,6 +90,43 @@ describe('sqlite pruning', () => {
     store.close();
   });
 
+  it('R41, R43 a log whose sequence span exceeds the cap but whose rows do not (gaps) prunes without the write lock', () => {
+    const { store, clock, logger } = openStore({ maxRows: 3, path: join(dir, 'gaps.db'), busyTimeoutMs: 20 });
+    for (let i = 0; i < 5; i++) store.record(human(i % 2 === 0 ? CHILD : PEER));
+    store.deleteSession(PEER, A); // sequences 1, 3, 5 remain: a span of 5, three rows
+    const other = connect(store.path);
+    other.exec('BEGIN IMMEDIATE');
+    clock.advance(HOUR);
+    store.prune();
+    expect(logger.entries).toEqual([]);
+    other.exec('ROLLBACK');
+    other.close();
+    expect(store.eventCount()).toBe(3);
+    store.close();
+  });
+
+  it('R41 the probe\'s row count is not used once another connection has committed: the cap stays exact', () => {
+    const { store, db } = openStore({ maxRows: 3, path: join(dir, 'recount.db') });
+    for (let i = 0; i < 5; i++) store.record(human());
+    // Between the read-only probe (5 rows) and the write transaction, another connection adds 4.
+    const other = connect(store.path);
+    const internals = store as unknown as { pruneRows: (...args: unknown[]) => boolean };
+    const pruneRows = internals.pruneRows.bind(store);
+    internals.pruneRows = (...args: unknown[]) => {
+      for (let i = 0; i < 4; i++) {
+        other
+          .prepare("INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')")
+          .run(PEER, T0, T0);
+      }
+      return pruneRows(...args);
+    };
+    store.prune();
+    other.close();
+    // Nine rows at the transaction: the newest three remain (a stale count of five would keep seven).
+    expect(rows(db, 'SELECT sequence FROM session_state_events ORDER BY sequence').map((r) => r['sequence'])).toEqual([7, 8, 9]);
+    store.close();
+  });
+
   it('R41 the cap counts the rows themselves: rows written or deleted outside the store are capped exactly', () => {
     const { store, db } = openStore({ maxRows: 3 });
     for (let i = 0; i < 5; i++) store.record(human());

@@ -118,7 +118,9 @@ describe('sqlite store: a drain acks by key, in one pass or in two (R27, R28)', 
   // Every way must leave exactly the reference store's cursors: L := old N, N := max(M, old N),
   // and a follow-up pending iff an event came after the frozen watermark. `idle` cursors of the
   // same watcher never change; enough of them sends a drain of many notices the two-pass way.
-  const cases: [string, number, number][] = [
+  // Each way is one statement of the store's; the test counts which ran.
+  const WAYS = { 'by key': 'ackPendingCursor', 'one pass': 'ackPendingOfWatcherOnePass', 'two passes': 'ackPendingOfWatcher' } as const;
+  const cases: [keyof typeof WAYS, number, number][] = [
     ['by key', 1, 0],
     ['by key', ACK_BY_KEY_MAX, 3],
     ['one pass', ACK_BY_KEY_MAX + 1, 0],
@@ -126,8 +128,18 @@ describe('sqlite store: a drain acks by key, in one pass or in two (R27, R28)', 
     ['two passes', ACK_BY_KEY_MAX + 1, ACK_ONE_PASS_SPREAD * (ACK_BY_KEY_MAX + 1)],
     ['two passes', 3 * ACK_BY_KEY_MAX, 100],
   ];
-  it.each(cases)('R27, R28 (%s): %i pending and %i idle cursors, drained, follow-ups reopened, as in the reference store', (_way, n, idle) => {
+  it.each(cases)('R27, R28 (%s): %i pending and %i idle cursors, drained, follow-ups reopened, as in the reference store', (way, n, idle) => {
     const { store, clock } = openStore();
+    const statements = (store as unknown as { stmt: Record<string, { run: (...a: unknown[]) => unknown }> }).stmt;
+    const ran: Record<string, number> = {};
+    for (const name of Object.values(WAYS)) {
+      const statement = statements[name]!;
+      const run = statement.run.bind(statement);
+      statement.run = (...a: unknown[]) => {
+        ran[name] = (ran[name] ?? 0) + 1;
+        return run(...a);
+      };
+    }
     const reference = createMemoryStore({ now: clock.now });
     const targets = Array.from({ length: n }, (_, i) => `agent:main:child-${i}`);
     const idleTargets = Array.from({ length: idle }, (_, i) => `agent:main:quiet-${i}`);
@@ -138,6 +150,7 @@ describe('sqlite store: a drain acks by key, in one pass or in two (R27, R28)', 
     // Every other target changes again after its notice was frozen: those owe a follow-up (R28).
     targets.forEach((t, i) => i % 2 === 0 && both((s) => s.record(human(t))));
     const [drained, expected] = both((s) => s.drainNotices(COORD));
+    expect(ran).toEqual({ [WAYS[way]]: way === 'by key' ? n : 1 });
     expect(drained).toHaveLength(n);
     expect(drained).toEqual(expected);
     for (const t of [...targets, ...idleTargets]) expect(store.cursor(COORD, t, A), t).toEqual(reference.cursor(COORD, t, A));
