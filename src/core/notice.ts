@@ -40,15 +40,20 @@ export function makeNotice(
   precomputed?: { contextKey: string; text: string },
   provenance?: CursorProvenance,
 ): Notice {
-  return {
+  return notice(
     watcherSessionKey,
     targetSessionKey,
     targetAgentId,
     lastSeenSequence,
-    contextKey: precomputed?.contextKey ?? encodeContextKey(targetAgentId, targetSessionKey),
-    wake: wakeFor(watcherSessionKey, provenance),
-    text: precomputed?.text ?? noticeText(targetSessionKey, lastSeenSequence),
-  };
+    precomputed?.contextKey ?? encodeContextKey(targetAgentId, targetSessionKey),
+    wakeFor(watcherSessionKey, provenance),
+    precomputed?.text ?? noticeText(targetSessionKey, lastSeenSequence),
+  );
+}
+
+/** The one place a Notice is assembled, so every builder gives the same fields in the same order (R24: byte-identical). */
+function notice(watcherSessionKey: string, targetSessionKey: string, targetAgentId: string, lastSeenSequence: number, contextKey: string, wake: WakePolicy, text: string): Notice {
+  return { watcherSessionKey, targetSessionKey, targetAgentId, lastSeenSequence, contextKey, wake, text };
 }
 
 /**
@@ -75,15 +80,16 @@ export function watcherNoticeMaker(
   watcherSessionKey: string,
 ): (targetSessionKey: string, targetAgentId: string, lastSeenSequence: number, provenance?: CursorProvenance) => Notice {
   const subagent = isSubagentKey(watcherSessionKey);
-  return (targetSessionKey, targetAgentId, lastSeenSequence, provenance) => ({
-    watcherSessionKey,
-    targetSessionKey,
-    targetAgentId,
-    lastSeenSequence,
-    contextKey: encodeContextKey(targetAgentId, targetSessionKey),
-    wake: wakeOf(subagent, provenance),
-    text: noticeText(targetSessionKey, lastSeenSequence),
-  });
+  return (targetSessionKey, targetAgentId, lastSeenSequence, provenance) =>
+    notice(
+      watcherSessionKey,
+      targetSessionKey,
+      targetAgentId,
+      lastSeenSequence,
+      encodeContextKey(targetAgentId, targetSessionKey),
+      wakeOf(subagent, provenance),
+      noticeText(targetSessionKey, lastSeenSequence),
+    );
 }
 
 /** R20, R23-R25: the notice a pending cursor stands for, computed when read (quotes L). */
@@ -188,6 +194,11 @@ export function noticeTextWithLink(targetSessionKey: string, targetAgentId: stri
 export function withNoticeLink(notice: Notice, template: string | undefined): Notice {
   if (template === undefined) return notice;
   return { ...notice, text: noticeTextWithLink(notice.targetSessionKey, notice.targetAgentId, notice.lastSeenSequence, template) };
+}
+
+/** R23b for a list a store is about to hand out (its own, new array): without a template, that list itself, not a copy. */
+export function withNoticeLinks(notices: Notice[], template: string | undefined): Notice[] {
+  return template === undefined ? notices : notices.map((n) => withNoticeLink(n, template));
 }
 
 /**

@@ -17,7 +17,6 @@ export function clampOccurredAt(occurredAt: number | undefined, now: number): nu
 const NO_WATCHERS: readonly string[] = Object.freeze([]);
 
 /** R1-R6, R9: validate and normalize; throws ValidationError before anything is written. */
-
 export function prepareRecord(input: unknown, now: number): { event: PreparedEvent; watchers: readonly string[]; onlyIfWatched: boolean } {
   const valid: RecordInput = validateRecordFields(input);
   const event: PreparedEvent = {

@@ -41,7 +41,7 @@ import {
   validateNoticeLinkTemplate,
   validateUnwatchRequest,
   validateWatchRequest,
-  withNoticeLink,
+  withNoticeLinks,
   type PreparedEvent,
   type PreparedRecord,
   type PruneConfig,
@@ -323,7 +323,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
   pendingNotices(watcherSessionKey: string): Notice[] {
     this.assertOpen();
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
-    return pendingNoticesOf(this.cursorsOf(watcherSessionKey)).map((n) => withNoticeLink(n, this.noticeLink)); // R20, R26, R23b
+    return withNoticeLinks(pendingNoticesOf(this.cursorsOf(watcherSessionKey)), this.noticeLink); // R20, R26, R23b
   }
 
   drainNotices(watcherSessionKey: string): Notice[] {
@@ -337,7 +337,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
       this.putCursor(acknowledge(cursor, now).cursor);
     }
     if (drained.length > 0) this.changed();
-    return drained.map((n) => withNoticeLink(n, this.noticeLink));
+    return withNoticeLinks(drained, this.noticeLink);
   }
 
   ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] {
@@ -353,7 +353,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
       this.putCursor(acknowledge(cursor, now).cursor);
     }
     if (acked.length > 0) this.changed();
-    return acked.sort(compareNotices).map((n) => withNoticeLink(n, this.noticeLink));
+    return withNoticeLinks(acked.sort(compareNotices), this.noticeLink);
   }
 
   prune(): void {

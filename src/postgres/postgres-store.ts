@@ -30,7 +30,7 @@ import {
   noticeOf,
   pendingPairOf,
   validateNoticeLinkTemplate,
-  withNoticeLink,
+  withNoticeLinks,
   normalizeChangesSince,
   pendingNoticesOf,
   planNotifications,
@@ -462,7 +462,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
     return this.guard('pendingNotices', [] as Notice[], async () => {
       const rows = (await this.run<PgCursorRow>(this.pool, 'pendingOfWatcher', [watcherSessionKey])).rows;
-      return pendingNoticesOf(rows.map(cursorFromPgRow)).map((n) => withNoticeLink(n, this.noticeLink)); // R20, R26 (sorted in JS: UTF-16 order), R23b
+      return withNoticeLinks(pendingNoticesOf(rows.map(cursorFromPgRow)), this.noticeLink); // R20, R26 (sorted in JS: UTF-16 order), R23b
     });
   }
 
@@ -481,7 +481,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       }),
     );
     if (drained.length > 0) this.changed();
-    return drained.map((n) => withNoticeLink(n, this.noticeLink)); // R23b
+    return withNoticeLinks(drained, this.noticeLink); // R23b
   }
 
   async ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Promise<Notice[]> {
@@ -510,7 +510,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       }),
     );
     if (acked.length > 0) this.changed();
-    return acked.map((n) => withNoticeLink(n, this.noticeLink)); // R23b
+    return withNoticeLinks(acked, this.noticeLink); // R23b
   }
 
   async prune(): Promise<void> {

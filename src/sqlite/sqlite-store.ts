@@ -46,7 +46,7 @@ import {
   validateNoticeLinkTemplate,
   validateUnwatchRequest,
   validateWatchRequest,
-  withNoticeLink,
+  withNoticeLinks,
   type PruneConfig,
 } from '../core/index.js';
 import type { PendingPair, PendingSource } from '../feed/types.js';
@@ -541,7 +541,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
     // R20, R26: read from the file, so a notice raised by any connection or process is here. On a
     // storage failure the notices stay pending for a later read (R9).
-    return this.guard('pendingNotices', [] as Notice[], () => this.pendingNoticesOfWatcher(watcherSessionKey)).map((n) => withNoticeLink(n, this.noticeLink)); // R23b
+    return withNoticeLinks(this.guard('pendingNotices', [] as Notice[], () => this.pendingNoticesOfWatcher(watcherSessionKey)), this.noticeLink); // R23b
   }
 
   /** R26: a watcher's pending notices, sorted (R23); values read back are checked (R9d). */
@@ -587,7 +587,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       }),
     );
     if (drained.length > 0) this.changed();
-    return this.noticeLink === undefined ? drained : drained.map((n) => withNoticeLink(n, this.noticeLink)); // R23b
+    return withNoticeLinks(drained, this.noticeLink); // R23b
   }
 
   ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] {
@@ -611,7 +611,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       }),
     );
     if (acked.length > 0) this.changed();
-    return acked.map((n) => withNoticeLink(n, this.noticeLink)); // R23b
+    return withNoticeLinks(acked, this.noticeLink); // R23b
   }
 
   prune(): void {

@@ -22,6 +22,7 @@ import {
   validateNoticeLinkTemplate,
   wakeFor,
   withNoticeLink,
+  withNoticeLinks,
 } from '../../src/core/index.js';
 import type { WatchCursor } from '../../spec/index.js';
 
@@ -149,6 +150,14 @@ describe('R23b notice link', () => {
     expect({ ...linked, text: n.text }).toEqual(n);
     expect(linked.text).toBe(noticeTextWithLink(T, 'main', 2, 'https://ui.example/{sessionKey}'));
     expect(parseNoticeText(linked.text)).toEqual({ targetSessionKey: T, lastSeenSequence: 2, link: `https://ui.example/${encodeURIComponent(T)}` });
+  });
+
+  it('R23b: withNoticeLinks links every notice of a list as withNoticeLink does; without a template it hands back the list itself', () => {
+    const list = [makeNotice(W, T, 'main', 2), makeNotice(W, 'agent:main:other', 'main', 5)];
+    expect(withNoticeLinks(list, undefined)).toBe(list);
+    const template = 'https://ui.example/{agentId}/{sessionKey}';
+    expect(withNoticeLinks(list, template)).toEqual(list.map((n) => withNoticeLink(n, template)));
+    expect(withNoticeLinks(list, template)[1]!.text).not.toBe(list[1]!.text);
   });
 
   it('R23b: a template is an absolute http(s) URL of printable ASCII, at most 1024 characters, or a ValidationError on the given field', () => {
