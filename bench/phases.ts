@@ -47,7 +47,7 @@ interface SqlPath {
   head: boolean;
   watchers: number;
   /** Cursor write: the adapter's one set-based UPDATE (`set`), or v1's read of every cursor and an upsert of each (`upsert`). */
-  cursorWrite: 'set' | 'upsert';
+  cursorWrite: 'set' | 'set-v6' | 'upsert';
   /** Indexes dropped from the cursor table (schema options). */
   drop: string[];
   /** Schema step 4's cursor key (watcher first), to compare with step 5's target-first key. */
@@ -87,26 +87,32 @@ function buildSqlPath(ws: Workspace, p: SqlPath): () => void {
   db.defaultSafeIntegers(true);
   // v1's read of every cursor on the target (the adapter no longer runs it).
   const cursorsOnTarget = db.prepare('SELECT watcher_session_key, last_seen, notified FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ?');
-  const notifyPending = db.prepare(SQL.notifyPendingCursors);
+  // Schema step 6's write of the pending cursors (step 7 leaves them to the head's slots).
+  const notifyPendingV6 = db.prepare(
+    'UPDATE session_watch_cursors SET material = max(material, ?), updated_at = ? WHERE target_agent_id = ? AND target_session_key = ? ' +
+      'AND notified > last_seen AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key',
+  );
   const notifyIdle = db.prepare(SQL.notifyIdleCursors);
   const insertEvent = db.prepare(SQL.insertEvent);
   const upsertHead = db.prepare(SQL.upsertHead);
+  const upsertHeadNotifying = db.prepare(SQL.upsertHeadNotifying);
   const upsertCursor = db.prepare(SQL.upsertCursor);
-  for (let i = 0; i < p.watchers; i++) upsertCursor.run(`agent:main:watcher-${i}`, TARGET, AGENT, 0, 0, 0, 'explicit', T0);
+  for (let i = 0; i < p.watchers; i++) upsertCursor.run(`agent:main:watcher-${i}`, TARGET, AGENT, 0, 0, 0, 'explicit', T0, 0);
   const row = appendRow(TARGET);
 
   const one = () => {
     const sequence = insertEvent.run(...row).lastInsertRowid;
-    if (p.head) upsertHead.run(TARGET, AGENT, sequence, T0);
-    if (p.cursorWrite === 'set') {
-      notifyPending.run(sequence, T0, AGENT, TARGET, null);
-      notifyIdle.run(sequence, sequence, T0, AGENT, TARGET, null);
+    if (p.head && p.cursorWrite === 'set') upsertHeadNotifying.run(TARGET, AGENT, sequence, T0, sequence, null, T0, sequence, null, T0);
+    else if (p.head) upsertHead.run(TARGET, AGENT, sequence, T0);
+    if (p.cursorWrite === 'set-v6') notifyPendingV6.run(sequence, T0, AGENT, TARGET, null);
+    if (p.cursorWrite !== 'upsert') {
+      notifyIdle.run(sequence, sequence, T0, sequence, AGENT, TARGET, null);
       return;
     }
     for (const c of cursorsOnTarget.all(AGENT, TARGET) as { watcher_session_key: string; last_seen: bigint; notified: bigint }[]) {
       // Pending after the first event (N > L): N stays, M := sequence, as R15 has it.
       const notified = c.notified === c.last_seen ? sequence : c.notified;
-      upsertCursor.run(c.watcher_session_key, TARGET, AGENT, c.last_seen, notified, sequence, 'explicit', T0);
+      upsertCursor.run(c.watcher_session_key, TARGET, AGENT, c.last_seen, notified, sequence, 'explicit', T0, sequence);
     }
   };
   const tx = db.transaction(() => {
@@ -154,6 +160,7 @@ function main(): void {
     add(`adapter recordMany(), batches of ${BATCH} (per event)`, 'the real thing (R9e)', perEvent(BATCH, () => void store0.recordMany(batchInputs)));
     for (const w of watchers) {
       add(`adapter SQL, ${w} watchers`, '+ the set-based UPDATEs of the target\'s cursors', sqlPath(ws, { ...FULL, watchers: w }));
+      add(`  … ${w}w: step 6, pending cursors rewritten`, 'what the head\'s slots replaced (schema step 7)', sqlPath(ws, { ...FULL, watchers: w, cursorWrite: 'set-v6' }));
       add(`  … ${w}w: v1's read + upsert per cursor`, 'what the set-based UPDATE replaced', sqlPath(ws, { ...FULL, watchers: w, cursorWrite: 'upsert' }));
       add(`  … ${w}w: without index …_cursors_pending`, 'option: pending reads by scan', sqlPath(ws, { ...FULL, watchers: w, drop: ['session_watch_cursors_pending'] }));
       add(`  … ${w}w: cursor key led by the watcher`, 'schema step 4, before the target-first key', sqlPath(ws, { ...FULL, watchers: w, watcherFirst: true }));

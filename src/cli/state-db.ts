@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { ChangesSinceResponse, Notice, StateEvent, WatchCursor } from '../../spec/index.js';
 import { buildChangesSince, isPending, normalizeChangesSince, pendingNoticesOf } from '../core/index.js';
 import { NotAStateDatabaseError, SchemaTooNewError, StateDatabaseError, toSafeNumber } from '../sqlite/errors.js';
-import { SCHEMA_VERSION, TABLES, openStateDatabaseReadOnly } from '../sqlite/schema.js';
+import { EFFECTIVE_CURSORS, SCHEMA_VERSION, TABLES, openStateDatabaseReadOnly } from '../sqlite/schema.js';
 import { SQL } from '../sqlite/sqlite-store.js';
 import { cursorFromRow, eventFromRow, type CursorRow, type EventRow } from '../sqlite/rows.js';
 import { DatabaseProblem } from './io.js';
@@ -19,7 +19,9 @@ import { DatabaseProblem } from './io.js';
 const E = TABLES.events.name;
 const H = TABLES.heads.name;
 const C = TABLES.cursors.name;
-const CURSOR_COLUMNS = TABLES.cursors.columns.join(', ');
+const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
+/** Step 7 keeps a pending cursor's newer M and updated_at in its target's head; older files have no view. */
+const EFFECTIVE_SINCE_VERSION = 7;
 
 // Rows decode exactly as the store decodes them (one implementation in src/sqlite/rows.ts).
 const toEvent = (row: EventRow): StateEvent => eventFromRow(row);
@@ -231,7 +233,8 @@ export class StateDbReader {
       where.push('target_session_key = ?');
       params.push(filter.target);
     }
-    const sql = `SELECT ${CURSOR_COLUMNS} FROM ${C}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    const from = n(this.db.pragma('user_version', { simple: true }), 'user_version') >= EFFECTIVE_SINCE_VERSION ? EFFECTIVE_CURSORS : C;
+    const sql = `SELECT ${CURSOR_COLUMNS} FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     return (this.db.prepare(sql).all(...params) as CursorRow[])
       .map((row): CursorView => {
         // Shown as stored, not through the store's checked decoder: a corrupt row is what an operator looks for.

@@ -37,6 +37,7 @@ import {
   prepareRecordBatch,
   seedOnSpawn,
   type PreparedRecord,
+  type SetNotificationPlan,
   registerWatch,
   resolvePruneConfig,
   retentionCutoff,
@@ -61,7 +62,7 @@ import type { SqliteConnection, SqliteDriverChoice, SqliteStatement } from './dr
 import { CorruptStateError, toSafeNumber } from './errors.js';
 import { openError } from './open-errors.js';
 import { checkedEventFromRow, checkedHead, cursorFromRow as toCursor, type CursorRow, type EventRow } from './rows.js';
-import { MIGRATIONS, migrate, type MigrationStep } from './schema.js';
+import { EFFECTIVE_CURSORS, MIGRATIONS, migrate, type MigrationStep } from './schema.js';
 
 /**
  * The SQLite storage adapter: the pure core's planners over one SQLite driver (better-sqlite3,
@@ -112,20 +113,44 @@ const EVENT_COLUMNS =
 const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
 
 /**
- * R15 over one state of the target's cursors (core applyMaterial). Parameters: [N for idle,] M,
- * updated_at, target agent, target key, the actor (IS NOT: no actor excludes nobody, R12).
+ * R15 for the target's idle cursors (N = L; core applyMaterial): N freezes at the event, M rises to
+ * it, and everything up to it is folded (schema step 7). Pending cursors are not written: the
+ * head's slots (headSlotsSql) carry the event to them, as session_watch_cursors_effective shows.
+ * The integer state test comes before the key comparisons: SQLite checks the terms in this order,
+ * and the UPDATE visits every cursor on the target but changes only the idle ones. Parameters: N,
+ * M, updated_at, folded, target agent, target key, the actor (IS NOT: no actor excludes nobody,
+ * R12). R13: a cursor never watches its own target. R16: terminal runs reach explicit cursors only.
  */
-function notifyCursorsSql(state: 'pending' | 'idle', onlyExplicit: boolean): string {
-  const set = state === 'idle' ? 'notified = ?, material = max(material, ?), updated_at = ?' : 'material = max(material, ?), updated_at = ?';
+function notifyIdleCursorsSql(onlyExplicit: boolean): string {
   return (
-    `UPDATE session_watch_cursors SET ${set} ` +
-    // The integer state test before the key comparisons: SQLite checks the terms in this order, and
-    // each of the two UPDATEs visits every cursor on the target but changes only those in its state
-    // (about 5% of an append with 100 watchers, measured 2026-12-03).
-    'WHERE target_agent_id = ? AND target_session_key = ? ' +
-    (state === 'idle' ? 'AND notified = last_seen ' : 'AND notified > last_seen ') +
+    'UPDATE session_watch_cursors SET notified = ?, material = max(material, ?), updated_at = ?, folded = ? ' +
+    'WHERE target_agent_id = ? AND target_session_key = ? AND notified = last_seen ' +
     'AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key' +
     (onlyExplicit ? " AND provenance = 'explicit'" : '')
+  );
+}
+
+/**
+ * R5 with a notifying event (schema step 7): the head also takes the event into its class slots
+ * (material for every notifying kind; nonterminal too unless it is a terminal run, R16). A slot
+ * keeps the newest event and the newest by another actor: an event by the slot's own actor
+ * replaces only the first, any other pushes the first down to be the second. SQLite evaluates
+ * every SET expression on the old row. Parameters: session key, agent id, sequence, updated_at,
+ * then per class its sequence, actor (NULL: none) and time (the cursors' updated_at, R44).
+ */
+function upsertHeadNotifyingSql(terminal: boolean): string {
+  const classes = terminal ? ['material'] : ['material', 'nonterminal'];
+  const slot = (c: string) =>
+    `${c}_other_sequence = CASE WHEN ${c}_actor IS excluded.${c}_actor THEN ${c}_other_sequence ELSE ${c}_sequence END, ` +
+    `${c}_other_at = CASE WHEN ${c}_actor IS excluded.${c}_actor THEN ${c}_other_at ELSE ${c}_at END, ` +
+    `${c}_sequence = excluded.${c}_sequence, ${c}_actor = excluded.${c}_actor, ${c}_at = excluded.${c}_at`;
+  const columns = classes.flatMap((c) => [`${c}_sequence`, `${c}_actor`, `${c}_at`]);
+  const values = classes.flatMap(() => ['?', '?', '?']);
+  return (
+    `INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at, ${columns.join(', ')}) ` +
+    `VALUES (?, ?, ?, 0, ?, ${values.join(', ')}) ` +
+    'ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = max(last_sequence, excluded.last_sequence), updated_at = excluded.updated_at, ' +
+    classes.map(slot).join(', ')
   );
 }
 
@@ -155,26 +180,21 @@ export const SQL = {
   // R9b: whether any cursor is held on the target.
   anyCursorOnTarget:
     'SELECT 1 AS hit FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ? LIMIT 1',
+  upsertHeadNotifying: upsertHeadNotifyingSql(false),
+  upsertHeadTerminal: upsertHeadNotifyingSql(true),
   // R11, R15 (set-based, core planSetNotifications): a producer-passed watcher without a cursor gets a
-  // blank one (L = N = M = 0, as applyMaterial starts it), which notifyCursors then moves like any other.
+  // blank one (L = N = M = 0, as applyMaterial starts it), which notifyIdleCursors then moves like any other.
   insertBlankCursor:
     `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}) VALUES (?, ?, ?, 0, 0, 0, 'spawn', ?) ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO NOTHING`,
-  // R15 over the target's cursors in two statements (core applyMaterial), split by state so the
-  // common one leaves the pending index alone: a cursor already pending (N > L) keeps N and only
-  // M rises (no indexed column changes, so SQLite skips the partial index); an idle one (N = L)
-  // freezes N at the event and becomes pending. R12: the actor's own cursor is left alone (IS NOT:
-  // no actor excludes nobody). R13: a cursor never watches its own target. R16: terminal runs
-  // reach explicit cursors only (the `Explicit` pair).
-  notifyPendingCursors: notifyCursorsSql('pending', false),
-  notifyIdleCursors: notifyCursorsSql('idle', false),
-  notifyPendingExplicitCursors: notifyCursorsSql('pending', true),
-  notifyIdleExplicitCursors: notifyCursorsSql('idle', true),
+  notifyIdleCursors: notifyIdleCursorsSql(false),
+  notifyIdleExplicitCursors: notifyIdleCursorsSql(true),
+  // A cursor written whole (seed, watch, ackNotices) from its effective state, folded to the head.
   upsertCursor:
-    `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ` +
+    `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}, folded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ` +
     'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
-    'last_seen = excluded.last_seen, notified = excluded.notified, material = excluded.material, provenance = excluded.provenance, updated_at = excluded.updated_at',
+    'last_seen = excluded.last_seen, notified = excluded.notified, material = excluded.material, provenance = excluded.provenance, updated_at = excluded.updated_at, folded = excluded.folded',
   // reads
-  cursor: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?`,
+  cursor: `SELECT ${CURSOR_COLUMNS}, head_sequence FROM ${EFFECTIVE_CURSORS} WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?`,
   head: 'SELECT last_sequence, pruned_max_sequence FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
   page: `SELECT ${EVENT_COLUMNS} FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? AND sequence > ? ORDER BY sequence LIMIT ?`,
   lowestRetained: 'SELECT sequence FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? ORDER BY sequence LIMIT 1',
@@ -182,6 +202,13 @@ export const SQL = {
   // Only what a notice needs (R23, R25), all in the pending index (schema step 5): no table visit.
   pendingOfWatcher:
     'SELECT target_session_key, target_agent_id, last_seen, provenance FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE watcher_session_key = ? AND notified > last_seen',
+  // Before a drain acks (schema step 7): each of the watcher's pending cursors that the head's slots
+  // carried newer events to takes its effective M and updated_at, folded to the head, so the ack
+  // below reads M from the row. Through the pending index, which this UPDATE does not change.
+  foldPendingOfWatcher:
+    `UPDATE session_watch_cursors AS c SET material = e.material, updated_at = e.updated_at, folded = e.head_sequence FROM ${EFFECTIVE_CURSORS} AS e ` +
+    'WHERE c.watcher_session_key = ? AND c.notified > c.last_seen AND e.unfolded = 1 ' +
+    'AND e.watcher_session_key = c.watcher_session_key AND e.target_session_key = c.target_session_key AND e.target_agent_id = c.target_agent_id',
   // R27-R28 for every pending cursor of a watcher at once (core acknowledge): L := N, N := max(M, N).
   // SQLite evaluates every SET expression on the old row, so L takes the old N.
   ackPendingOfWatcher:
@@ -225,9 +252,12 @@ export const SQL = {
   ),
   deleteUpTo: 'DELETE FROM session_state_events NOT INDEXED WHERE sequence <= ?',
   // R44 without an updated_at index (schema step 3): one scan of the cursor table, hourly.
-  anyIdleCursor: 'SELECT 1 AS hit FROM session_watch_cursors NOT INDEXED WHERE updated_at < ? LIMIT 1',
-  idleCursors: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors NOT INDEXED WHERE updated_at < ?`,
-  deleteIdleCursors: 'DELETE FROM session_watch_cursors NOT INDEXED WHERE updated_at < ?',
+  // By the effective updated_at (schema step 7): one head lookup per cursor, hourly.
+  anyIdleCursor: `SELECT 1 AS hit FROM ${EFFECTIVE_CURSORS} WHERE updated_at < ? LIMIT 1`,
+  idleCursors: `SELECT ${CURSOR_COLUMNS} FROM ${EFFECTIVE_CURSORS} WHERE updated_at < ?`,
+  deleteIdleCursors:
+    'DELETE FROM session_watch_cursors WHERE (target_agent_id, target_session_key, watcher_session_key) IN ' +
+    `(SELECT target_agent_id, target_session_key, watcher_session_key FROM ${EFFECTIVE_CURSORS} WHERE updated_at < ?)`,
   // R50-R51 lifecycle
   deleteCursorsOfWatcher: 'DELETE FROM session_watch_cursors INDEXED BY session_watch_cursors_watcher WHERE watcher_session_key = ?',
   deleteCursorsOnTarget: 'DELETE FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ?',
@@ -351,7 +381,8 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     }
   }
 
-  private putCursor(c: WatchCursor): void {
+  /** A cursor computed from its effective state (the `cursor` read); `folded`: the target's head then (schema step 7). */
+  private putCursor(c: WatchCursor, folded: number): void {
     this.stmt.upsertCursor.run(
       c.watcherSessionKey,
       c.targetSessionKey,
@@ -361,6 +392,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       c.materialSequence,
       c.provenance,
       c.updatedAt,
+      folded,
     );
   }
 
@@ -421,15 +453,28 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     const stored: StateEvent = Object.freeze({ sequence, ...event });
     // R5: sequences are global and we hold the write lock, so this one is the identity's highest.
     // In a batch the head is written once per identity at the end (nothing in a batch reads it).
+    const plan = planSetNotifications(stored, watchers);
     if (within) within.heads.set(identityKey(stored.sessionKey, stored.agentId), stored);
+    else if (plan.kind === 'notify') this.upsertHeadNotifying(stored, plan.onlyExplicit, now);
     else this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
     // R18: the cursor rows written here are the notices; they become visible to every reader at the commit.
-    return { event: stored, inserted: true, cursorsWritten: this.notify(stored, watchers, now, within) };
+    return { event: stored, inserted: true, cursorsWritten: this.notify(stored, plan, now, within) };
   }
 
-  /** R10-R17, set-based (core planSetNotifications): one statement moves every cursor on the target. */
-  private notify(event: StateEvent, producerWatchers: readonly string[], now: number, within?: BatchState): boolean {
-    const plan = planSetNotifications(event, producerWatchers);
+  /** R5 and the head's slots for a notifying event (schema step 7); `terminal`: R16's explicit-only class. */
+  private upsertHeadNotifying(event: StateEvent, terminal: boolean, now: number): void {
+    const s = event.sequence;
+    const actor = event.actorId ?? null;
+    if (terminal) this.stmt.upsertHeadTerminal.run(event.sessionKey, event.agentId, s, now, s, actor, now);
+    else this.stmt.upsertHeadNotifying.run(event.sessionKey, event.agentId, s, now, s, actor, now, s, actor, now);
+  }
+
+  /**
+   * R10-R17, set-based (core planSetNotifications): one statement moves the target's idle cursors;
+   * the pending ones take the event from the head's slots (schema step 7). Returns whether a
+   * cursor was written (a notice may have become pending).
+   */
+  private notify(event: StateEvent, plan: SetNotificationPlan, now: number, within?: BatchState): boolean {
     if (plan.kind === 'none') return false;
     if (within) {
       // A batch asks once per identity whether anyone watches it, and skips the cursor UPDATEs of
@@ -448,17 +493,17 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       for (const w of plan.watchers) {
         const row = this.stmt.cursor.get(w, event.sessionKey, event.agentId) as CursorRow | undefined;
         const id = { watcherSessionKey: w, targetSessionKey: event.sessionKey, targetAgentId: event.agentId };
-        this.putCursor(seedOnSpawn(row ? toCursor(row) : undefined, id, event.sequence, now));
+        // The spawn is the identity's newest event, so its sequence is the head to fold to.
+        this.putCursor(seedOnSpawn(row ? toCursor(row) : undefined, id, event.sequence, now), event.sequence);
       }
       return plan.watchers.length > 0;
     }
+    // In a batch the head is written at the end; a watched target's slots move with each event.
+    if (within) this.upsertHeadNotifying(event, plan.onlyExplicit, now);
     for (const w of plan.addWatchers) this.stmt.insertBlankCursor.run(w, event.sessionKey, event.agentId, now);
-    const [pending, idle] = plan.onlyExplicit
-      ? [this.stmt.notifyPendingExplicitCursors, this.stmt.notifyIdleExplicitCursors]
-      : [this.stmt.notifyPendingCursors, this.stmt.notifyIdleCursors];
-    const except = event.actorId ?? null;
-    const moved = pending.run(event.sequence, now, event.agentId, event.sessionKey, except).changes;
-    return moved + idle.run(event.sequence, event.sequence, now, event.agentId, event.sessionKey, except).changes > 0;
+    const idle = plan.onlyExplicit ? this.stmt.notifyIdleExplicitCursors : this.stmt.notifyIdleCursors;
+    const s = event.sequence;
+    return idle.run(s, s, now, s, event.agentId, event.sessionKey, event.actorId ?? null).changes > 0;
   }
 
   watch(request: WatchRequest): WatchResult {
@@ -477,7 +522,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
         const id = { watcherSessionKey: r.watcherSessionKey, targetSessionKey: r.targetSessionKey, targetAgentId: r.agentId };
         // R21b: an ambient re-registration writes nothing.
         const next = registerWatch(existing, id, headVersion, now, r.provenance);
-        if (next) this.putCursor(next);
+        if (next) this.putCursor(next, headVersion);
         // A promotion changes a pending notice's wake (R25).
         promoted = next !== undefined && existing !== undefined && isPending(existing) && existing.provenance !== next.provenance;
         return { watched: true };
@@ -571,8 +616,10 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       immediateTransaction(this.db, () => {
         const pending = this.pendingNoticesOfWatcher(watcherSessionKey);
         if (pending.length === 0) return [];
-        // R28 (core acknowledge): a follow-up stays pending iff M > old N. Three ways to the same
-        // rows, by how many are pending (see ACK_BY_KEY_MAX).
+        // R28 (core acknowledge): a follow-up stays pending iff M > old N, so M is folded into the
+        // rows first (schema step 7). Then three ways to the same rows, by how many are pending
+        // (see ACK_BY_KEY_MAX).
+        this.stmt.foldPendingOfWatcher.run(watcherSessionKey);
         let acked = 0;
         if (pending.length <= ACK_BY_KEY_MAX) {
           for (const n of pending) acked += this.stmt.ackPendingCursor.run(now, n.targetAgentId, n.targetSessionKey, watcherSessionKey).changes;
@@ -605,7 +652,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
           const cursor = row ? toCursor(row) : undefined;
           if (!ackMatches(cursor, t.lastSeen)) continue;
           out.push(noticeOf(cursor));
-          this.putCursor(acknowledge(cursor, now).cursor);
+          this.putCursor(acknowledge(cursor, now).cursor, headSequenceOf(row!)); // a matched cursor was read
         }
         return out.sort(compareNotices);
       }),
@@ -794,6 +841,11 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     this.assertOpen();
     return toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
   }
+}
+
+/** The target's head a cursor read through the effective view saw: what a cursor written from it is folded to. */
+function headSequenceOf(row: CursorRow): number {
+  return toSafeNumber((row as CursorRow & { head_sequence: unknown }).head_sequence, 'session_state_heads.last_sequence');
 }
 
 /** What one recordMany transaction remembers between its inputs. */

@@ -93,7 +93,7 @@ function readDurable(path: string, intent: Extract<Line, { t: 'intent' }> | unde
   try {
     if (readSchemaVersion(db, path) === 0) return undefined; // killed inside the first migration: rolled back
     const n = (v: unknown, f: string) => toSafeNumber(v, f);
-    const cursors: Cursor[] = db.prepare('SELECT * FROM session_watch_cursors').all().map((r) => ({
+    const cursors: Cursor[] = db.prepare('SELECT * FROM session_watch_cursors_effective').all().map((r) => ({
       w: r['watcher_session_key'] as string,
       target: r['target_session_key'] as string,
       agent: r['target_agent_id'] as string,

@@ -147,6 +147,8 @@ describe('sqlite pruning', () => {
     expect(heads(db)[CHILD]).toEqual([6, 4]);
   });
 
+  const IDLE_SCAN =
+    /^(SCAN c( USING (COVERING )?INDEX session_watch_cursors_\w+)?|SEARCH h USING PRIMARY KEY \(session_key=\? AND agent_id=\?\) LEFT-JOIN|SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\? AND watcher_session_key=\?\)|LIST SUBQUERY \d+)$/;
   it.each([
     ['an empty', 0],
     ['a filled', 3000],
@@ -156,7 +158,9 @@ describe('sqlite pruning', () => {
     const insert = db.prepare(
       "INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')",
     );
-    const cursor = db.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 0, ?, ?, 'spawn', ?)");
+    const cursor = db.prepare(
+      "INSERT INTO session_watch_cursors (watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at) VALUES (?, ?, 'main', 0, ?, ?, 'spawn', ?)",
+    );
     for (let i = 0; i < fill; i++) {
       insert.run(`agent:main:s${i % 3}`, T0 + i, T0 + i);
       if (i % 10 === 0) cursor.run(`agent:main:w${i}`, `agent:main:s${i % 3}`, i % 20 === 0 ? i : 0, i, T0 + i);
@@ -174,10 +178,11 @@ describe('sqlite pruning', () => {
       capCut: /^SCAN session_state_events$/,
       countEvents: /^SCAN session_state_events USING COVERING INDEX/,
       pendingAll: /^SCAN session_watch_cursors USING (COVERING )?INDEX session_watch_cursors_pending$/,
-      // R44 expiry scans the cursor table (schema step 3 dropped its updated_at index), hourly.
-      anyIdleCursor: /^SCAN session_watch_cursors$/,
-      idleCursors: /^SCAN session_watch_cursors$/,
-      deleteIdleCursors: /^SCAN session_watch_cursors$/,
+      // R44 expiry scans the cursors (schema step 3 dropped their updated_at index), hourly, through
+      // the effective view (schema step 7): each cursor finds its target's head by primary key.
+      anyIdleCursor: IDLE_SCAN,
+      idleCursors: IDLE_SCAN,
+      deleteIdleCursors: IDLE_SCAN,
       // R42 set-based: the GROUP BY of the rows to remove (indexed, below) is materialized as g and
       // walked once; each of its rows finds its head by primary key.
       stampAgedWatermarks: /^(SCAN g|SEARCH session_state_heads USING PRIMARY KEY \(session_key=\? AND agent_id=\?\)|MATERIALIZE g|SEARCH session_state_events USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)|USE TEMP B-TREE FOR GROUP BY)$/,
@@ -198,16 +203,26 @@ describe('sqlite pruning', () => {
     expect(seen['stampAgedWatermarks']!.join()).toMatch(/USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)/);
     expect(seen['deleteUpTo']!.join()).toMatch(/SEARCH session_state_events USING INTEGER PRIMARY KEY \(rowid<\?\)/);
     expect(seen['stampCappedWatermarks']!.join()).toMatch(/USING INTEGER PRIMARY KEY \(rowid<\?\)/);
-    expect(seen['idleCursors']).toEqual(['SCAN session_watch_cursors']);
+    expect(seen['idleCursors']!.join()).toMatch(/^SCAN c( USING (COVERING )?INDEX session_watch_cursors_\w+)?,SEARCH h USING PRIMARY KEY \(session_key=\? AND agent_id=\?\) LEFT-JOIN$/);
+    expect(seen['deleteIdleCursors']!.join()).toMatch(/^SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\? AND watcher_session_key=\?\),LIST SUBQUERY/);
     expect(seen['lowestSequence']).toEqual(['SEARCH session_state_events']);
     expect(seen['highestSequence']).toEqual(['SEARCH session_state_events']);
     // Schema step 5: a target's cursors are one range of the primary key.
     expect(seen['anyCursorOnTarget']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
-    expect(seen['notifyPendingCursors']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
     expect(seen['notifyIdleCursors']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\?\)/);
     expect(seen['deleteCursorsOfWatcher']!.join()).toMatch(/USING (COVERING )?INDEX session_watch_cursors_watcher \(watcher_session_key=\?\)/);
     // Schema step 6: a watcher's pending notices are read from the pending index alone (it holds N for the N > L test).
     expect(seen['pendingOfWatcher']).toEqual(['SEARCH session_watch_cursors USING COVERING INDEX session_watch_cursors_pending (watcher_session_key=?)']);
+    // Schema step 7: the fold before a drain walks the pending index and finds each cursor's head by key.
+    expect(seen['foldPendingOfWatcher']).toEqual([
+      'SEARCH c USING COVERING INDEX session_watch_cursors_pending (watcher_session_key=?)',
+      'SEARCH c USING PRIMARY KEY (target_agent_id=? AND target_session_key=? AND watcher_session_key=?)',
+      'SEARCH h USING PRIMARY KEY (session_key=? AND agent_id=?) LEFT-JOIN',
+    ]);
+    expect(seen['cursor']).toEqual([
+      'SEARCH c USING PRIMARY KEY (target_agent_id=? AND target_session_key=? AND watcher_session_key=?)',
+      'SEARCH h USING PRIMARY KEY (session_key=? AND agent_id=?) LEFT-JOIN',
+    ]);
     expect(seen['ackPendingOfWatcher']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_pending \(watcher_session_key=\?\)/);
     expect(seen['ackPendingOfWatcherOnePass']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_watcher \(watcher_session_key=\?\)/);
     expect(seen['cursorCountOfWatcher']).toEqual(['SEARCH session_watch_cursors USING COVERING INDEX session_watch_cursors_watcher (watcher_session_key=?)']);

@@ -59,6 +59,9 @@ function expectError<E extends Error>(fn: () => unknown, type: new (...args: nev
   throw new Error(`expected ${type.name}`);
 }
 
+/** The cursor columns every release had (step 7 added `folded`). */
+const CURSOR_V1_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
+
 describe('sqlite schema', () => {
   it('creates STRICT tables with exactly the documented columns, marked with our application id and version', () => {
     const path = freshPath();
@@ -82,7 +85,7 @@ describe('sqlite schema', () => {
     ]);
     // STRICT really is on: a text in an integer column is refused.
     const writer = connect(path);
-    expect(() => writer.prepare("INSERT INTO session_state_heads VALUES ('k', 'a', 'x', 0, 0)").run()).toThrow(/cannot store TEXT value in INTEGER column/);
+    expect(() => writer.prepare("INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) VALUES ('k', 'a', 'x', 0, 0)").run()).toThrow(/cannot store TEXT value in INTEGER column/);
     writer.close();
     db.close();
   });
@@ -145,18 +148,18 @@ describe('sqlite schema', () => {
     raw.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 2, 4, 9, 'explicit', ?)").run(COORD, CHILD, T0); // pending, M > N
     raw.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 9, 9, 9, 'spawn', ?)").run(PARENT, CHILD, T0); // settled
     expect(() => raw.prepare("INSERT INTO session_watch_cursors VALUES ('agent:main:x', ?, 'main', 0, 0, 0, 'ambient', ?)").run(CHILD, T0)).toThrow(/CHECK/);
-    const before = rows(raw, 'SELECT * FROM session_watch_cursors ORDER BY watcher_session_key');
+    const before = rows(raw, `SELECT ${CURSOR_V1_COLUMNS} FROM session_watch_cursors ORDER BY watcher_session_key`);
     raw.close();
     expect(header(path).userVersion).toBe(3);
 
     const store = open(path);
     expect(header(path).userVersion).toBe(SCHEMA_VERSION);
     const db = connect(path);
-    expect(rows(db, 'SELECT * FROM session_watch_cursors ORDER BY watcher_session_key')).toEqual(before);
+    expect(rows(db, `SELECT ${CURSOR_V1_COLUMNS} FROM session_watch_cursors ORDER BY watcher_session_key`)).toEqual(before);
     const pendingIndex = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'session_watch_cursors_pending'").get() as { sql: string };
     expect(pendingIndex.sql).toMatch(/WHERE notified > last_seen$/);
-    db.prepare("INSERT INTO session_watch_cursors VALUES ('agent:main:x', ?, 'main', 0, 0, 0, 'ambient', ?)").run(CHILD, T0);
-    expect(() => db.prepare("INSERT INTO session_watch_cursors VALUES ('agent:main:y', ?, 'main', 0, 0, 0, 'group', ?)").run(CHILD, T0)).toThrow(/CHECK/);
+    db.prepare(`INSERT INTO session_watch_cursors (${CURSOR_V1_COLUMNS}) VALUES ('agent:main:x', ?, 'main', 0, 0, 0, 'ambient', ?)`).run(CHILD, T0);
+    expect(() => db.prepare(`INSERT INTO session_watch_cursors (${CURSOR_V1_COLUMNS}) VALUES ('agent:main:y', ?, 'main', 0, 0, 0, 'group', ?)`).run(CHILD, T0)).toThrow(/CHECK/);
     db.close();
     // The notice pending before the migration is pending after it, quoting the same L (R20, R29).
     expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
@@ -173,7 +176,7 @@ describe('sqlite schema', () => {
     raw.prepare("INSERT INTO session_state_heads VALUES (?, 'main', 9, 0, ?)").run(CHILD, T0);
     raw.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 2, 4, 9, 'explicit', ?)").run(COORD, CHILD, T0); // pending, M > N
     raw.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 9, 9, 9, 'spawn', ?)").run(PARENT, CHILD, T0); // settled
-    const before = rows(raw, 'SELECT * FROM session_watch_cursors ORDER BY watcher_session_key');
+    const before = rows(raw, `SELECT ${CURSOR_V1_COLUMNS} FROM session_watch_cursors ORDER BY watcher_session_key`);
     const columnsOf = (db: ReturnType<typeof connect>) => rows(db, "SELECT name FROM pragma_index_info('session_watch_cursors_pending') ORDER BY seqno").map((r) => r['name']);
     expect(columnsOf(raw)).toEqual(['watcher_session_key', 'last_seen', 'provenance']);
     raw.close();
@@ -182,7 +185,7 @@ describe('sqlite schema', () => {
     expect(header(path).userVersion).toBe(SCHEMA_VERSION);
     const db = connect(path);
     expect(columnsOf(db)).toEqual(['watcher_session_key', 'last_seen', 'provenance', 'notified']);
-    expect(rows(db, 'SELECT * FROM session_watch_cursors ORDER BY watcher_session_key')).toEqual(before);
+    expect(rows(db, `SELECT ${CURSOR_V1_COLUMNS} FROM session_watch_cursors ORDER BY watcher_session_key`)).toEqual(before);
     db.close();
     expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
     expect(store.pendingNotices(PARENT)).toEqual([]);

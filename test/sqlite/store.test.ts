@@ -96,7 +96,9 @@ describe('sqlite store: bind limits', () => {
     // The second event reads all 40,000 cursors back and keeps one frozen notice per pair (R24).
     const pendingBefore = store.pendingNotices('agent:main:w39999');
     const second = store.record(human(CHILD, { watchers: [...watchers, ...watchers.slice(0, 100)] }))!;
-    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE material = ?', second.sequence)).toBe(40_000);
+    // Schema step 7: the pending cursors take the second event from the head, not by a rewrite.
+    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE material = ?', second.sequence)).toBe(0);
+    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors_effective WHERE material = ?', second.sequence)).toBe(40_000);
     expect(store.pendingNotices('agent:main:w39999')).toEqual(pendingBefore);
     expect(pendingBefore.map((n) => n.lastSeenSequence)).toEqual([0]);
     store.restart();
@@ -158,6 +160,55 @@ describe('sqlite store: a drain acks by key, in one pass or in two (R27, R28)', 
     expect(again).toHaveLength(Math.ceil(n / 2));
     expect(again).toEqual(expectedAgain);
     expect(store.pendingNotices(COORD)).toEqual([]);
+  });
+});
+
+describe('sqlite store: pending cursors take later events from the head (schema step 7)', () => {
+  // An event rewrites only the idle cursors on its target; a pending one is carried by the head's
+  // slots and read through session_watch_cursors_effective. Every step is held to the reference
+  // store: the effective M and updatedAt must be what it would have written (R12, R15, R16, R44),
+  // also across a provenance promotion of a pending cursor and the drains that fold it (R27, R28).
+  it('reads, watches and drains as the reference store does, while the pending rows stay as written', () => {
+    const { store, db, clock } = openStore();
+    const reference = createMemoryStore({ now: clock.now });
+    const both = <T>(fn: (s: typeof store | typeof reference) => T): [T, T] => [fn(store), fn(reference)];
+    const pairs = [PARENT, COORD, PEER];
+    const agree = (step: string) => {
+      for (const w of pairs) expect(store.cursor(w, CHILD, A), `${step}: ${w}`).toEqual(reference.cursor(w, CHILD, A));
+      for (const w of pairs) expect(store.pendingNotices(w), `${step}: ${w}`).toEqual(reference.pendingNotices(w));
+    };
+    const message = (actorId: string) => ({ sessionKey: CHILD, agentId: A, kind: 'agent_message' as const, actorType: 'agent' as const, actorId, summary: 'message' });
+    const run = (kind: 'run_completed' | 'run_failed') => ({ sessionKey: CHILD, agentId: A, kind, actorType: 'system' as const, summary: 'run ended', ...(kind === 'run_failed' ? { payload: { outcome: 'error' as const } } : {}) });
+    const step = (name: string, fn: (s: typeof store | typeof reference) => unknown) => {
+      clock.advance(1000);
+      const [got, want] = both(fn);
+      expect(got, name).toEqual(want);
+      agree(name);
+    };
+    step('spawn', (s) => s.record(spawn()));
+    step('explicit watch', (s) => s.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A }));
+    step('ambient watch', (s) => s.watch({ watcherSessionKey: PEER, targetSessionKey: CHILD, agentId: A, provenance: 'ambient' }));
+    step('human: all three become pending', (s) => s.record(human()));
+    const written = rows(db, 'SELECT watcher_session_key, material, updated_at, folded FROM session_watch_cursors ORDER BY watcher_session_key');
+    step('by the coordinator (R12)', (s) => s.record(message(COORD)));
+    step('terminal run (R16)', (s) => s.record(run('run_completed')));
+    step('by the parent (R12)', (s) => s.record(message(PARENT)));
+    // Three events later no pending row was rewritten, yet every cursor reads as the reference's.
+    expect(rows(db, 'SELECT watcher_session_key, material, updated_at, folded FROM session_watch_cursors ORDER BY watcher_session_key')).toEqual(written);
+    expect(store.cursor(COORD, CHILD, A)!.materialSequence).toBeGreaterThan(Number(written.find((r) => r['watcher_session_key'] === COORD)!['material']));
+    step('the spawn cursor promoted while pending (folds under its old class)', (s) => s.watch({ watcherSessionKey: PARENT, targetSessionKey: CHILD, agentId: A }));
+    step('a terminal run reaches the promoted cursor', (s) => s.record(run('run_failed')));
+    step('an ambient re-registration writes nothing', (s) => s.watch({ watcherSessionKey: PEER, targetSessionKey: CHILD, agentId: A, provenance: 'ambient' }));
+    for (const w of pairs) step(`drain ${w} (R27, R28: follow-up from the folded M)`, (s) => s.drainNotices(w));
+    step('by the peer', (s) => s.record(message(PEER)));
+    for (const w of pairs) step(`drain ${w} again`, (s) => s.drainNotices(w));
+    for (const w of pairs) step(`ack nothing left for ${w}`, (s) => s.ackNotices(w, s.pendingNotices(w)));
+    // R44: the cursors' effective updatedAt decides expiry, not the stored one.
+    clock.advance(30 * DAY - 3500);
+    step('prune before the newest event expires', (s) => s.prune());
+    clock.advance(10_000);
+    step('prune after everything expired', (s) => s.prune());
+    expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors')).toBe(0);
   });
 });
 
