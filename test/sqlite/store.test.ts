@@ -201,6 +201,8 @@ describe('sqlite store: pending cursors take later events from the head (schema 
     step('an ambient re-registration writes nothing', (s) => s.watch({ watcherSessionKey: PEER, targetSessionKey: CHILD, agentId: A, provenance: 'ambient' }));
     for (const w of pairs) step(`drain ${w} (R27, R28: follow-up from the folded M)`, (s) => s.drainNotices(w));
     step('by the peer', (s) => s.record(message(PEER)));
+    // R9e: in a batch each event reaches the cursors it made pending earlier in the same batch.
+    step('a batch', (s) => s.recordMany([human(), message(COORD), run('run_completed'), message(PARENT)]));
     for (const w of pairs) step(`drain ${w} again`, (s) => s.drainNotices(w));
     for (const w of pairs) step(`ack nothing left for ${w}`, (s) => s.ackNotices(w, s.pendingNotices(w)));
     // R44: the cursors' effective updatedAt decides expiry, not the stored one.
