@@ -63,7 +63,7 @@ DROP TABLE session_watch_cursors;
 CREATE TABLE session_watch_cursors (
   watcher_session_key TEXT NOT NULL, target_session_key TEXT NOT NULL, target_agent_id TEXT NOT NULL,
   last_seen INTEGER NOT NULL, notified INTEGER NOT NULL, material INTEGER NOT NULL,
-  provenance TEXT NOT NULL CHECK (provenance IN ('spawn', 'explicit', 'ambient')), updated_at INTEGER NOT NULL,
+  provenance TEXT NOT NULL CHECK (provenance IN ('spawn', 'explicit', 'ambient')), updated_at INTEGER NOT NULL, folded INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (watcher_session_key, target_session_key, target_agent_id),
   CHECK (last_seen <= notified AND notified <= material)
 ) STRICT, WITHOUT ROWID;

@@ -229,6 +229,12 @@ const v7Slot = (c: string, field: 'sequence' | 'at') =>
 // R16: explicit cursors take every notifying event, spawn and ambient ones all but terminal runs.
 const v7Taken = (field: 'sequence' | 'at') =>
   `CASE WHEN c.watcher_session_key = c.target_session_key THEN NULL WHEN c.provenance = 'explicit' THEN ${v7Slot('material', field)} ELSE ${v7Slot('nonterminal', field)} END`;
+/**
+ * Step 7's expressions for the newest event after `c.folded` a cursor `c` would take from its
+ * target's head `h` (NULL or not above c.folded: none), and that event's time. The store's fold
+ * before a drain uses them too, so both read the slots alike.
+ */
+export const V7_TAKEN = { sequence: v7Taken('sequence'), at: v7Taken('at') } as const;
 const V7 = `
 ${V7_SLOTS}
 ALTER TABLE session_watch_cursors ADD COLUMN folded INTEGER NOT NULL DEFAULT 0;

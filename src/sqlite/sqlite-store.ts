@@ -62,7 +62,7 @@ import type { SqliteConnection, SqliteDriverChoice, SqliteStatement } from './dr
 import { CorruptStateError, toSafeNumber } from './errors.js';
 import { openError } from './open-errors.js';
 import { checkedEventFromRow, checkedHead, cursorFromRow as toCursor, type CursorRow, type EventRow } from './rows.js';
-import { EFFECTIVE_CURSORS, MIGRATIONS, migrate, type MigrationStep } from './schema.js';
+import { EFFECTIVE_CURSORS, MIGRATIONS, V7_TAKEN, migrate, type MigrationStep } from './schema.js';
 
 /**
  * The SQLite storage adapter: the pure core's planners over one SQLite driver (better-sqlite3,
@@ -154,6 +154,20 @@ function upsertHeadNotifyingSql(terminal: boolean): string {
   );
 }
 
+/** M as the effective view has it (schema step 7): raised to the newest event the head carried to the cursor after `folded`. */
+const EFFECTIVE_M = `CASE WHEN ${V7_TAKEN.sequence} > c.folded THEN max(c.material, ${V7_TAKEN.sequence}) ELSE c.material END`;
+
+/**
+ * R27-R28 on a pending cursor `c` (core acknowledge) with its effective M: L := N, N := max(M, N),
+ * updated_at := the parameter, and the row folded to its target's head, with one head lookup per
+ * row. SQLite evaluates the row value on the old row. max() makes the subquery answer one row even
+ * for a target without a head, and SQLite documents that the bare h columns then come from the row
+ * holding the maximum (the one head) or are NULL (no head: nothing is carried, folded stays).
+ */
+const ACK_SET =
+  `SET (last_seen, notified, material, updated_at, folded) = (SELECT c.notified, max(c.notified, ${EFFECTIVE_M}), ${EFFECTIVE_M}, ?, max(c.folded, coalesce(max(h.last_sequence), 0)) ` +
+  'FROM session_state_heads AS h WHERE h.session_key = c.target_session_key AND h.agent_id = c.target_agent_id)';
+
 /** R42 (core raiseWatermark) for every head `maxByIdentity` names, in one statement; no head is created or removed. */
 function stampWatermarksSql(maxByIdentity: string): string {
   return (
@@ -202,29 +216,18 @@ export const SQL = {
   // Only what a notice needs (R23, R25), all in the pending index (schema step 5): no table visit.
   pendingOfWatcher:
     'SELECT target_session_key, target_agent_id, last_seen, provenance FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE watcher_session_key = ? AND notified > last_seen',
-  // Before a drain acks (schema step 7): each of the watcher's pending cursors that the head's slots
-  // carried newer events to takes its effective M and updated_at, folded to the head, so the ack
-  // below reads M from the row. Through the pending index, which this UPDATE does not change.
-  foldPendingOfWatcher:
-    `UPDATE session_watch_cursors AS c SET material = e.material, updated_at = e.updated_at, folded = e.head_sequence FROM ${EFFECTIVE_CURSORS} AS e ` +
-    'WHERE c.watcher_session_key = ? AND c.notified > c.last_seen AND e.unfolded = 1 ' +
-    'AND e.watcher_session_key = c.watcher_session_key AND e.target_session_key = c.target_session_key AND e.target_agent_id = c.target_agent_id',
   // R27-R28 for every pending cursor of a watcher at once (core acknowledge): L := N, N := max(M, N).
   // SQLite evaluates every SET expression on the old row, so L takes the old N.
-  ackPendingOfWatcher:
-    'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_pending SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
-    'WHERE watcher_session_key = ? AND notified > last_seen',
+  ackPendingOfWatcher: `UPDATE session_watch_cursors AS c INDEXED BY session_watch_cursors_pending ${ACK_SET} WHERE c.watcher_session_key = ? AND c.notified > c.last_seen`,
   // The same through the watcher index, which the UPDATE does not change, so SQLite runs it in one
   // pass; it visits the watcher's idle cursors too, so only for a watcher whose cursors are mostly
   // pending (ACK_ONE_PASS_SPREAD, counted by the next statement from the same index).
-  ackPendingOfWatcherOnePass:
-    'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_watcher SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
-    'WHERE watcher_session_key = ? AND notified > last_seen',
+  ackPendingOfWatcherOnePass: `UPDATE session_watch_cursors AS c INDEXED BY session_watch_cursors_watcher ${ACK_SET} WHERE c.watcher_session_key = ? AND c.notified > c.last_seen`,
   cursorCountOfWatcher: 'SELECT count(*) AS n FROM session_watch_cursors INDEXED BY session_watch_cursors_watcher WHERE watcher_session_key = ?',
   // R27-R28 for one pending cursor, by its key: what a drain of a few notices runs per notice (ACK_BY_KEY_MAX).
   ackPendingCursor:
-    'UPDATE session_watch_cursors SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
-    'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key = ? AND notified > last_seen',
+    `UPDATE session_watch_cursors AS c ${ACK_SET} ` +
+    'WHERE c.target_agent_id = ? AND c.target_session_key = ? AND c.watcher_session_key = ? AND c.notified > c.last_seen',
   pendingAll: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE notified > last_seen`,
   // R52
   deleteCursor: 'DELETE FROM session_watch_cursors WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?',
@@ -616,10 +619,8 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       immediateTransaction(this.db, () => {
         const pending = this.pendingNoticesOfWatcher(watcherSessionKey);
         if (pending.length === 0) return [];
-        // R28 (core acknowledge): a follow-up stays pending iff M > old N, so M is folded into the
-        // rows first (schema step 7). Then three ways to the same rows, by how many are pending
-        // (see ACK_BY_KEY_MAX).
-        this.stmt.foldPendingOfWatcher.run(watcherSessionKey);
+        // R28 (core acknowledge): a follow-up stays pending iff the effective M > old N (ACK_SET).
+        // Three ways to the same rows, by how many are pending (see ACK_BY_KEY_MAX).
         let acked = 0;
         if (pending.length <= ACK_BY_KEY_MAX) {
           for (const n of pending) acked += this.stmt.ackPendingCursor.run(now, n.targetAgentId, n.targetSessionKey, watcherSessionKey).changes;
