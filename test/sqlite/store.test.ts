@@ -197,6 +197,8 @@ describe('sqlite store: pending cursors take later events from the head (schema 
     expect(rows(db, 'SELECT watcher_session_key, material, updated_at, folded FROM session_watch_cursors ORDER BY watcher_session_key')).toEqual(written);
     expect(store.cursor(COORD, CHILD, A)!.materialSequence).toBeGreaterThan(Number(written.find((r) => r['watcher_session_key'] === COORD)!['material']));
     step('the spawn cursor promoted while pending (folds under its old class)', (s) => s.watch({ watcherSessionKey: PARENT, targetSessionKey: CHILD, agentId: A }));
+    // The terminal run before the promotion was not the spawn cursor's (R16): the drain must not owe it.
+    step('drain the promoted cursor', (s) => s.drainNotices(PARENT));
     step('a terminal run reaches the promoted cursor', (s) => s.record(run('run_failed')));
     step('an ambient re-registration writes nothing', (s) => s.watch({ watcherSessionKey: PEER, targetSessionKey: CHILD, agentId: A, provenance: 'ambient' }));
     for (const w of pairs) step(`drain ${w} (R27, R28: follow-up from the folded M)`, (s) => s.drainNotices(w));
