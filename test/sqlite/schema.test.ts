@@ -194,6 +194,37 @@ describe('sqlite schema', () => {
     store.close();
   });
 
+  it('migrates a version-6 file to step 7: its cursors read exactly as stored, and a pending one takes the next event from the head (R15, R28)', () => {
+    const path = freshPath();
+    const raw = connect(path);
+    migrate(raw, path, MIGRATIONS.slice(0, 6)); // exactly what release 6 wrote
+    const insert = raw.prepare(
+      "INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')",
+    );
+    for (let i = 0; i < 9; i++) insert.run(CHILD, T0, T0);
+    raw.prepare("INSERT INTO session_state_heads VALUES (?, 'main', 9, 0, ?)").run(CHILD, T0);
+    raw.prepare(`INSERT INTO session_watch_cursors (${CURSOR_V1_COLUMNS}) VALUES (?, ?, 'main', 2, 4, 9, 'explicit', ?)`).run(COORD, CHILD, T0); // pending, M > N
+    raw.prepare(`INSERT INTO session_watch_cursors (${CURSOR_V1_COLUMNS}) VALUES (?, ?, 'main', 9, 9, 9, 'spawn', ?)`).run(PARENT, CHILD, T0); // settled
+    const before = rows(raw, `SELECT ${CURSOR_V1_COLUMNS} FROM session_watch_cursors ORDER BY watcher_session_key`);
+    raw.close();
+
+    const store = open(path);
+    expect(header(path).userVersion).toBe(SCHEMA_VERSION);
+    const db = connect(path);
+    // Empty slots carry nothing: the view shows every cursor as stored.
+    expect(rows(db, `SELECT ${CURSOR_V1_COLUMNS} FROM session_watch_cursors_effective ORDER BY watcher_session_key`)).toEqual(before);
+    expect(store.cursor(COORD, CHILD, A)).toMatchObject({ lastSeenSequence: 2, notifiedSequence: 4, materialSequence: 9, updatedAt: T0 });
+    const next = store.record(human())!; // PARENT becomes pending by a write, COORD (pending) through the head
+    expect(rows(db, "SELECT material FROM session_watch_cursors WHERE watcher_session_key = ?", COORD)).toEqual([{ material: 9 }]);
+    db.close();
+    expect(store.cursor(COORD, CHILD, A)).toMatchObject({ lastSeenSequence: 2, notifiedSequence: 4, materialSequence: next.sequence });
+    expect(store.drainNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
+    expect(store.cursor(COORD, CHILD, A)).toMatchObject({ lastSeenSequence: 4, notifiedSequence: next.sequence, materialSequence: next.sequence });
+    expect(store.drainNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([4]); // R28 follow-up
+    expect(store.drainNotices(PARENT).map((n) => n.lastSeenSequence)).toEqual([9]);
+    store.close();
+  });
+
   it('refuses a file from a newer release with a typed error and leaves it untouched', () => {
     const path = freshPath();
     open(path).close();
