@@ -231,13 +231,16 @@ const v7Taken = (field: 'sequence' | 'at') =>
   `CASE WHEN c.watcher_session_key = c.target_session_key THEN NULL WHEN c.provenance = 'explicit' THEN ${v7Slot('material', field)} ELSE ${v7Slot('nonterminal', field)} END`;
 /**
  * Step 7's expressions for the newest event after `c.folded` a cursor `c` would take from its
- * target's head `h` (NULL or not above c.folded: none), and that event's time. The store's fold
- * before a drain uses them too, so both read the slots alike.
+ * target's head `h` (NULL or not above c.folded: none), and that event's time. A drain's read and
+ * fold use them too, so a drain and a read see the same M.
  */
 export const V7_TAKEN = { sequence: v7Taken('sequence'), at: v7Taken('at') } as const;
 const V7 = `
 ${V7_SLOTS}
 ALTER TABLE session_watch_cursors ADD COLUMN folded INTEGER NOT NULL DEFAULT 0;
+-- A drain reads folded with the rest from the pending index (the head tells it whether to fold).
+DROP INDEX session_watch_cursors_pending;
+CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key, last_seen, provenance, notified, folded) WHERE notified > last_seen;
 CREATE VIEW session_watch_cursors_effective AS
 SELECT watcher_session_key, target_session_key, target_agent_id, last_seen, notified,
   CASE WHEN taken > folded THEN max(material, taken) ELSE material END AS material,

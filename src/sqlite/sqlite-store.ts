@@ -154,20 +154,6 @@ function upsertHeadNotifyingSql(terminal: boolean): string {
   );
 }
 
-/** M as the effective view has it (schema step 7): raised to the newest event the head carried to the cursor after `folded`. */
-const EFFECTIVE_M = `CASE WHEN ${V7_TAKEN.sequence} > c.folded THEN max(c.material, ${V7_TAKEN.sequence}) ELSE c.material END`;
-
-/**
- * R27-R28 on a pending cursor `c` (core acknowledge) with its effective M: L := N, N := max(M, N),
- * updated_at := the parameter, and the row folded to its target's head, with one head lookup per
- * row. SQLite evaluates the row value on the old row. max() makes the subquery answer one row even
- * for a target without a head, and SQLite documents that the bare h columns then come from the row
- * holding the maximum (the one head) or are NULL (no head: nothing is carried, folded stays).
- */
-const ACK_SET =
-  `SET (last_seen, notified, material, updated_at, folded) = (SELECT c.notified, max(c.notified, ${EFFECTIVE_M}), ${EFFECTIVE_M}, ?, max(c.folded, coalesce(max(h.last_sequence), 0)) ` +
-  'FROM session_state_heads AS h WHERE h.session_key = c.target_session_key AND h.agent_id = c.target_agent_id)';
-
 /** R42 (core raiseWatermark) for every head `maxByIdentity` names, in one statement; no head is created or removed. */
 function stampWatermarksSql(maxByIdentity: string): string {
   return (
@@ -216,18 +202,35 @@ export const SQL = {
   // Only what a notice needs (R23, R25), all in the pending index (schema step 5): no table visit.
   pendingOfWatcher:
     'SELECT target_session_key, target_agent_id, last_seen, provenance FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE watcher_session_key = ? AND notified > last_seen',
+  // What a drain reads (schema step 7): the same, and whether the head carried the cursor a newer
+  // event (then M and updated_at must be folded into the row before the ack reads M). Every cursor
+  // column it needs is in the pending index; one head lookup per pending cursor.
+  pendingOfWatcherToDrain:
+    `SELECT c.target_session_key, c.target_agent_id, c.last_seen, c.provenance, coalesce(${V7_TAKEN.sequence} > c.folded, 0) AS unfolded ` +
+    'FROM session_watch_cursors AS c INDEXED BY session_watch_cursors_pending LEFT JOIN session_state_heads AS h ON h.session_key = c.target_session_key AND h.agent_id = c.target_agent_id ' +
+    'WHERE c.watcher_session_key = ? AND c.notified > c.last_seen',
+  // The fold: each such cursor takes its effective M and updated_at (as the effective view computes
+  // them) and is folded to its target's head. Run only when the read found one to fold.
+  foldPendingOfWatcher:
+    `UPDATE session_watch_cursors AS c SET material = max(c.material, ${V7_TAKEN.sequence}), updated_at = ${V7_TAKEN.at}, folded = h.last_sequence ` +
+    'FROM session_state_heads AS h WHERE c.watcher_session_key = ? AND c.notified > c.last_seen ' +
+    `AND h.session_key = c.target_session_key AND h.agent_id = c.target_agent_id AND ${V7_TAKEN.sequence} > c.folded`,
   // R27-R28 for every pending cursor of a watcher at once (core acknowledge): L := N, N := max(M, N).
   // SQLite evaluates every SET expression on the old row, so L takes the old N.
-  ackPendingOfWatcher: `UPDATE session_watch_cursors AS c INDEXED BY session_watch_cursors_pending ${ACK_SET} WHERE c.watcher_session_key = ? AND c.notified > c.last_seen`,
+  ackPendingOfWatcher:
+    'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_pending SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
+    'WHERE watcher_session_key = ? AND notified > last_seen',
   // The same through the watcher index, which the UPDATE does not change, so SQLite runs it in one
   // pass; it visits the watcher's idle cursors too, so only for a watcher whose cursors are mostly
   // pending (ACK_ONE_PASS_SPREAD, counted by the next statement from the same index).
-  ackPendingOfWatcherOnePass: `UPDATE session_watch_cursors AS c INDEXED BY session_watch_cursors_watcher ${ACK_SET} WHERE c.watcher_session_key = ? AND c.notified > c.last_seen`,
+  ackPendingOfWatcherOnePass:
+    'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_watcher SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
+    'WHERE watcher_session_key = ? AND notified > last_seen',
   cursorCountOfWatcher: 'SELECT count(*) AS n FROM session_watch_cursors INDEXED BY session_watch_cursors_watcher WHERE watcher_session_key = ?',
   // R27-R28 for one pending cursor, by its key: what a drain of a few notices runs per notice (ACK_BY_KEY_MAX).
   ackPendingCursor:
-    `UPDATE session_watch_cursors AS c ${ACK_SET} ` +
-    'WHERE c.target_agent_id = ? AND c.target_session_key = ? AND c.watcher_session_key = ? AND c.notified > c.last_seen',
+    'UPDATE session_watch_cursors SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
+    'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key = ? AND notified > last_seen',
   pendingAll: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE notified > last_seen`,
   // R52
   deleteCursor: 'DELETE FROM session_watch_cursors WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?',
@@ -594,7 +597,10 @@ export class SqliteStore implements SessionStateStore, PendingSource {
 
   /** R26: a watcher's pending notices, sorted (R23); values read back are checked (R9d). */
   private pendingNoticesOfWatcher(watcherSessionKey: string): Notice[] {
-    const rows = this.stmt.pendingOfWatcher.all(watcherSessionKey) as Pick<CursorRow, 'target_session_key' | 'target_agent_id' | 'last_seen' | 'provenance'>[];
+    return this.noticesOfRows(watcherSessionKey, this.stmt.pendingOfWatcher.all(watcherSessionKey) as PendingRow[]);
+  }
+
+  private noticesOfRows(watcherSessionKey: string, rows: readonly PendingRow[]): Notice[] {
     if (rows.length === 0) return [];
     const noticeFor = watcherNoticeMaker(watcherSessionKey);
     return rows
@@ -617,10 +623,14 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     // exactly one drainer. A failure rolls back: the notices stay pending (nothing lost, nothing twice).
     const drained = this.guard('drainNotices', [] as Notice[], () =>
       immediateTransaction(this.db, () => {
-        const pending = this.pendingNoticesOfWatcher(watcherSessionKey);
+        const rows = this.stmt.pendingOfWatcherToDrain.all(watcherSessionKey) as (PendingRow & { unfolded: unknown })[];
+        const pending = this.noticesOfRows(watcherSessionKey, rows);
         if (pending.length === 0) return [];
-        // R28 (core acknowledge): a follow-up stays pending iff the effective M > old N (ACK_SET).
-        // Three ways to the same rows, by how many are pending (see ACK_BY_KEY_MAX).
+        // Schema step 7: a cursor the head carried newer events to takes them into its row first,
+        // so the ack below reads its effective M (R28: the follow-up).
+        if (rows.some((r) => Number(r.unfolded) !== 0)) this.stmt.foldPendingOfWatcher.run(watcherSessionKey);
+        // R28 (core acknowledge): a follow-up stays pending iff M > old N. Three ways to the same
+        // rows, by how many are pending (see ACK_BY_KEY_MAX).
         let acked = 0;
         if (pending.length <= ACK_BY_KEY_MAX) {
           for (const n of pending) acked += this.stmt.ackPendingCursor.run(now, n.targetAgentId, n.targetSessionKey, watcherSessionKey).changes;
@@ -843,6 +853,9 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     return toSafeNumber((this.stmt.countEvents.get() as { n: unknown }).n, 'count(*)');
   }
 }
+
+/** What a notice needs of a pending cursor (R23, R25). */
+type PendingRow = Pick<CursorRow, 'target_session_key' | 'target_agent_id' | 'last_seen' | 'provenance'>;
 
 /** The target's head a cursor read through the effective view saw: what a cursor written from it is folded to. */
 function headSequenceOf(row: CursorRow): number {

@@ -203,7 +203,7 @@ describe('migrate and readSchemaVersion (schema.ts)', () => {
       { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_target'], pending: ['watcher_session_key'], ambient: true },
       { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance'], ambient: true },
       { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified'], ambient: true },
-      { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified'], ambient: true, views: ['session_watch_cursors_effective'], slots: 4 },
+      { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified', 'folded'], ambient: true, views: ['session_watch_cursors_effective'], slots: 4 },
     ];
     expect(expected).toHaveLength(SCHEMA_VERSION);
     expected.forEach((release, i) => {

@@ -213,18 +213,24 @@ describe('sqlite pruning', () => {
     expect(seen['deleteCursorsOfWatcher']!.join()).toMatch(/USING (COVERING )?INDEX session_watch_cursors_watcher \(watcher_session_key=\?\)/);
     // Schema step 6: a watcher's pending notices are read from the pending index alone (it holds N for the N > L test).
     expect(seen['pendingOfWatcher']).toEqual(['SEARCH session_watch_cursors USING COVERING INDEX session_watch_cursors_pending (watcher_session_key=?)']);
-    // Schema step 7: every ack finds its cursor's head by key, once per row (ACK_SET).
-    for (const ack of ['ackPendingOfWatcher', 'ackPendingOfWatcherOnePass', 'ackPendingCursor']) {
-      expect(seen[ack]!.slice(1), ack).toEqual(['CORRELATED SCALAR SUBQUERY 1', 'SEARCH h USING PRIMARY KEY (session_key=? AND agent_id=?)']);
-    }
+    // Schema step 7: a drain reads its notices and whether to fold from the pending index, with one
+    // head lookup per notice; the fold (only when needed) walks the same index.
+    expect(seen['pendingOfWatcherToDrain']).toEqual([
+      'SEARCH c USING COVERING INDEX session_watch_cursors_pending (watcher_session_key=?)',
+      'SEARCH h USING PRIMARY KEY (session_key=? AND agent_id=?) LEFT-JOIN',
+    ]);
+    expect(seen['foldPendingOfWatcher']).toEqual([
+      'SEARCH c USING INDEX session_watch_cursors_pending (watcher_session_key=?)',
+      'SEARCH h USING PRIMARY KEY (session_key=? AND agent_id=?)',
+    ]);
     expect(seen['cursor']).toEqual([
       'SEARCH c USING PRIMARY KEY (target_agent_id=? AND target_session_key=? AND watcher_session_key=?)',
       'SEARCH h USING PRIMARY KEY (session_key=? AND agent_id=?) LEFT-JOIN',
     ]);
-    expect(seen['ackPendingOfWatcher']!.join()).toMatch(/SEARCH c USING INDEX session_watch_cursors_pending \(watcher_session_key=\?\)/);
-    expect(seen['ackPendingOfWatcherOnePass']!.join()).toMatch(/SEARCH c USING INDEX session_watch_cursors_watcher \(watcher_session_key=\?\)/);
+    expect(seen['ackPendingOfWatcher']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_pending \(watcher_session_key=\?\)/);
+    expect(seen['ackPendingOfWatcherOnePass']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_watcher \(watcher_session_key=\?\)/);
     expect(seen['cursorCountOfWatcher']).toEqual(['SEARCH session_watch_cursors USING COVERING INDEX session_watch_cursors_watcher (watcher_session_key=?)']);
-    expect(seen['ackPendingCursor']!.join()).toMatch(/SEARCH c USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\? AND watcher_session_key=\?\)/);
+    expect(seen['ackPendingCursor']!.join()).toMatch(/SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\? AND watcher_session_key=\?\)/);
     expect(seen['eventByDedupeKey']!.join()).toMatch(/USING INDEX sqlite_autoindex_session_state_events_1 \(dedupe_key=\?\)/);
     expect(seen['page']!.join()).toMatch(/USING INDEX session_state_events_identity \(agent_id=\? AND session_key=\? AND sequence>\?\)/);
     expect(seen['capCut']).toEqual(['SCAN session_state_events']);

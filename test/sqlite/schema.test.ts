@@ -184,7 +184,7 @@ describe('sqlite schema', () => {
     const store = open(path);
     expect(header(path).userVersion).toBe(SCHEMA_VERSION);
     const db = connect(path);
-    expect(columnsOf(db)).toEqual(['watcher_session_key', 'last_seen', 'provenance', 'notified']);
+    expect(columnsOf(db)).toEqual(['watcher_session_key', 'last_seen', 'provenance', 'notified', 'folded']); // step 7 appends folded
     expect(rows(db, `SELECT ${CURSOR_V1_COLUMNS} FROM session_watch_cursors ORDER BY watcher_session_key`)).toEqual(before);
     db.close();
     expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
