@@ -173,8 +173,10 @@ describe('sqlite store: pending cursors take later events from the head (schema 
     const reference = createMemoryStore({ now: clock.now });
     const both = <T>(fn: (s: typeof store | typeof reference) => T): [T, T] => [fn(store), fn(reference)];
     const pairs = [PARENT, COORD, PEER];
+    const OTHER = 'agent:main:subagent:other';
     const agree = (step: string) => {
       for (const w of pairs) expect(store.cursor(w, CHILD, A), `${step}: ${w}`).toEqual(reference.cursor(w, CHILD, A));
+      expect(store.cursor(PARENT, OTHER, A), `${step}: ${PARENT} on ${OTHER}`).toEqual(reference.cursor(PARENT, OTHER, A));
       for (const w of pairs) expect(store.pendingNotices(w), `${step}: ${w}`).toEqual(reference.pendingNotices(w));
     };
     const message = (actorId: string) => ({ sessionKey: CHILD, agentId: A, kind: 'agent_message' as const, actorType: 'agent' as const, actorId, summary: 'message' });
@@ -197,7 +199,11 @@ describe('sqlite store: pending cursors take later events from the head (schema 
     expect(rows(db, 'SELECT watcher_session_key, material, updated_at, folded FROM session_watch_cursors ORDER BY watcher_session_key')).toEqual(written);
     expect(store.cursor(COORD, CHILD, A)!.materialSequence).toBeGreaterThan(Number(written.find((r) => r['watcher_session_key'] === COORD)!['material']));
     step('the spawn cursor promoted while pending (folds under its old class)', (s) => s.watch({ watcherSessionKey: PARENT, targetSessionKey: CHILD, agentId: A }));
-    // The terminal run before the promotion was not the spawn cursor's (R16): the drain must not owe it.
+    // The terminal run before the promotion was not the spawn cursor's (R16): the drain must not owe
+    // it, even while another of the parent's cursors has to be folded in the same drain.
+    step('the parent watches another target', (s) => s.watch({ watcherSessionKey: PARENT, targetSessionKey: OTHER, agentId: A }));
+    step('the other target changes', (s) => s.record(human(OTHER)));
+    step('and again, by the coordinator', (s) => s.record({ ...message(COORD), sessionKey: OTHER }));
     step('drain the promoted cursor', (s) => s.drainNotices(PARENT));
     step('a terminal run reaches the promoted cursor', (s) => s.record(run('run_failed')));
     step('an ambient re-registration writes nothing', (s) => s.watch({ watcherSessionKey: PEER, targetSessionKey: CHILD, agentId: A, provenance: 'ambient' }));
