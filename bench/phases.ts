@@ -95,15 +95,15 @@ function buildSqlPath(ws: Workspace, p: SqlPath): () => void {
   const notifyIdle = db.prepare(SQL.notifyIdleCursors);
   const insertEvent = db.prepare(SQL.insertEvent);
   const upsertHead = db.prepare(SQL.upsertHead);
-  const upsertHeadNotifying = db.prepare(SQL.upsertHeadNotifying);
+  const upsertSlots = db.prepare(SQL.upsertSlots);
   const upsertCursor = db.prepare(SQL.upsertCursor);
   for (let i = 0; i < p.watchers; i++) upsertCursor.run(`agent:main:watcher-${i}`, TARGET, AGENT, 0, 0, 0, 'explicit', T0, 0);
   const row = appendRow(TARGET);
 
   const one = () => {
     const sequence = insertEvent.run(...row).lastInsertRowid;
-    if (p.head && p.cursorWrite === 'set') upsertHeadNotifying.run(TARGET, AGENT, sequence, T0, sequence, null, T0, sequence, null, T0);
-    else if (p.head) upsertHead.run(TARGET, AGENT, sequence, T0);
+    if (p.head) upsertHead.run(TARGET, AGENT, sequence, T0);
+    if (p.cursorWrite === 'set') upsertSlots.run(TARGET, AGENT, sequence, null, T0, sequence, null, T0, AGENT, TARGET);
     if (p.cursorWrite === 'set-v6') notifyPendingV6.run(sequence, T0, AGENT, TARGET, null);
     if (p.cursorWrite !== 'upsert') {
       notifyIdle.run(sequence, sequence, T0, sequence, AGENT, TARGET, null);

@@ -40,31 +40,31 @@ export const TABLES = {
     ],
   },
   /** Durable heads (R5) and pruned watermarks (R33, R42), per identity (session_key, agent_id). */
-  // Step 7: per notify class (material: every notifying kind, what explicit cursors take;
-  // nonterminal: all but terminal runs, what spawn and ambient cursors take, R16) the newest event,
-  // its actor and time, and the newest by any other actor (R12).
-  heads: {
-    name: 'session_state_heads',
-    columns: [
-      'session_key',
-      'agent_id',
-      'last_sequence',
-      'pruned_max_sequence',
-      'updated_at',
-      ...['material', 'nonterminal'].flatMap((c) => [`${c}_sequence`, `${c}_actor`, `${c}_at`, `${c}_other_sequence`, `${c}_other_at`]),
-    ],
-  },
+  heads: { name: 'session_state_heads', columns: ['session_key', 'agent_id', 'last_sequence', 'pruned_max_sequence', 'updated_at'] },
   /**
    * Watch cursors (R20) as stored: last_seen = L, notified = N, material = M. Since step 7 M and
-   * updated_at may lag the head's newest events (after `folded`); session_watch_cursors_effective is what they are.
+   * updated_at may lag the target's slots (after `folded`); session_watch_cursors_effective is what they are.
    */
   cursors: {
     name: 'session_watch_cursors',
     columns: ['watcher_session_key', 'target_session_key', 'target_agent_id', 'last_seen', 'notified', 'material', 'provenance', 'updated_at', 'folded'],
   },
+  /**
+   * Step 7: per watched identity and notify class (material: every notifying kind, what explicit
+   * cursors take; nonterminal: all but terminal runs, what spawn and ambient cursors take, R16) the
+   * newest event, its actor and time, and the newest by any other actor (R12).
+   */
+  slots: {
+    name: 'session_state_slots',
+    columns: [
+      'session_key',
+      'agent_id',
+      ...['material', 'nonterminal'].flatMap((c) => [`${c}_sequence`, `${c}_actor`, `${c}_at`, `${c}_other_sequence`, `${c}_other_at`]),
+    ],
+  },
 } as const;
 
-/** Step 7: the cursors as a reader sees them (stored M and updated_at raised by the head's newer events), plus `unfolded` and `head_sequence`. */
+/** Step 7: the cursors as a reader sees them (stored M and updated_at raised by the slots' newer events), plus `unfolded` and `fold_to`. */
 export const EFFECTIVE_CURSORS = 'session_watch_cursors_effective';
 
 export interface MigrationStep {
@@ -208,37 +208,43 @@ CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_ses
 `;
 
 // Step 7 (issue 17): an event no longer rewrites the cursors already pending on its target. With
-// 100 watchers that rewrite was two thirds of an append (bench/phases.ts: 0.29x of a raw INSERT;
-// without it 0.6x). The head instead keeps, per notify class, the newest notifying event and the
-// newest one by any other actor (so R12 can leave a watcher's own event out), with the time it was
-// recorded; a cursor's `folded` is the target sequence up to which those events are already in its
-// stored M and updated_at. What a reader sees is session_watch_cursors_effective: M is the stored M
-// raised to the newest event the cursor would have taken (R15, R16, R12, R13) after `folded`, and
-// updated_at that event's time (R44). A pending cursor's L and N never depend on it (N is frozen
-// while pending), so the pending index and every notice are as before. Every write of a cursor
-// folds first (it writes the effective M and updated_at and sets folded to the target's head). An
-// old file has empty slots and folded = 0: nothing is derived, its cursors read exactly as stored.
+// 100 watchers that rewrite was two thirds of an append (bench/phases.ts: 0.28x of a raw INSERT;
+// without it about 0.6x). A watched target's slots row (session_state_slots) keeps instead, per
+// notify class, the newest notifying event and the newest by any other actor (so R12 can leave a
+// watcher's own event out), with the time it was recorded; a cursor's `folded` is the target
+// sequence up to which those events are already in its stored M and updated_at. What a reader sees
+// is session_watch_cursors_effective: M is the stored M raised to the newest event the cursor would
+// have taken (R15, R16, R12, R13) after `folded`, and updated_at that event's time (R44). A pending
+// cursor's L and N never depend on it (N is frozen while pending), so every notice is as before.
+// Every write of a cursor folds (it writes the effective M and updated_at and sets folded to the
+// target's newest event). The slots live apart from the heads so that a prune's watermark stamping
+// (R42) writes rows as narrow as before (ten more columns there cost a 10k-row cap prune about a
+// quarter). An old file has no slots and folded = 0: its cursors read exactly as stored.
 // The expressions are this step's own text: a change to them is a new step.
-const V7_SLOTS = ['material', 'nonterminal']
+const V7_SLOT_COLUMNS = ['material', 'nonterminal']
   .flatMap((c) => [`${c}_sequence INTEGER NOT NULL DEFAULT 0`, `${c}_actor TEXT`, `${c}_at INTEGER NOT NULL DEFAULT 0`, `${c}_other_sequence INTEGER NOT NULL DEFAULT 0`, `${c}_other_at INTEGER NOT NULL DEFAULT 0`])
-  .map((column) => `ALTER TABLE session_state_heads ADD COLUMN ${column};`)
-  .join('\n');
+  .join(',\n  ');
 /** The newest event of class `c` the cursor would take: not by its own watcher (R12), never for a self-watch (R13). */
 const v7Slot = (c: string, field: 'sequence' | 'at') =>
-  `CASE WHEN h.${c}_actor IS NOT c.watcher_session_key THEN h.${c}_${field} ELSE h.${c}_other_${field} END`;
+  `CASE WHEN s.${c}_actor IS NOT c.watcher_session_key THEN s.${c}_${field} ELSE s.${c}_other_${field} END`;
 // R16: explicit cursors take every notifying event, spawn and ambient ones all but terminal runs.
 const v7Taken = (field: 'sequence' | 'at') =>
   `CASE WHEN c.watcher_session_key = c.target_session_key THEN NULL WHEN c.provenance = 'explicit' THEN ${v7Slot('material', field)} ELSE ${v7Slot('nonterminal', field)} END`;
 /**
- * Step 7's expressions for the newest event after `c.folded` a cursor `c` would take from its
- * target's head `h` (NULL or not above c.folded: none), and that event's time. A drain's read and
- * fold use them too, so a drain and a read see the same M.
+ * Step 7's expressions for the newest event a cursor `c` would take from its target's slots row
+ * `s` (NULL: none; it counts only above c.folded), and that event's time. A drain's read and fold
+ * use them too, so a drain and a read see the same M.
  */
 export const V7_TAKEN = { sequence: v7Taken('sequence'), at: v7Taken('at') } as const;
 const V7 = `
-${V7_SLOTS}
+CREATE TABLE session_state_slots (
+  session_key TEXT NOT NULL,
+  agent_id    TEXT NOT NULL,
+  ${V7_SLOT_COLUMNS},
+  PRIMARY KEY (session_key, agent_id)
+) STRICT, WITHOUT ROWID;
 ALTER TABLE session_watch_cursors ADD COLUMN folded INTEGER NOT NULL DEFAULT 0;
--- A drain reads folded with the rest from the pending index (the head tells it whether to fold).
+-- A drain reads folded with the rest from the pending index (the slots tell it whether to fold).
 DROP INDEX session_watch_cursors_pending;
 CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key, last_seen, provenance, notified, folded) WHERE notified > last_seen;
 CREATE VIEW session_watch_cursors_effective AS
@@ -247,13 +253,13 @@ SELECT watcher_session_key, target_session_key, target_agent_id, last_seen, noti
   provenance,
   CASE WHEN taken > folded THEN taken_at ELSE updated_at END AS updated_at,
   coalesce(taken > folded, 0) AS unfolded,
-  coalesce(head_sequence, 0) AS head_sequence
+  coalesce(fold_to, 0) AS fold_to
 FROM (
   SELECT c.watcher_session_key, c.target_session_key, c.target_agent_id, c.last_seen, c.notified, c.material, c.provenance, c.updated_at, c.folded,
     ${v7Taken('sequence')} AS taken,
     ${v7Taken('at')} AS taken_at,
-    h.last_sequence AS head_sequence
-  FROM session_watch_cursors AS c LEFT JOIN session_state_heads AS h ON h.session_key = c.target_session_key AND h.agent_id = c.target_agent_id
+    s.material_sequence AS fold_to
+  FROM session_watch_cursors AS c LEFT JOIN session_state_slots AS s ON s.session_key = c.target_session_key AND s.agent_id = c.target_agent_id
 );
 `;
 
@@ -265,7 +271,7 @@ export const MIGRATIONS: readonly MigrationStep[] = [
   { version: 4, description: 'cursor provenance ambient; pending index on notified > last_seen (durable pending notices)', up: (db) => db.exec(V4) },
   { version: 5, description: 'cursor key led by the target (set-based notification); watcher index', up: (db) => db.exec(V5) },
   { version: 6, description: 'pending index holds N too, so the pending read never visits the table', up: (db) => db.exec(V6) },
-  { version: 7, description: 'heads keep the newest notifying events; pending cursors are not rewritten per event (effective view)', up: (db) => db.exec(V7) },
+  { version: 7, description: 'slots keep the newest notifying events of watched targets; pending cursors are not rewritten per event (effective view)', up: (db) => db.exec(V7) },
 ];
 
 /** The schema version this code writes and fully understands. */

@@ -131,14 +131,15 @@ function notifyIdleCursorsSql(onlyExplicit: boolean): string {
 }
 
 /**
- * R5 with a notifying event (schema step 7): the head also takes the event into its class slots
- * (material for every notifying kind; nonterminal too unless it is a terminal run, R16). A slot
- * keeps the newest event and the newest by another actor: an event by the slot's own actor
- * replaces only the first, any other pushes the first down to be the second. SQLite evaluates
- * every SET expression on the old row. Parameters: session key, agent id, sequence, updated_at,
- * then per class its sequence, actor (NULL: none) and time (the cursors' updated_at, R44).
+ * Schema step 7: a notifying event enters its target's slots (material for every notifying kind;
+ * nonterminal too unless it is a terminal run, R16), but only while a cursor is held on the target:
+ * a cursor created later is folded to its target's newest event, so what happened before it never
+ * counts. A slot keeps the newest event and the newest by another actor: an event by the slot's own
+ * actor replaces only the first, any other pushes the first down to be the second. SQLite evaluates
+ * every SET expression on the old row. Parameters: session key, agent id, per class the sequence,
+ * actor (NULL: none) and time (the cursors' updated_at, R44), then target agent and key.
  */
-function upsertHeadNotifyingSql(terminal: boolean): string {
+function upsertSlotsSql(terminal: boolean): string {
   const classes = terminal ? ['material'] : ['material', 'nonterminal'];
   const slot = (c: string) =>
     `${c}_other_sequence = CASE WHEN ${c}_actor IS excluded.${c}_actor THEN ${c}_other_sequence ELSE ${c}_sequence END, ` +
@@ -147,9 +148,9 @@ function upsertHeadNotifyingSql(terminal: boolean): string {
   const columns = classes.flatMap((c) => [`${c}_sequence`, `${c}_actor`, `${c}_at`]);
   const values = classes.flatMap(() => ['?', '?', '?']);
   return (
-    `INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at, ${columns.join(', ')}) ` +
-    `VALUES (?, ?, ?, 0, ?, ${values.join(', ')}) ` +
-    'ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = max(last_sequence, excluded.last_sequence), updated_at = excluded.updated_at, ' +
+    `INSERT INTO session_state_slots (session_key, agent_id, ${columns.join(', ')}) ` +
+    `SELECT ?, ?, ${values.join(', ')} WHERE EXISTS (SELECT 1 FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ?) ` +
+    'ON CONFLICT (session_key, agent_id) DO UPDATE SET ' +
     classes.map(slot).join(', ')
   );
 }
@@ -180,8 +181,8 @@ export const SQL = {
   // R9b: whether any cursor is held on the target.
   anyCursorOnTarget:
     'SELECT 1 AS hit FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ? LIMIT 1',
-  upsertHeadNotifying: upsertHeadNotifyingSql(false),
-  upsertHeadTerminal: upsertHeadNotifyingSql(true),
+  upsertSlots: upsertSlotsSql(false),
+  upsertSlotsTerminal: upsertSlotsSql(true),
   // R11, R15 (set-based, core planSetNotifications): a producer-passed watcher without a cursor gets a
   // blank one (L = N = M = 0, as applyMaterial starts it), which notifyIdleCursors then moves like any other.
   insertBlankCursor:
@@ -194,7 +195,7 @@ export const SQL = {
     'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
     'last_seen = excluded.last_seen, notified = excluded.notified, material = excluded.material, provenance = excluded.provenance, updated_at = excluded.updated_at, folded = excluded.folded',
   // reads
-  cursor: `SELECT ${CURSOR_COLUMNS}, head_sequence FROM ${EFFECTIVE_CURSORS} WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?`,
+  cursor: `SELECT ${CURSOR_COLUMNS}, fold_to FROM ${EFFECTIVE_CURSORS} WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?`,
   head: 'SELECT last_sequence, pruned_max_sequence FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
   page: `SELECT ${EVENT_COLUMNS} FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? AND sequence > ? ORDER BY sequence LIMIT ?`,
   lowestRetained: 'SELECT sequence FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ? ORDER BY sequence LIMIT 1',
@@ -207,14 +208,14 @@ export const SQL = {
   // column it needs is in the pending index; one head lookup per pending cursor.
   pendingOfWatcherToDrain:
     `SELECT c.target_session_key, c.target_agent_id, c.last_seen, c.provenance, coalesce(${V7_TAKEN.sequence} > c.folded, 0) AS unfolded ` +
-    'FROM session_watch_cursors AS c INDEXED BY session_watch_cursors_pending LEFT JOIN session_state_heads AS h ON h.session_key = c.target_session_key AND h.agent_id = c.target_agent_id ' +
+    'FROM session_watch_cursors AS c INDEXED BY session_watch_cursors_pending LEFT JOIN session_state_slots AS s ON s.session_key = c.target_session_key AND s.agent_id = c.target_agent_id ' +
     'WHERE c.watcher_session_key = ? AND c.notified > c.last_seen',
   // The fold: each such cursor takes its effective M and updated_at (as the effective view computes
   // them) and is folded to its target's head. Run only when the read found one to fold.
   foldPendingOfWatcher:
-    `UPDATE session_watch_cursors AS c SET material = max(c.material, ${V7_TAKEN.sequence}), updated_at = ${V7_TAKEN.at}, folded = h.last_sequence ` +
-    'FROM session_state_heads AS h WHERE c.watcher_session_key = ? AND c.notified > c.last_seen ' +
-    `AND h.session_key = c.target_session_key AND h.agent_id = c.target_agent_id AND ${V7_TAKEN.sequence} > c.folded`,
+    `UPDATE session_watch_cursors AS c SET material = max(c.material, ${V7_TAKEN.sequence}), updated_at = ${V7_TAKEN.at}, folded = s.material_sequence ` +
+    'FROM session_state_slots AS s WHERE c.watcher_session_key = ? AND c.notified > c.last_seen ' +
+    `AND s.session_key = c.target_session_key AND s.agent_id = c.target_agent_id AND ${V7_TAKEN.sequence} > c.folded`,
   // R27-R28 for every pending cursor of a watcher at once (core acknowledge): L := N, N := max(M, N).
   // SQLite evaluates every SET expression on the old row, so L takes the old N.
   ackPendingOfWatcher:
@@ -269,6 +270,8 @@ export const SQL = {
   deleteCursorsOnTarget: 'DELETE FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ?',
   deleteEventsOfIdentity: 'DELETE FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ?',
   deleteHead: 'DELETE FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
+  // With the head, its slots: a session recreated under the key must not inherit them (R51).
+  deleteSlots: 'DELETE FROM session_state_slots WHERE session_key = ? AND agent_id = ?',
 } as const;
 
 type Statements = { [K in keyof typeof SQL]: SqliteStatement };
@@ -461,18 +464,9 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     // In a batch the head is written once per identity at the end (nothing in a batch reads it).
     const plan = planSetNotifications(stored, watchers);
     if (within) within.heads.set(identityKey(stored.sessionKey, stored.agentId), stored);
-    else if (plan.kind === 'notify') this.upsertHeadNotifying(stored, plan.onlyExplicit, now);
     else this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
     // R18: the cursor rows written here are the notices; they become visible to every reader at the commit.
     return { event: stored, inserted: true, cursorsWritten: this.notify(stored, plan, now, within) };
-  }
-
-  /** R5 and the head's slots for a notifying event (schema step 7); `terminal`: R16's explicit-only class. */
-  private upsertHeadNotifying(event: StateEvent, terminal: boolean, now: number): void {
-    const s = event.sequence;
-    const actor = event.actorId ?? null;
-    if (terminal) this.stmt.upsertHeadTerminal.run(event.sessionKey, event.agentId, s, now, s, actor, now);
-    else this.stmt.upsertHeadNotifying.run(event.sessionKey, event.agentId, s, now, s, actor, now, s, actor, now);
   }
 
   /**
@@ -504,8 +498,11 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       }
       return plan.watchers.length > 0;
     }
-    // In a batch the head is written at the end; a watched target's slots move with each event.
-    if (within) this.upsertHeadNotifying(event, plan.onlyExplicit, now);
+    // Schema step 7: the pending cursors take the event from the slots (a watched target's only).
+    const q = event.sequence;
+    const actor = event.actorId ?? null;
+    if (plan.onlyExplicit) this.stmt.upsertSlotsTerminal.run(event.sessionKey, event.agentId, q, actor, now, event.agentId, event.sessionKey);
+    else this.stmt.upsertSlots.run(event.sessionKey, event.agentId, q, actor, now, q, actor, now, event.agentId, event.sessionKey);
     for (const w of plan.addWatchers) this.stmt.insertBlankCursor.run(w, event.sessionKey, event.agentId, now);
     const idle = plan.onlyExplicit ? this.stmt.notifyIdleExplicitCursors : this.stmt.notifyIdleCursors;
     const s = event.sequence;
@@ -663,7 +660,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
           const cursor = row ? toCursor(row) : undefined;
           if (!ackMatches(cursor, t.lastSeen)) continue;
           out.push(noticeOf(cursor));
-          this.putCursor(acknowledge(cursor, now).cursor, headSequenceOf(row!)); // a matched cursor was read
+          this.putCursor(acknowledge(cursor, now).cursor, foldToOf(row!)); // a matched cursor was read
         }
         return out.sort(compareNotices);
       }),
@@ -766,6 +763,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       immediateTransaction(this.db, () => {
         this.stmt.deleteEventsOfIdentity.run(agentId, sessionKey);
         this.stmt.deleteHead.run(sessionKey, agentId);
+        this.stmt.deleteSlots.run(sessionKey, agentId);
         return this.stmt.deleteCursorsOnTarget.run(agentId, sessionKey).changes + this.stmt.deleteCursorsOfWatcher.run(sessionKey).changes;
       }),
     );
@@ -857,9 +855,9 @@ export class SqliteStore implements SessionStateStore, PendingSource {
 /** What a notice needs of a pending cursor (R23, R25). */
 type PendingRow = Pick<CursorRow, 'target_session_key' | 'target_agent_id' | 'last_seen' | 'provenance'>;
 
-/** The target's head a cursor read through the effective view saw: what a cursor written from it is folded to. */
-function headSequenceOf(row: CursorRow): number {
-  return toSafeNumber((row as CursorRow & { head_sequence: unknown }).head_sequence, 'session_state_heads.last_sequence');
+/** The target's newest slot event a cursor read through the effective view saw: what a cursor written from it is folded to. */
+function foldToOf(row: CursorRow): number {
+  return toSafeNumber((row as CursorRow & { fold_to: unknown }).fold_to, 'session_state_slots.material_sequence');
 }
 
 /** What one recordMany transaction remembers between its inputs. */

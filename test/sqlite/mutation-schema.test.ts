@@ -195,7 +195,7 @@ describe('migrate and readSchemaVersion (schema.ts)', () => {
     };
     const core = ['session_state_events', 'session_state_heads', 'session_watch_cursors'];
     const views = (db: SqliteConnection) => db.prepare("SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name").all().map((r) => r['name']);
-    const headSlots = (db: SqliteConnection) => db.prepare("SELECT count(*) AS n FROM pragma_table_info('session_state_heads') WHERE name LIKE '%\\_at' ESCAPE '\\' AND name <> 'updated_at'").get()?.['n'];
+    const slotTimes = (db: SqliteConnection) => db.prepare("SELECT count(*) AS n FROM pragma_table_info('session_state_slots') WHERE name LIKE '%\\_at' ESCAPE '\\'").get()?.['n'];
     const expected = [
       { tables: [...core, 'session_state_meta'].sort(), cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_target', 'session_watch_cursors_updated'], pending: ['watcher_session_key'], ambient: false },
       { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_target', 'session_watch_cursors_updated'], pending: ['watcher_session_key'], ambient: false },
@@ -203,7 +203,7 @@ describe('migrate and readSchemaVersion (schema.ts)', () => {
       { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_target'], pending: ['watcher_session_key'], ambient: true },
       { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance'], ambient: true },
       { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified'], ambient: true },
-      { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified', 'folded'], ambient: true, views: ['session_watch_cursors_effective'], slots: 4 },
+      { tables: [...core, 'session_state_slots'].sort(), cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified', 'folded'], ambient: true, views: ['session_watch_cursors_effective'], slots: 4 },
     ];
     expect(expected).toHaveLength(SCHEMA_VERSION);
     expected.forEach((release, i) => {
@@ -211,10 +211,10 @@ describe('migrate and readSchemaVersion (schema.ts)', () => {
       const db = connect(path);
       expect(migrate(db, path, MIGRATIONS.slice(0, i + 1))).toBe(i + 1);
       const found = { tables: tables(db), cursorIndexes: cursorIndexes(db), pending: pendingColumns(db), ambient: takesAmbient(db) };
-      // Step 7 added the effective view and four slot times on the heads.
+      // Step 7 added the effective view and the slots table (four slot times).
       const { views: wantViews = [], slots: wantSlots = 0, ...rest } = release as typeof release & { views?: string[]; slots?: number };
       expect(found, `release ${i + 1}`).toEqual(rest);
-      expect([views(db), Number(headSlots(db))], `release ${i + 1}`).toEqual([wantViews, wantSlots]);
+      expect([views(db), Number(slotTimes(db))], `release ${i + 1}`).toEqual([wantViews, wantSlots]);
       db.close();
     });
   });

@@ -148,7 +148,7 @@ describe('sqlite pruning', () => {
   });
 
   const IDLE_SCAN =
-    /^(SCAN c( USING (COVERING )?INDEX session_watch_cursors_\w+)?|SEARCH h USING PRIMARY KEY \(session_key=\? AND agent_id=\?\) LEFT-JOIN|SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\? AND watcher_session_key=\?\)|LIST SUBQUERY \d+)$/;
+    /^(SCAN c( USING (COVERING )?INDEX session_watch_cursors_\w+)?|SEARCH s USING PRIMARY KEY \(session_key=\? AND agent_id=\?\) LEFT-JOIN|SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\? AND watcher_session_key=\?\)|LIST SUBQUERY \d+)$/;
   it.each([
     ['an empty', 0],
     ['a filled', 3000],
@@ -203,7 +203,7 @@ describe('sqlite pruning', () => {
     expect(seen['stampAgedWatermarks']!.join()).toMatch(/USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)/);
     expect(seen['deleteUpTo']!.join()).toMatch(/SEARCH session_state_events USING INTEGER PRIMARY KEY \(rowid<\?\)/);
     expect(seen['stampCappedWatermarks']!.join()).toMatch(/USING INTEGER PRIMARY KEY \(rowid<\?\)/);
-    expect(seen['idleCursors']!.join()).toMatch(/^SCAN c( USING (COVERING )?INDEX session_watch_cursors_\w+)?,SEARCH h USING PRIMARY KEY \(session_key=\? AND agent_id=\?\) LEFT-JOIN$/);
+    expect(seen['idleCursors']!.join()).toMatch(/^SCAN c( USING (COVERING )?INDEX session_watch_cursors_\w+)?,SEARCH s USING PRIMARY KEY \(session_key=\? AND agent_id=\?\) LEFT-JOIN$/);
     expect(seen['deleteIdleCursors']!.join()).toMatch(/^SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\? AND watcher_session_key=\?\),LIST SUBQUERY/);
     expect(seen['lowestSequence']).toEqual(['SEARCH session_state_events']);
     expect(seen['highestSequence']).toEqual(['SEARCH session_state_events']);
@@ -217,15 +217,15 @@ describe('sqlite pruning', () => {
     // head lookup per notice; the fold (only when needed) walks the same index.
     expect(seen['pendingOfWatcherToDrain']).toEqual([
       'SEARCH c USING COVERING INDEX session_watch_cursors_pending (watcher_session_key=?)',
-      'SEARCH h USING PRIMARY KEY (session_key=? AND agent_id=?) LEFT-JOIN',
+      'SEARCH s USING PRIMARY KEY (session_key=? AND agent_id=?) LEFT-JOIN',
     ]);
     expect(seen['foldPendingOfWatcher']).toEqual([
       'SEARCH c USING INDEX session_watch_cursors_pending (watcher_session_key=?)',
-      'SEARCH h USING PRIMARY KEY (session_key=? AND agent_id=?)',
+      'SEARCH s USING PRIMARY KEY (session_key=? AND agent_id=?)',
     ]);
     expect(seen['cursor']).toEqual([
       'SEARCH c USING PRIMARY KEY (target_agent_id=? AND target_session_key=? AND watcher_session_key=?)',
-      'SEARCH h USING PRIMARY KEY (session_key=? AND agent_id=?) LEFT-JOIN',
+      'SEARCH s USING PRIMARY KEY (session_key=? AND agent_id=?) LEFT-JOIN',
     ]);
     expect(seen['ackPendingOfWatcher']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_pending \(watcher_session_key=\?\)/);
     expect(seen['ackPendingOfWatcherOnePass']!.join()).toMatch(/SEARCH session_watch_cursors USING INDEX session_watch_cursors_watcher \(watcher_session_key=\?\)/);
