@@ -214,6 +214,10 @@ describe('sqlite store: pending cursors take later events from the head (schema 
     // R27b: an ack of a named notice folds the cursor as a drain does (the peer's, after the batch).
     for (const w of pairs) step(`drain or ack ${w} again`, (s) => (w === PEER ? s.ackNotices(w, s.pendingNotices(w)) : s.drainNotices(w)));
     for (const w of pairs) step(`ack nothing left for ${w}`, (s) => s.ackNotices(w, s.pendingNotices(w)));
+    // R51: a session deleted and watched again under its key starts from nothing (its slots went too).
+    step('one more change, so the slots hold something new', (s) => s.record(message(PARENT)));
+    step('delete the child session', (s) => s.deleteSession(CHILD, A));
+    step('watch it again', (s) => s.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A }));
     // R44: the cursors' effective updatedAt decides expiry, not the stored one.
     clock.advance(30 * DAY - 3500);
     step('prune before the newest event expires', (s) => s.prune());
