@@ -20,8 +20,8 @@ export const LIMITS_FOR_CHECK: readonly Limit[] = [
   // --- append: adapter record() vs a raw single-row INSERT (autocommit), same schema and pragmas.
   { id: 'append/sqlite@0w', metric: 'ratio', min: 0.3, why: 'measured 0.82 (reference 2026-12-03), 0.56-0.62 in loaded smoke runs: validation + head upsert + two cursor UPDATEs that find no row, one IMMEDIATE transaction' },
   { id: 'append/sqlite@1w', metric: 'ratio', min: 0.25, why: 'measured 0.61 (reference 2026-12-03), 0.40 in a loaded smoke run: one cursor row moved by the set-based UPDATE' },
-  { id: 'append/sqlite@10w', metric: 'ratio', min: 0.25, why: 'measured 0.79 (reference 2026-12-04; 0.56 before schema step 7, 0.25 before the set-based UPDATE), 0.54 smoke; a read-and-upsert per watcher again would give about 0.2' },
-  { id: 'append/sqlite@100w', metric: 'ratio', min: 0.22, why: 'measured 0.59 (reference 2026-12-04), 0.48 smoke: schema step 7 leaves pending cursors to the head, so only idle ones are written; rewriting every pending cursor again (step 6) gives 0.28 full, 0.13-0.22 smoke' },
+  { id: 'append/sqlite@10w', metric: 'ratio', min: 0.25, why: 'measured 0.50 (reference 2026-12-04; 0.59-0.62 in two --filter append runs; 0.56 before schema step 7, 0.25 before the set-based UPDATE), 0.54 smoke; a read-and-upsert per watcher again would give about 0.2' },
+  { id: 'append/sqlite@100w', metric: 'ratio', min: 0.22, why: 'measured 0.58 (reference 2026-12-04; 0.45-0.51 in two --filter append runs), 0.48 smoke: schema step 7 leaves pending cursors to the slots table, so only idle ones are written; rewriting every pending cursor again (step 6) gives 0.28 full, 0.13-0.22 smoke' },
 
   // --- recordMany (R9e): one transaction per batch of 100, per event vs the raw single-row INSERT (autocommit).
   { id: 'append/sqlite-batch100@0w', metric: 'ratio', min: 1, why: 'measured 4.66 (reference 2026-12-03), 2.0 in a loaded smoke run: one commit per 100 events; a commit per event again would give under 1' },
