@@ -87,7 +87,7 @@ function buildSqlPath(ws: Workspace, p: SqlPath): () => void {
   db.defaultSafeIntegers(true);
   // v1's read of every cursor on the target (the adapter no longer runs it).
   const cursorsOnTarget = db.prepare('SELECT watcher_session_key, last_seen, notified FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ?');
-  // Schema step 6's write of the pending cursors (step 7 leaves them to the head's slots).
+  // Schema step 6's write of the pending cursors (step 7 leaves them to the target's slots).
   const notifyPendingV6 = db.prepare(
     'UPDATE session_watch_cursors SET material = max(material, ?), updated_at = ? WHERE target_agent_id = ? AND target_session_key = ? ' +
       'AND notified > last_seen AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key',

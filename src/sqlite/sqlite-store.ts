@@ -115,7 +115,7 @@ const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id
 /**
  * R15 for the target's idle cursors (N = L; core applyMaterial): N freezes at the event, M rises to
  * it, and everything up to it is folded (schema step 7). Pending cursors are not written: the
- * head's slots (headSlotsSql) carry the event to them, as session_watch_cursors_effective shows.
+ * target's slots (upsertSlotsSql) carry the event to them, as session_watch_cursors_effective shows.
  * The integer state test comes before the key comparisons: SQLite checks the terms in this order,
  * and the UPDATE visits every cursor on the target but changes only the idle ones. Parameters: N,
  * M, updated_at, folded, target agent, target key, the actor (IS NOT: no actor excludes nobody,
@@ -203,7 +203,7 @@ export const SQL = {
   // Only what a notice needs (R23, R25), all in the pending index (schema step 5): no table visit.
   pendingOfWatcher:
     'SELECT target_session_key, target_agent_id, last_seen, provenance FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE watcher_session_key = ? AND notified > last_seen',
-  // What a drain reads (schema step 7): the same, and whether the head carried the cursor a newer
+  // What a drain reads (schema step 7): the same, and whether the slots carried the cursor a newer
   // event (then M and updated_at must be folded into the row before the ack reads M). Every cursor
   // column it needs is in the pending index; one head lookup per pending cursor.
   pendingOfWatcherToDrain:
@@ -471,7 +471,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
 
   /**
    * R10-R17, set-based (core planSetNotifications): one statement moves the target's idle cursors;
-   * the pending ones take the event from the head's slots (schema step 7). Returns whether a
+   * the pending ones take the event from the target's slots (schema step 7). Returns whether a
    * cursor was written (a notice may have become pending).
    */
   private notify(event: StateEvent, plan: SetNotificationPlan, now: number, within?: BatchState): boolean {
@@ -623,7 +623,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
         const rows = this.stmt.pendingOfWatcherToDrain.all(watcherSessionKey) as (PendingRow & { unfolded: unknown })[];
         const pending = this.noticesOfRows(watcherSessionKey, rows);
         if (pending.length === 0) return [];
-        // Schema step 7: a cursor the head carried newer events to takes them into its row first,
+        // Schema step 7: a cursor the slots carried newer events to takes them into its row first,
         // so the ack below reads its effective M (R28: the follow-up).
         if (rows.some((r) => Number(r.unfolded) !== 0)) this.stmt.foldPendingOfWatcher.run(watcherSessionKey);
         // R28 (core acknowledge): a follow-up stays pending iff M > old N. Three ways to the same

@@ -62,6 +62,19 @@ function expectError<E extends Error>(fn: () => unknown, type: new (...args: nev
 /** The cursor columns every release had (step 7 added `folded`). */
 const CURSOR_V1_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
 
+/** A file exactly as release `release` wrote it, holding `events` events of CHILD and their head. */
+function releaseFile(release: number, events: number): { path: string; raw: ReturnType<typeof connect> } {
+  const path = freshPath();
+  const raw = connect(path);
+  migrate(raw, path, MIGRATIONS.slice(0, release));
+  const insert = raw.prepare(
+    "INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')",
+  );
+  for (let i = 0; i < events; i++) insert.run(CHILD, T0, T0);
+  raw.prepare("INSERT INTO session_state_heads VALUES (?, 'main', ?, 0, ?)").run(CHILD, events, T0);
+  return { path, raw };
+}
+
 describe('sqlite schema', () => {
   it('creates STRICT tables with exactly the documented columns, marked with our application id and version', () => {
     const path = freshPath();
@@ -114,14 +127,7 @@ describe('sqlite schema', () => {
   });
 
   it('migrates a version-1 file (with the row counter table) to the current schema: the table and the cursor updated_at index go, rows, cursors and the cap keep working', () => {
-    const path = freshPath();
-    const raw = connect(path);
-    migrate(raw, path, MIGRATIONS.slice(0, 1)); // exactly what release 1 wrote
-    const insert = raw.prepare(
-      "INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')",
-    );
-    for (let i = 0; i < 4; i++) insert.run(CHILD, T0, T0);
-    raw.prepare("INSERT INTO session_state_heads VALUES (?, 'main', 4, 0, ?)").run(CHILD, T0);
+    const { path, raw } = releaseFile(1, 4);
     raw.prepare("INSERT INTO session_watch_cursors VALUES (?, ?, 'main', 2, 4, 4, 'explicit', ?)").run(COORD, CHILD, T0);
     raw.prepare("UPDATE session_state_meta SET value = 4 WHERE name = 'event_count'").run();
     raw.close();
@@ -194,15 +200,8 @@ describe('sqlite schema', () => {
     store.close();
   });
 
-  it('migrates a version-6 file to step 7: its cursors read exactly as stored, and a pending one takes the next event from the head (R15, R28)', () => {
-    const path = freshPath();
-    const raw = connect(path);
-    migrate(raw, path, MIGRATIONS.slice(0, 6)); // exactly what release 6 wrote
-    const insert = raw.prepare(
-      "INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')",
-    );
-    for (let i = 0; i < 9; i++) insert.run(CHILD, T0, T0);
-    raw.prepare("INSERT INTO session_state_heads VALUES (?, 'main', 9, 0, ?)").run(CHILD, T0);
+  it('migrates a version-6 file to step 7: its cursors read exactly as stored, and a pending one takes the next event from its slots (R15, R28)', () => {
+    const { path, raw } = releaseFile(6, 9);
     raw.prepare(`INSERT INTO session_watch_cursors (${CURSOR_V1_COLUMNS}) VALUES (?, ?, 'main', 2, 4, 9, 'explicit', ?)`).run(COORD, CHILD, T0); // pending, M > N
     raw.prepare(`INSERT INTO session_watch_cursors (${CURSOR_V1_COLUMNS}) VALUES (?, ?, 'main', 9, 9, 9, 'spawn', ?)`).run(PARENT, CHILD, T0); // settled
     const before = rows(raw, `SELECT ${CURSOR_V1_COLUMNS} FROM session_watch_cursors ORDER BY watcher_session_key`);

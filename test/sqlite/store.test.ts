@@ -96,7 +96,7 @@ describe('sqlite store: bind limits', () => {
     // The second event reads all 40,000 cursors back and keeps one frozen notice per pair (R24).
     const pendingBefore = store.pendingNotices('agent:main:w39999');
     const second = store.record(human(CHILD, { watchers: [...watchers, ...watchers.slice(0, 100)] }))!;
-    // Schema step 7: the pending cursors take the second event from the head, not by a rewrite.
+    // Schema step 7: the pending cursors take the second event from the target's slots, not by a rewrite.
     expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors WHERE material = ?', second.sequence)).toBe(0);
     expect(scalar(db, 'SELECT count(*) FROM session_watch_cursors_effective WHERE material = ?', second.sequence)).toBe(40_000);
     expect(store.pendingNotices('agent:main:w39999')).toEqual(pendingBefore);
@@ -163,7 +163,7 @@ describe('sqlite store: a drain acks by key, in one pass or in two (R27, R28)', 
   });
 });
 
-describe('sqlite store: pending cursors take later events from the head (schema step 7)', () => {
+describe('sqlite store: pending cursors take later events from their target slots (schema step 7)', () => {
   // An event rewrites only the idle cursors on its target; a pending one is carried by the head's
   // slots and read through session_watch_cursors_effective. Every step is held to the reference
   // store: the effective M and updatedAt must be what it would have written (R12, R15, R16, R44),
