@@ -164,7 +164,7 @@ describe('sqlite store: a drain acks by key, in one pass or in two (R27, R28)', 
 });
 
 describe('sqlite store: pending cursors take later events from their target slots (schema step 7)', () => {
-  // An event rewrites only the idle cursors on its target; a pending one is carried by the head's
+  // An event rewrites only the idle cursors on its target; a pending one is carried by its target's
   // slots and read through session_watch_cursors_effective. Every step is held to the reference
   // store: the effective M and updatedAt must be what it would have written (R12, R15, R16, R44),
   // also across a provenance promotion of a pending cursor and the drains that fold it (R27, R28).
