@@ -20,7 +20,7 @@ const E = TABLES.events.name;
 const H = TABLES.heads.name;
 const C = TABLES.cursors.name;
 const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
-/** Step 7 keeps a pending cursor's newer M and updated_at in its target's head; older files have no view. */
+/** Step 7 keeps a pending cursor's newer M and updated_at in its target's slots; older files have no view. */
 const EFFECTIVE_SINCE_VERSION = 7;
 
 // Rows decode exactly as the store decodes them (one implementation in src/sqlite/rows.ts).

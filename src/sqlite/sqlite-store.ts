@@ -37,7 +37,6 @@ import {
   prepareRecordBatch,
   seedOnSpawn,
   type PreparedRecord,
-  type SetNotificationPlan,
   registerWatch,
   resolvePruneConfig,
   retentionCutoff,
@@ -189,7 +188,7 @@ export const SQL = {
     `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}) VALUES (?, ?, ?, 0, 0, 0, 'spawn', ?) ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO NOTHING`,
   notifyIdleCursors: notifyIdleCursorsSql(false),
   notifyIdleExplicitCursors: notifyIdleCursorsSql(true),
-  // A cursor written whole (seed, watch, ackNotices) from its effective state, folded to the head.
+  // A cursor written whole (seed, watch, ackNotices) from its effective state, and how far it is folded.
   upsertCursor:
     `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}, folded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ` +
     'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
@@ -205,13 +204,13 @@ export const SQL = {
     'SELECT target_session_key, target_agent_id, last_seen, provenance FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE watcher_session_key = ? AND notified > last_seen',
   // What a drain reads (schema step 7): the same, and whether the slots carried the cursor a newer
   // event (then M and updated_at must be folded into the row before the ack reads M). Every cursor
-  // column it needs is in the pending index; one head lookup per pending cursor.
+  // column it needs is in the pending index; one slots lookup per pending cursor.
   pendingOfWatcherToDrain:
     `SELECT c.target_session_key, c.target_agent_id, c.last_seen, c.provenance, coalesce(${V7_TAKEN.sequence} > c.folded, 0) AS unfolded ` +
     'FROM session_watch_cursors AS c INDEXED BY session_watch_cursors_pending LEFT JOIN session_state_slots AS s ON s.session_key = c.target_session_key AND s.agent_id = c.target_agent_id ' +
     'WHERE c.watcher_session_key = ? AND c.notified > c.last_seen',
   // The fold: each such cursor takes its effective M and updated_at (as the effective view computes
-  // them) and is folded to its target's head. Run only when the read found one to fold.
+  // them) and is folded to its target's newest slot event. Run only when the read found one to fold.
   foldPendingOfWatcher:
     `UPDATE session_watch_cursors AS c SET material = max(c.material, ${V7_TAKEN.sequence}), updated_at = ${V7_TAKEN.at}, folded = s.material_sequence ` +
     'FROM session_state_slots AS s WHERE c.watcher_session_key = ? AND c.notified > c.last_seen ' +
@@ -259,7 +258,7 @@ export const SQL = {
   ),
   deleteUpTo: 'DELETE FROM session_state_events NOT INDEXED WHERE sequence <= ?',
   // R44 without an updated_at index (schema step 3): one scan of the cursor table, hourly.
-  // By the effective updated_at (schema step 7): one head lookup per cursor, hourly.
+  // By the effective updated_at (schema step 7): one slots lookup per cursor, hourly.
   anyIdleCursor: `SELECT 1 AS hit FROM ${EFFECTIVE_CURSORS} WHERE updated_at < ? LIMIT 1`,
   idleCursors: `SELECT ${CURSOR_COLUMNS} FROM ${EFFECTIVE_CURSORS} WHERE updated_at < ?`,
   deleteIdleCursors:
@@ -390,7 +389,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     }
   }
 
-  /** A cursor computed from its effective state (the `cursor` read); `folded`: the target's head then (schema step 7). */
+  /** A cursor computed from its effective state (the `cursor` read); `folded`: a target sequence at or above every slot event it took in (schema step 7). */
   private putCursor(c: WatchCursor, folded: number): void {
     this.stmt.upsertCursor.run(
       c.watcherSessionKey,
@@ -462,11 +461,10 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     const stored: StateEvent = Object.freeze({ sequence, ...event });
     // R5: sequences are global and we hold the write lock, so this one is the identity's highest.
     // In a batch the head is written once per identity at the end (nothing in a batch reads it).
-    const plan = planSetNotifications(stored, watchers);
     if (within) within.heads.set(identityKey(stored.sessionKey, stored.agentId), stored);
     else this.stmt.upsertHead.run(stored.sessionKey, stored.agentId, sequence, now);
     // R18: the cursor rows written here are the notices; they become visible to every reader at the commit.
-    return { event: stored, inserted: true, cursorsWritten: this.notify(stored, plan, now, within) };
+    return { event: stored, inserted: true, cursorsWritten: this.notify(stored, watchers, now, within) };
   }
 
   /**
@@ -474,7 +472,8 @@ export class SqliteStore implements SessionStateStore, PendingSource {
    * the pending ones take the event from the target's slots (schema step 7). Returns whether a
    * cursor was written (a notice may have become pending).
    */
-  private notify(event: StateEvent, plan: SetNotificationPlan, now: number, within?: BatchState): boolean {
+  private notify(event: StateEvent, producerWatchers: readonly string[], now: number, within?: BatchState): boolean {
+    const plan = planSetNotifications(event, producerWatchers);
     if (plan.kind === 'none') return false;
     if (within) {
       // A batch asks once per identity whether anyone watches it, and skips the cursor UPDATEs of
@@ -499,14 +498,13 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       return plan.watchers.length > 0;
     }
     // Schema step 7: the pending cursors take the event from the slots (a watched target's only).
-    const q = event.sequence;
+    const s = event.sequence;
     const actor = event.actorId ?? null;
-    if (plan.onlyExplicit) this.stmt.upsertSlotsTerminal.run(event.sessionKey, event.agentId, q, actor, now, event.agentId, event.sessionKey);
-    else this.stmt.upsertSlots.run(event.sessionKey, event.agentId, q, actor, now, q, actor, now, event.agentId, event.sessionKey);
+    if (plan.onlyExplicit) this.stmt.upsertSlotsTerminal.run(event.sessionKey, event.agentId, s, actor, now, event.agentId, event.sessionKey);
+    else this.stmt.upsertSlots.run(event.sessionKey, event.agentId, s, actor, now, s, actor, now, event.agentId, event.sessionKey);
     for (const w of plan.addWatchers) this.stmt.insertBlankCursor.run(w, event.sessionKey, event.agentId, now);
     const idle = plan.onlyExplicit ? this.stmt.notifyIdleExplicitCursors : this.stmt.notifyIdleCursors;
-    const s = event.sequence;
-    return idle.run(s, s, now, s, event.agentId, event.sessionKey, event.actorId ?? null).changes > 0;
+    return idle.run(s, s, now, s, event.agentId, event.sessionKey, actor).changes > 0;
   }
 
   watch(request: WatchRequest): WatchResult {
