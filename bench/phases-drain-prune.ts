@@ -1,5 +1,5 @@
 /**
- * Where a drain's and an age prune's time goes: `npx tsx bench/phases-drain-prune.ts [--pairs 1000] [--removed 1000] [--quick] [--only <substr>]`.
+ * Where a drain's and an age prune's time goes: `npx tsx bench/phases-drain-prune.ts [--pairs 1000] [--removed 1000] [--quick] [--only <substr>] [--part drain|prune]`.
  *
  * The companion of bench/phases.ts (which does appends) for the two cases of issue 17 that stay
  * under target: drain fan-in (1 watcher × n targets) and prune by age. Each line rebuilds part of
@@ -17,7 +17,7 @@ import { AGENT, DAY_MS, EVENTS, T0, Workspace, appendInput, buildEventLog, loadE
 import { measureInterleaved, type Budget, type TaskSpec } from './lib/measure.js';
 import { formatDuration, renderTable } from './lib/report.js';
 
-const USAGE = 'usage: tsx bench/phases-drain-prune.ts [--pairs N] [--removed N] [--quick] [--rounds N] [--only <substr>]';
+const USAGE = 'usage: tsx bench/phases-drain-prune.ts [--pairs N] [--removed N] [--quick] [--rounds N] [--only <substr>] [--part drain|prune]';
 const WATCHER = 'agent:main:watcher';
 const CUTOFF = T0 - LIMITS.retentionMs;
 const AGED = T0 - 31 * DAY_MS;
@@ -27,6 +27,8 @@ interface Options {
   removed: number;
   budget: Budget;
   only?: string;
+  /** Only one of the two tables. */
+  part?: 'drain' | 'prune';
 }
 
 function parse(argv: string[]): Options {
@@ -43,6 +45,11 @@ function parse(argv: string[]): Options {
     else if (a === '--quick') out.budget = { rounds: 3, timeMs: 150, iterations: 10, warmupMs: 50, warmupIterations: 5 };
     else if (a === '--rounds') out.budget.rounds = count(a, argv[++i]);
     else if (a === '--only') out.only = argv[++i];
+    else if (a === '--part') {
+      const part = argv[++i];
+      if (part !== 'drain' && part !== 'prune') throw new Error(`--part takes drain or prune; ${USAGE}`);
+      out.part = part;
+    }
     else throw new Error(`unknown argument ${a}; ${USAGE}`);
   }
   return out;
@@ -203,13 +210,39 @@ function pruneLines(ws: Workspace, removed: number): { lines: Line[]; close: () 
   }
   {
     const f = fixture();
-    const group = f.db.prepare(SQL.stampAgedWatermarks.replace(/^UPDATE .* FROM \((.*)\) AS g .*$/, '$1'));
+    // The rows the stamp walks, read to JS and dropped: what finding them costs beside the DELETE.
+    const read = f.db.prepare(`SELECT session_key, agent_id, sequence ${SQL.stampAgedWatermarks.replace(/^.* recorded_at (FROM .*) ON CONFLICT .*$/, '$1')}`);
     const del = f.db.prepare(SQL.deleteAged);
     const tx = f.db.transaction(() => {
-      group.all(CUTOFF);
+      read.all(CUTOFF);
       del.run(CUTOFF);
     });
-    lines.push({ name: '  … + the stamp\'s GROUP BY read (no head written)', note: 'finding each identity\'s highest removed sequence', setup: f.setup, fn: () => void tx.immediate(), check: f.check });
+    lines.push({ name: '  … + the stamp\'s read of the rows (no head written)', note: 'walking the rows to remove, newest first', setup: f.setup, fn: () => void tx.immediate(), check: f.check });
+  }
+  {
+    // The floor under any exact stamp: the heads to raise and their values are known before the
+    // call (a temp table filled in the untimed setup), so the line pays only one upsert per
+    // identity, as the adapter's statement writes them, and the DELETE.
+    const f = fixture();
+    f.db.exec('CREATE TEMP TABLE known (session_key TEXT, agent_id TEXT, m INTEGER)');
+    const fill = f.db.prepare(
+      'INSERT INTO temp.known SELECT session_key, agent_id, max(sequence) FROM session_state_events WHERE occurred_at < ? GROUP BY session_key, agent_id',
+    );
+    const raise = f.db.prepare(
+      'INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) SELECT session_key, agent_id, m, m, 0 FROM temp.known WHERE true ' +
+        'ON CONFLICT (session_key, agent_id) DO UPDATE SET pruned_max_sequence = excluded.pruned_max_sequence WHERE excluded.pruned_max_sequence > session_state_heads.pruned_max_sequence',
+    );
+    const del = f.db.prepare(SQL.deleteAged);
+    const tx = f.db.transaction(() => {
+      raise.run();
+      del.run(CUTOFF);
+    });
+    const setup = () => {
+      f.setup();
+      f.db.exec('DELETE FROM temp.known');
+      fill.run(CUTOFF);
+    };
+    lines.push({ name: '  … + the head writes alone (heads known)', note: 'a floor: no read, one upsert per identity', setup, fn: () => void tx.immediate(), check: f.check });
   }
   {
     const f = fixture();
@@ -219,7 +252,21 @@ function pruneLines(ws: Workspace, removed: number): { lines: Line[]; close: () 
       stamp.run(CUTOFF);
       del.run(CUTOFF);
     });
-    lines.push({ name: 'adapter SQL: stamp watermarks (R42), DELETE', note: '+ one head write per identity pruned', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+    lines.push({ name: 'adapter SQL: stamp watermarks (R42), DELETE', note: 'each removed row raises its head by upsert', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+  }
+  {
+    const f = fixture();
+    const stamp = f.db.prepare(
+      'UPDATE session_state_heads SET pruned_max_sequence = g.max_sequence FROM (SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events ' +
+        'INDEXED BY session_state_events_occurred WHERE occurred_at < ? GROUP BY agent_id, session_key) AS g ' +
+        'WHERE session_state_heads.agent_id = g.agent_id AND session_state_heads.session_key = g.session_key AND g.max_sequence > session_state_heads.pruned_max_sequence',
+    );
+    const del = f.db.prepare(SQL.deleteAged);
+    const tx = f.db.transaction(() => {
+      stamp.run(CUTOFF);
+      del.run(CUTOFF);
+    });
+    lines.push({ name: '  … GROUP BY, then UPDATE … FROM the groups', note: 'option: the stamp up to 2026-12-04 (sort + materialized join)', setup: f.setup, fn: () => tx.immediate(), check: f.check });
   }
   {
     const f = fixture();
@@ -254,13 +301,40 @@ function pruneLines(ws: Workspace, removed: number): { lines: Line[]; close: () 
     stores.push(store);
     lines.push({
       name: 'adapter prune()',
-      note: 'the real thing (+ its probes and R44 cursor expiry)',
+      note: 'the real thing (+ its probes and R44 cursor expiry); rows loaded by a second connection',
       setup: () => loadEvents(side, { count: removed, occurredAt: AGED }),
       fn: () => store.prune(),
       check: () => {
         if (store.eventCount() !== 10_000) throw new Error('prune() left aged rows');
       },
     });
+  }
+  {
+    const path = ws.copy(template, 'prune-adapter-own');
+    const store = openAdapter(path);
+    stores.push(store);
+    const own = sqliteHandle(store);
+    lines.push({
+      name: '  … rows loaded by the store\'s own connection',
+      note: 'its page cache stays warm, as the baseline\'s does',
+      setup: () => loadEvents(own, { count: removed, occurredAt: AGED }),
+      fn: () => store.prune(),
+      check: () => {
+        if (store.eventCount() !== 10_000) throw new Error('prune() left aged rows');
+      },
+    });
+  }
+  {
+    const f = fixture();
+    const side = openRaw(f.db.name);
+    dbs.push(side);
+    const del = f.db.prepare(`DELETE FROM ${EVENTS} WHERE occurred_at < ?`);
+    const tx = f.db.transaction(() => del.run(CUTOFF));
+    const setup = () => {
+      loadEvents(side, { count: removed, occurredAt: AGED });
+      f.db.defaultSafeIntegers(true);
+    };
+    lines.push({ name: 'raw DELETE, rows loaded by a second connection', note: 'the baseline with a page cache reset before every call', setup, fn: () => void tx.immediate(), check: f.check });
   }
   return { lines, close: () => [...stores, ...dbs].forEach((x) => x.close()) };
 }
@@ -280,16 +354,20 @@ function measure(title: string, lines: Line[], budget: Budget, only: string | un
 }
 
 function main(): void {
-  const { pairs, removed, budget, only } = parse(process.argv.slice(2));
+  const { pairs, removed, budget, only, part } = parse(process.argv.slice(2));
   const ws = new Workspace();
   const closers: (() => void)[] = [];
   try {
-    const drain = drainLines(ws, pairs);
-    closers.push(drain.close);
-    const prune = pruneLines(ws, removed);
-    closers.push(prune.close);
-    process.stdout.write(`${measure(`drain, 1 watcher × ${pairs} targets`, drain.lines, budget, only)}\n\n`);
-    process.stdout.write(`${measure(`prune by age, ${removed} rows of 10k sessions`, prune.lines, budget, only)}\n`);
+    if (part !== 'prune') {
+      const drain = drainLines(ws, pairs);
+      closers.push(drain.close);
+      process.stdout.write(`${measure(`drain, 1 watcher × ${pairs} targets`, drain.lines, budget, only)}\n\n`);
+    }
+    if (part !== 'drain') {
+      const prune = pruneLines(ws, removed);
+      closers.push(prune.close);
+      process.stdout.write(`${measure(`prune by age, ${removed} rows of 10k sessions`, prune.lines, budget, only)}\n`);
+    }
   } finally {
     for (const close of closers) close();
     ws.dispose();

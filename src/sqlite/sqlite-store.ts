@@ -154,11 +154,21 @@ function upsertSlotsSql(terminal: boolean): string {
   );
 }
 
-/** R42 (core raiseWatermark) for every head `maxByIdentity` names, in one statement; no head is created or removed. */
-function stampWatermarksSql(maxByIdentity: string): string {
+/**
+ * R42 (core raiseWatermark) in one statement: every removed row `removedRows` names raises its
+ * identity's watermark with max(), so the highest removed sequence wins without a GROUP BY (its
+ * sort and materialized join cost a quarter of a 1k-row age prune over 1k sessions, bench
+ * phases-drain-prune). The rows come newest first, so an identity's later rows mostly find its
+ * watermark already raised and write nothing. A head is never lowered or removed; the insert
+ * branch only runs for an identity whose head is missing (a file another writer left so), and
+ * then writes the head R5 asks for instead of losing the watermark.
+ */
+function stampWatermarksSql(removedRows: string): string {
   return (
-    `UPDATE session_state_heads SET pruned_max_sequence = g.max_sequence FROM (${maxByIdentity}) AS g ` +
-    'WHERE session_state_heads.agent_id = g.agent_id AND session_state_heads.session_key = g.session_key AND g.max_sequence > session_state_heads.pruned_max_sequence'
+    'INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) ' +
+    `SELECT session_key, agent_id, sequence, sequence, recorded_at ${removedRows} ` +
+    'ON CONFLICT (session_key, agent_id) DO UPDATE SET pruned_max_sequence = excluded.pruned_max_sequence ' +
+    'WHERE excluded.pruned_max_sequence > session_state_heads.pruned_max_sequence'
   );
 }
 
@@ -242,7 +252,7 @@ export const SQL = {
   anyAgedEvent: 'SELECT 1 AS hit FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? LIMIT 1',
   // R42: each affected head's watermark rises to its identity's highest removed sequence.
   stampAgedWatermarks: stampWatermarksSql(
-    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? GROUP BY agent_id, session_key',
+    'FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ? ORDER BY occurred_at DESC, sequence DESC',
   ),
   deleteAged: 'DELETE FROM session_state_events INDEXED BY session_state_events_occurred WHERE occurred_at < ?',
   // R41: the cut is the highest sequence to remove: with n rows, the (n - maxRows)-th from the oldest.
@@ -253,9 +263,7 @@ export const SQL = {
   // Two primary-key lookups: the log cannot hold more rows than its sequence span.
   lowestSequence: 'SELECT min(sequence) AS v FROM session_state_events',
   highestSequence: 'SELECT max(sequence) AS v FROM session_state_events',
-  stampCappedWatermarks: stampWatermarksSql(
-    'SELECT agent_id, session_key, max(sequence) AS max_sequence FROM session_state_events NOT INDEXED WHERE sequence <= ? GROUP BY agent_id, session_key',
-  ),
+  stampCappedWatermarks: stampWatermarksSql('FROM session_state_events NOT INDEXED WHERE sequence <= ? ORDER BY sequence DESC'),
   deleteUpTo: 'DELETE FROM session_state_events NOT INDEXED WHERE sequence <= ?',
   // R44 without an updated_at index (schema step 3): one scan of the cursor table, hourly.
   // By the effective updated_at (schema step 7): one slots lookup per cursor, hourly.

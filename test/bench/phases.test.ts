@@ -27,12 +27,24 @@ describe('bench phases scripts', () => {
     expect(names).toContain('… counted, then through the watcher index');
     expect(names).toContain('raw DELETE older than 30 days');
     expect(names).toContain('adapter prune()');
-    expect(names).toHaveLength(13);
+    expect(names).toContain('… rows loaded by the store\'s own connection');
+    expect(names).toContain('raw DELETE, rows loaded by a second connection');
+    expect(names).toHaveLength(17);
+  }, 240_000);
+
+  it('phases-drain-prune.ts --part prune prices the prune steps alone', () => {
+    const names = lineNames(run('bench/phases-drain-prune.ts', ['--part', 'prune', '--removed', '20', '--quick', '--rounds', '1']));
+    expect(names).toContain('… + the head writes alone (heads known)');
+    expect(names).not.toContain('raw UPDATE per pair');
+    expect(names).toHaveLength(10);
   }, 240_000);
 
   it('phases-drain-prune.ts refuses a bad count, naming the flag', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/phases-drain-prune.ts', '--pairs', '0'], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/--pairs takes a positive integer/);
+    const part = spawnSync(process.execPath, ['--import', 'tsx', 'bench/phases-drain-prune.ts', '--part', 'both'], { encoding: 'utf8', timeout: 60_000 });
+    expect(part.status).not.toBe(0);
+    expect(part.stderr).toMatch(/--part takes drain or prune/);
   }, 90_000);
 });

@@ -31,7 +31,7 @@ describe('sqlite pruning', () => {
     expect(store.changesSince({ sessionKey: PEER, agentId: A, since: 4 }).stateChanges.historyGap).toBe(true);
   });
 
-  it('R42 a watermark is only ever raised, and pruning never removes or creates a head', () => {
+  it('R42 a watermark is only ever raised, and pruning never removes or lowers a head', () => {
     const { store, db, clock } = openStore({ retentionMs: DAY });
     store.record(human());
     store.record(human(PEER));
@@ -40,6 +40,39 @@ describe('sqlite pruning', () => {
     store.prune();
     expect(scalar(db, 'SELECT count(*) FROM session_state_events')).toBe(0);
     expect(heads(db)).toEqual({ [CHILD]: [1, 1000], [PEER]: [2, 2] });
+  });
+
+  it('R42 the highest removed sequence wins whatever order occurredAt puts the removed rows in', () => {
+    const { store, db, clock } = openStore({ retentionMs: DAY });
+    // CHILD: a newer sequence that occurred earlier, then the reverse for PEER; both pairs go.
+    const c1 = store.record(human(CHILD, { occurredAt: T0 - HOUR }))!;
+    const c2 = store.record(human(CHILD, { occurredAt: T0 - 2 * HOUR }))!;
+    const p1 = store.record(human(PEER, { occurredAt: T0 - 2 * HOUR }))!;
+    const p2 = store.record(human(PEER, { occurredAt: T0 - HOUR }))!;
+    clock.advance(DAY);
+    const kept = store.record(human(CHILD))!;
+    store.prune();
+    expect(rows(db, 'SELECT sequence FROM session_state_events').map((r) => r['sequence'])).toEqual([kept.sequence]);
+    expect(heads(db)).toEqual({ [CHILD]: [kept.sequence, c2.sequence], [PEER]: [p2.sequence, p2.sequence] });
+    expect(c1.sequence).toBeLessThan(c2.sequence);
+    expect(p1.sequence).toBeLessThan(p2.sequence);
+  });
+
+  it('R42, R5 a removed row whose head is missing (another writer left it so) still leaves its watermark, in the head R5 asks for', () => {
+    const { store, db, clock } = openStore({ retentionMs: DAY });
+    store.record(human(CHILD));
+    db.prepare(
+      "INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')",
+    ).run(PEER, T0, T0 + 5);
+    expect(heads(db)[PEER]).toBeUndefined();
+    clock.advance(2 * DAY);
+    store.prune();
+    expect(scalar(db, 'SELECT count(*) FROM session_state_events')).toBe(0);
+    expect(heads(db)).toEqual({ [CHILD]: [1, 1], [PEER]: [2, 2] });
+    expect(scalar(db, 'SELECT updated_at FROM session_state_heads WHERE session_key = ?', PEER)).toBe(T0 + 5);
+    const read = store.changesSince({ sessionKey: PEER, agentId: A, since: 1 });
+    expect(read.stateVersion).toBe(2);
+    expect(read.stateChanges.historyGap).toBe(true);
   });
 
   it('R40 age is strict on occurredAt: exactly at the cutoff survives', () => {
@@ -183,10 +216,6 @@ describe('sqlite pruning', () => {
       anyIdleCursor: IDLE_SCAN,
       idleCursors: IDLE_SCAN,
       deleteIdleCursors: IDLE_SCAN,
-      // R42 set-based: the GROUP BY of the rows to remove (indexed, below) is materialized as g and
-      // walked once; each of its rows finds its head by primary key.
-      stampAgedWatermarks: /^(SCAN g|SEARCH session_state_heads USING PRIMARY KEY \(session_key=\? AND agent_id=\?\)|MATERIALIZE g|SEARCH session_state_events USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)|USE TEMP B-TREE FOR GROUP BY)$/,
-      stampCappedWatermarks: /^(SCAN g|SEARCH session_state_heads USING PRIMARY KEY \(session_key=\? AND agent_id=\?\)|MATERIALIZE g|SEARCH session_state_events USING INTEGER PRIMARY KEY \(rowid<\?\)|USE TEMP B-TREE FOR GROUP BY)$/,
     };
     const seen: Record<string, string[]> = {};
     for (const [name, sql] of Object.entries(SQL)) {
@@ -200,9 +229,11 @@ describe('sqlite pruning', () => {
     }
     // The statements that matter most, spelled out.
     expect(seen['deleteAged']!.join()).toMatch(/SEARCH session_state_events USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)/);
-    expect(seen['stampAgedWatermarks']!.join()).toMatch(/USING (COVERING )?INDEX session_state_events_occurred \(occurred_at<\?\)/);
+    // R42 set-based: the rows to remove, walked once newest first straight off the index (no sort,
+    // which the loop above also forbids), each raising its head through the upsert's primary key.
+    expect(seen['stampAgedWatermarks']).toEqual(['SEARCH session_state_events USING INDEX session_state_events_occurred (occurred_at<?)']);
     expect(seen['deleteUpTo']!.join()).toMatch(/SEARCH session_state_events USING INTEGER PRIMARY KEY \(rowid<\?\)/);
-    expect(seen['stampCappedWatermarks']!.join()).toMatch(/USING INTEGER PRIMARY KEY \(rowid<\?\)/);
+    expect(seen['stampCappedWatermarks']).toEqual(['SEARCH session_state_events USING INTEGER PRIMARY KEY (rowid<?)']);
     expect(seen['idleCursors']!.join()).toMatch(/^SCAN c( USING (COVERING )?INDEX session_watch_cursors_\w+)?,SEARCH s USING PRIMARY KEY \(session_key=\? AND agent_id=\?\) LEFT-JOIN$/);
     expect(seen['deleteIdleCursors']!.join()).toMatch(/^SEARCH session_watch_cursors USING PRIMARY KEY \(target_agent_id=\? AND target_session_key=\? AND watcher_session_key=\?\),LIST SUBQUERY/);
     expect(seen['lowestSequence']).toEqual(['SEARCH session_state_events']);
