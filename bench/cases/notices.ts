@@ -42,8 +42,10 @@ const FAN_OUT: Shape = {
  * pending; the timed part is the drains that hand out and ack every notice (R27). Baseline: one
  * UPDATE by primary key per pair that does the same cursor arithmetic (L := N, N := max(M, N)),
  * grouped in transactions the way the adapter groups them (one per drain call), on a file in the
- * same state: its own adapter store records the same events before each call, then a checkpoint.
- * (Until 2026-12-03 the baseline's file held cursors only and one UPDATE made them pending, so it
+ * same state: its own adapter store records the same events before each call, then a checkpoint,
+ * and the baseline's UPDATEs run on that store's connection, so each side finds its page cache as
+ * its own writes left it (until 2026-12-04 they ran on a second connection, whose cache the
+ * store's commits reset before every timed call: a handicap for the baseline only). (Until 2026-12-03 the baseline's file held cursors only and one UPDATE made them pending, so it
  * wrote into a smaller, cleaner file than the adapter's; bench/phases-drain-prune.ts already
  * compared both on files in the same state.)
  */
@@ -62,14 +64,14 @@ export const drainGroup: BenchGroup = {
         const store = openAdapter(adapterPath);
         // The baseline's file gets the same cursors and, before each call, the same events.
         const rawSide = openAdapter(rawPath);
-        const raw = openRaw(rawPath);
+        const raw = sqliteHandle(rawSide);
         try {
           assertSamePragmas(store, raw);
           for (const s of [store, rawSide]) {
             for (const p of pairs) if (!s.watch({ watcherSessionKey: p.watcher, targetSessionKey: p.target, agentId: AGENT }).watched) throw new Error('watch refused');
           }
           const ack = raw.prepare(ACK);
-          const countPending = raw.prepare(COUNT_PENDING).pluck();
+          const countPending = raw.prepare(COUNT_PENDING).pluck().safeIntegers(false);
           const ackBatch = raw.transaction((batch: Pair[]) => {
             for (const p of batch) ack.run(T0, p.watcher, p.target, AGENT);
           });
@@ -116,8 +118,7 @@ export const drainGroup: BenchGroup = {
           );
         } finally {
           store.close();
-          rawSide.close();
-          raw.close();
+          rawSide.close(); // and with it the baseline's connection
           ws.remove(adapterPath);
           ws.remove(rawPath);
         }
