@@ -57,7 +57,7 @@ import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { sqliteErrorCode } from './driver/error-codes.js';
 import { resolveSqliteDriver } from './driver/resolve.js';
 import { immediateTransaction, readTransaction } from './driver/transaction.js';
-import type { SqliteConnection, SqliteDriverChoice, SqliteStatement } from './driver/types.js';
+import type { SqliteConnection, SqliteDriverChoice, SqliteStatement, SqliteValuesStatement } from './driver/types.js';
 import { CorruptStateError, toSafeNumber } from './errors.js';
 import { openError } from './open-errors.js';
 import { checkedEventFromRow, checkedHead, cursorFromRow as toCursor, type CursorRow, type EventRow } from './rows.js';
@@ -284,6 +284,21 @@ export const SQL = {
 type Statements = { [K in keyof typeof SQL]: SqliteStatement };
 
 /**
+ * The reads that return a row per pending notice, read as arrays (SqliteConnection.prepareValues):
+ * a 1k-notice drain spent about a quarter of its read building row objects (bench
+ * phases-drain-prune). Their columns, in order, are PendingTuple's.
+ */
+const VALUE_READS = ['pendingOfWatcher', 'pendingOfWatcherToDrain'] as const;
+type ValueReads = { [K in (typeof VALUE_READS)[number]]: SqliteValuesStatement };
+
+/** A driver without prepareValues: the same rows, turned into arrays here. */
+function valuesOf(db: SqliteConnection, sql: string): SqliteValuesStatement {
+  if (db.prepareValues) return db.prepareValues(sql);
+  const statement = db.prepare(sql);
+  return { all: (...params) => statement.all(...params).map((row) => Object.values(row)) };
+}
+
+/**
  * How a drain acks its notices (R27-R28), all under the write lock it read them with:
  * - at most ACK_BY_KEY_MAX: each by its primary key;
  * - more, and the watcher's cursors at most ACK_ONE_PASS_SPREAD times as many: one UPDATE through
@@ -318,6 +333,7 @@ function describeError(error: unknown): Record<string, unknown> {
 export class SqliteStore implements SessionStateStore, PendingSource {
   private readonly db: SqliteConnection;
   private readonly stmt: Statements;
+  private readonly values: ValueReads;
   private readonly listeners: ChangeListeners;
   private readonly config: PruneConfig;
   private readonly logger: Logger;
@@ -365,6 +381,9 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       const stmt = {} as Record<string, SqliteStatement>;
       for (const [name, sql] of Object.entries(SQL)) stmt[name] = this.db.prepare(sql);
       this.stmt = stmt as Statements;
+      const values = {} as Record<string, SqliteValuesStatement>;
+      for (const name of VALUE_READS) values[name] = valuesOf(this.db, SQL[name]);
+      this.values = values as ValueReads;
     } catch (error) {
       try {
         this.db.close();
@@ -600,19 +619,19 @@ export class SqliteStore implements SessionStateStore, PendingSource {
 
   /** R26: a watcher's pending notices, sorted (R23); values read back are checked (R9d). */
   private pendingNoticesOfWatcher(watcherSessionKey: string): Notice[] {
-    return this.noticesOfRows(watcherSessionKey, this.stmt.pendingOfWatcher.all(watcherSessionKey) as PendingRow[]);
+    return this.noticesOfRows(watcherSessionKey, this.values.pendingOfWatcher.all(watcherSessionKey) as PendingTuple[]);
   }
 
-  private noticesOfRows(watcherSessionKey: string, rows: readonly PendingRow[]): Notice[] {
+  private noticesOfRows(watcherSessionKey: string, rows: readonly PendingTuple[]): Notice[] {
     if (rows.length === 0) return [];
     const noticeFor = watcherNoticeMaker(watcherSessionKey);
     return rows
-      .map((row) => {
-        const lastSeen = toSafeNumber(row.last_seen, 'session_watch_cursors.last_seen');
-        if (lastSeen < 0 || !PROVENANCES.has(row.provenance)) {
-          throw new CorruptStateError('session_watch_cursors', `(${watcherSessionKey}, ${row.target_session_key}, ${row.target_agent_id})`, `needs last_seen >= 0 and a known provenance; has ${lastSeen}, ${JSON.stringify(row.provenance)}`);
+      .map(([targetSessionKey, targetAgentId, lastSeenValue, provenance]) => {
+        const lastSeen = toSafeNumber(lastSeenValue, 'session_watch_cursors.last_seen');
+        if (lastSeen < 0 || !PROVENANCES.has(provenance)) {
+          throw new CorruptStateError('session_watch_cursors', `(${watcherSessionKey}, ${targetSessionKey}, ${targetAgentId})`, `needs last_seen >= 0 and a known provenance; has ${lastSeen}, ${JSON.stringify(provenance)}`);
         }
-        return noticeFor(row.target_session_key, row.target_agent_id, lastSeen, row.provenance as CursorProvenance);
+        return noticeFor(targetSessionKey, targetAgentId, lastSeen, provenance as CursorProvenance);
       })
       .sort(compareNotices);
   }
@@ -626,12 +645,12 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     // exactly one drainer. A failure rolls back: the notices stay pending (nothing lost, nothing twice).
     const drained = this.guard('drainNotices', [] as Notice[], () =>
       immediateTransaction(this.db, () => {
-        const rows = this.stmt.pendingOfWatcherToDrain.all(watcherSessionKey) as (PendingRow & { unfolded: unknown })[];
+        const rows = this.values.pendingOfWatcherToDrain.all(watcherSessionKey) as PendingTuple[];
         const pending = this.noticesOfRows(watcherSessionKey, rows);
         if (pending.length === 0) return [];
         // Schema step 7: a cursor the slots carried newer events to takes them into its row first,
         // so the ack below reads its effective M (R28: the follow-up).
-        if (rows.some((r) => Number(r.unfolded) !== 0)) this.stmt.foldPendingOfWatcher.run(watcherSessionKey);
+        if (rows.some((r) => Number(r[4]) !== 0)) this.stmt.foldPendingOfWatcher.run(watcherSessionKey);
         // R28 (core acknowledge): a follow-up stays pending iff M > old N. Three ways to the same
         // rows, by how many are pending (see ACK_BY_KEY_MAX).
         let acked = 0;
@@ -858,8 +877,11 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   }
 }
 
-/** What a notice needs of a pending cursor (R23, R25). */
-type PendingRow = Pick<CursorRow, 'target_session_key' | 'target_agent_id' | 'last_seen' | 'provenance'>;
+/**
+ * What a notice needs of a pending cursor (R23, R25), as VALUE_READS return it: target key,
+ * target agent, L, provenance, and (the drain's read only) whether it is unfolded.
+ */
+type PendingTuple = [targetSessionKey: string, targetAgentId: string, lastSeen: unknown, provenance: string, unfolded?: unknown];
 
 /** The target's newest slot event a cursor read through the effective view saw: what a cursor written from it is folded to. */
 function foldToOf(row: CursorRow): number {

@@ -225,6 +225,21 @@ describe.each(DRIVERS)('driver %s', (name) => {
     db.close();
   });
 
+  it('prepareValues: the same rows as arrays, in the SELECT\'s column order, integers as bigint', () => {
+    const db = driver.open(':memory:');
+    expect(db.prepareValues).toBeTypeOf('function');
+    db.exec("CREATE TABLE t (k TEXT, a TEXT, n INTEGER); INSERT INTO t VALUES ('x', 'main', 3), ('y', 'main', 9007199254740993)");
+    const sql = 'SELECT n, k, a, n > 5 AS big FROM t WHERE a = ? ORDER BY k';
+    const read = db.prepareValues!(sql);
+    expect(read.all('main')).toEqual([
+      [3n, 'x', 'main', 0n],
+      [9007199254740993n, 'y', 'main', 1n],
+    ]);
+    expect(read.all('none')).toEqual([]);
+    expect(read.all('main')).toEqual(db.prepare(sql).all('main').map((row) => Object.values(row)));
+    db.close();
+  });
+
   it('transactions: BEGIN IMMEDIATE takes the write lock before the body runs, commits, and rolls back on a throw', () => {
     const path = freshPath();
     const a = driver.open(path);
@@ -463,6 +478,26 @@ describe('driver selection', () => {
     store.close();
     expect(() => createSqliteStore({ now: () => T0, driver: 'sqlite3' as never })).toThrow(RangeError);
     expect(() => resolveSqliteDriver({ name: 'x' } as never)).toThrow(TypeError);
+  });
+
+  it('a driver object without prepareValues: pending reads and drains fall back to prepare and answer the same', () => {
+    const spy = spyDriver(resolveSqliteDriver('auto'));
+    const stores = [createSqliteStore({ now: () => T0, driver: spy.driver, logger: silentLogger }), createSqliteStore({ now: () => T0, logger: silentLogger })];
+    for (const store of stores) {
+      store.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A });
+      store.watch({ watcherSessionKey: COORD, targetSessionKey: 'agent:main:peer', agentId: A });
+      store.record(human());
+      store.record(human('agent:main:peer'));
+    }
+    const [fallback, native] = stores as [ReturnType<typeof createSqliteStore>, ReturnType<typeof createSqliteStore>];
+    expect(fallback.pendingNotices(COORD)).toHaveLength(2);
+    expect(fallback.pendingNotices(COORD)).toEqual(native.pendingNotices(COORD));
+    expect(fallback.drainNotices(COORD)).toEqual(native.drainNotices(COORD));
+    expect(fallback.pendingNotices(COORD)).toEqual([]);
+    // Both reads went through the seam's prepare (the spy logs every call it serves).
+    expect(spy.calls.filter((c) => c.sql.startsWith('SELECT target_session_key, target_agent_id, last_seen, provenance FROM')).length).toBeGreaterThan(0);
+    expect(spy.calls.some((c) => c.sql.startsWith('SELECT c.target_session_key'))).toBe(true);
+    for (const store of stores) store.close();
   });
 
   const missing = (['better-sqlite3', 'node:sqlite', 'bun:sqlite'] as const).filter((n) => !DRIVERS.includes(n));

@@ -1,6 +1,6 @@
 import { SqliteDriverUnavailableError } from '../errors.js';
 import { requirePackage } from './load.js';
-import type { BetterSqlite3Database, BetterSqlite3Module, SqliteConnection, SqliteDriver, SqliteStatement } from './types.js';
+import type { BetterSqlite3Database, BetterSqlite3Module, SqliteConnection, SqliteDriver, SqliteStatement, SqliteValuesStatement } from './types.js';
 
 /**
  * better-sqlite3 (an optional peer dependency; Node 20+). Its statements already have the seam's
@@ -39,6 +39,8 @@ export function wrapBetterSqlite3(db: BetterSqlite3Database): SqliteConnection {
       return db.inTransaction;
     },
     prepare: (sql) => db.prepare(sql) as unknown as SqliteStatement,
+    // Its own statement, in raw mode for good: no toggle per call.
+    prepareValues: (sql) => db.prepare(sql).raw(true) as unknown as SqliteValuesStatement,
     exec: (sql) => void db.exec(sql),
     pragma: (statement) => db.pragma(statement, { simple: true }),
     close: () => db.close(),

@@ -9,6 +9,7 @@ interface BunStatement {
   run(...params: SqlValue[]): { changes: number; lastInsertRowid: number | bigint };
   get(...params: SqlValue[]): SqliteRow | null;
   all(...params: SqlValue[]): SqliteRow[];
+  values(...params: SqlValue[]): unknown[][];
 }
 
 interface BunDatabase {
@@ -57,6 +58,10 @@ export function bunSqliteDriver(module?: BunSqliteModule): SqliteDriver {
             get: (...params) => statement.get(...params) ?? undefined,
             all: (...params) => statement.all(...params),
           };
+        },
+        prepareValues(sql) {
+          const statement = db.prepare(sql);
+          return { all: (...params) => statement.values(...params) };
         },
         exec: (sql) => db.exec(sql),
         pragma: (statement) => firstValue(db.prepare(`PRAGMA ${statement}`).all()),

@@ -12,6 +12,8 @@ interface NodeStatement {
   get(...params: SqlValue[]): SqliteRow | undefined;
   all(...params: SqlValue[]): SqliteRow[];
   setReadBigInts(enabled: boolean): void;
+  /** Node 22.16+ (arrays instead of objects); prepareValues falls back to Object.values before. */
+  setReturnArrays?(enabled: boolean): void;
 }
 
 interface NodeDatabase {
@@ -62,6 +64,14 @@ export function nodeSqliteDriver(module?: NodeSqliteModule): SqliteDriver {
             get: (...params) => statement.get(...params),
             all: (...params) => statement.all(...params),
           };
+        },
+        prepareValues(sql) {
+          const statement = prepare(sql);
+          if (typeof statement.setReturnArrays === 'function') {
+            statement.setReturnArrays(true);
+            return { all: (...params) => statement.all(...params) as unknown as unknown[][] };
+          }
+          return { all: (...params) => statement.all(...params).map((row) => Object.values(row)) };
         },
         exec: (sql) => db.exec(sql),
         pragma: (statement) => firstValue(prepare(`PRAGMA ${statement}`).all()),
