@@ -123,19 +123,26 @@ function drainLines(ws: Workspace, n: number): { lines: Line[]; close: () => voi
     });
     lines.push({ name: '  … counted, then through the watcher index', note: 'one pass: what the adapter runs here (ACK_ONE_PASS_SPREAD)', setup: f.setup, fn: () => tx.immediate(), check: f.check });
   }
-  {
+  // What the adapter's drain runs: the step-7 read (pending index + one slots lookup per notice,
+  // rows as arrays), the count, the one-pass ack, and the notices; then the same with row objects.
+  for (const asArrays of [true, false]) {
     const f = fixture();
-    const read = f.db.prepare(SQL.pendingOfWatcher);
+    const read = f.db.prepare(SQL.pendingOfWatcherToDrain).raw(asArrays);
     const count = f.db.prepare(SQL.cursorCountOfWatcher);
     const ack = f.db.prepare(SQL.ackPendingOfWatcherOnePass);
     const tx = f.db.transaction(() => {
-      const rows = read.all(WATCHER) as { target_session_key: string; target_agent_id: string; last_seen: bigint; provenance: 'explicit' }[];
+      const rows = read.all(WATCHER) as unknown[];
       const noticeFor = watcherNoticeMaker(WATCHER);
-      rows.map((r) => noticeFor(r.target_session_key, r.target_agent_id, Number(r.last_seen), r.provenance)).sort(compareNotices);
+      const tuples = asArrays ? (rows as [string, string, bigint, 'explicit'][]) : (rows as Record<string, unknown>[]).map((r) => Object.values(r) as [string, string, bigint, 'explicit']);
+      tuples.map(([target, agent, lastSeen, provenance]) => noticeFor(target, agent, Number(lastSeen), provenance)).sort(compareNotices);
       count.get(WATCHER);
       ack.run(T0, WATCHER);
     });
-    lines.push({ name: '  … + notices built and sorted (R23-R26)', note: 'context key, text, wake per notice', setup: f.setup, fn: () => tx.immediate(), check: f.check });
+    lines.push(
+      asArrays
+        ? { name: '  … + slots read, notices built and sorted (R23-R26)', note: 'context key, text, wake per notice: the adapter\'s SQL', setup: f.setup, fn: () => tx.immediate(), check: f.check }
+        : { name: '  … rows read as objects instead of arrays', note: 'option: what the drain read until 2026-12-04', setup: f.setup, fn: () => tx.immediate(), check: f.check },
+    );
   }
   {
     const f = fixture();

@@ -29,7 +29,8 @@ describe('bench phases scripts', () => {
     expect(names).toContain('adapter prune()');
     expect(names).toContain('… rows loaded by the store\'s own connection');
     expect(names).toContain('raw DELETE, rows loaded by a second connection');
-    expect(names).toHaveLength(17);
+    expect(names).toContain('… rows read as objects instead of arrays');
+    expect(names).toHaveLength(18);
   }, 240_000);
 
   it('phases-drain-prune.ts --part prune prices the prune steps alone', () => {
