@@ -142,7 +142,7 @@ describe('bench/floors.ts', () => {
     // Most cases are slower than their baseline (floors below 1); a batch or the memory store beats
     // the raw INSERT, so their floors may be above 1, but still well under what was measured.
     const dir = join(import.meta.dirname, '..', '..', 'bench', 'results');
-    const newest = readdirSync(dir).filter((f) => /^reference-\d{4}-\d{2}-\d{2}\.json$/.test(f)).sort().at(-1)!;
+    const newest = readdirSync(dir).filter((f) => /^reference-\d{4}-\d{2}-\d{2}[a-z]?\.json$/.test(f)).sort().at(-1)!;
     const results = (JSON.parse(readFileSync(join(dir, newest), 'utf8')) as { results: { id: string; ratio?: number }[] }).results;
     let compared = 0;
     for (const l of LIMITS_FOR_CHECK.filter((x) => x.metric === 'ratio')) {
