@@ -1,8 +1,8 @@
 /**
  * Where a drain's and an age prune's time goes: `npx tsx bench/phases-drain-prune.ts [--pairs 1000] [--removed 1000] [--quick] [--only <substr>] [--part drain|prune]`.
  *
- * The companion of bench/phases.ts (which does appends) for the two cases of issue 17 that stay
- * under target: drain fan-in (1 watcher × n targets) and prune by age. Each line rebuilds part of
+ * The companion of bench/phases.ts (which does appends) for the two cases of issue 17 that stayed
+ * under target longest: drain fan-in (1 watcher × n targets) and prune by age. Each line rebuilds part of
  * the adapter's work on raw better-sqlite3 with the adapter's own SQL (exported as SQL from
  * src/sqlite) and safe integers, beside the adapter itself and the baseline bench/run.ts uses,
  * measured in interleaved rounds with the same untimed setup before every call. Differences
