@@ -157,18 +157,23 @@ function upsertSlotsSql(terminal: boolean): string {
 /**
  * R42 (core raiseWatermark) in one statement: every removed row `removedRows` names raises its
  * identity's watermark with max(), so the highest removed sequence wins without a GROUP BY (its
- * sort and materialized join cost a quarter of a 1k-row age prune over 1k sessions, bench
+ * sort and materialized join cost a quarter of a 1k-row age prune over 10k sessions, bench
  * phases-drain-prune). The rows come newest first, so an identity's later rows mostly find its
- * watermark already raised and write nothing. A head is never lowered or removed; the insert
- * branch only runs for an identity whose head is missing (a file another writer left so), and
- * then writes the head R5 asks for instead of losing the watermark.
+ * watermark already raised and write nothing. A head is never lowered or removed, and a head the
+ * store wrote keeps its last_sequence and updated_at (R5 holds them at or above every stored
+ * row). The insert branch only runs for an identity whose head is missing (a file another writer
+ * left so): it writes the head R5 asks for instead of losing the watermark, and a later removed
+ * row of that identity with a higher sequence (age order is not sequence order) raises it too.
  */
 function stampWatermarksSql(removedRows: string): string {
+  const h = 'session_state_heads';
   return (
-    'INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) ' +
+    `INSERT INTO ${h} (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) ` +
     `SELECT session_key, agent_id, sequence, sequence, recorded_at ${removedRows} ` +
-    'ON CONFLICT (session_key, agent_id) DO UPDATE SET pruned_max_sequence = excluded.pruned_max_sequence ' +
-    'WHERE excluded.pruned_max_sequence > session_state_heads.pruned_max_sequence'
+    'ON CONFLICT (session_key, agent_id) DO UPDATE SET pruned_max_sequence = excluded.pruned_max_sequence, ' +
+    `updated_at = CASE WHEN excluded.last_sequence > ${h}.last_sequence THEN excluded.updated_at ELSE ${h}.updated_at END, ` +
+    `last_sequence = max(${h}.last_sequence, excluded.last_sequence) ` +
+    `WHERE excluded.pruned_max_sequence > ${h}.pruned_max_sequence`
   );
 }
 

@@ -54,25 +54,35 @@ describe('sqlite pruning', () => {
     store.prune();
     expect(rows(db, 'SELECT sequence FROM session_state_events').map((r) => r['sequence'])).toEqual([kept.sequence]);
     expect(heads(db)).toEqual({ [CHILD]: [kept.sequence, c2.sequence], [PEER]: [p2.sequence, p2.sequence] });
+    // Raising a watermark leaves the rest of a head the store wrote alone (R5: updated_at is the last record's).
+    expect(rows(db, 'SELECT session_key AS k, updated_at AS t FROM session_state_heads ORDER BY k')).toEqual([
+      { k: PEER, t: T0 },
+      { k: CHILD, t: T0 + DAY },
+    ]);
     expect(c1.sequence).toBeLessThan(c2.sequence);
     expect(p1.sequence).toBeLessThan(p2.sequence);
   });
 
-  it('R42, R5 a removed row whose head is missing (another writer left it so) still leaves its watermark, in the head R5 asks for', () => {
+  it('R42, R5 removed rows whose head is missing (another writer left it so) still leave their watermark, in the head R5 asks for', () => {
     const { store, db, clock } = openStore({ retentionMs: DAY });
     store.record(human(CHILD));
-    db.prepare(
+    // Two rows the store never saw, the higher sequence older: age order walks the lower one first.
+    const foreign = db.prepare(
       "INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')",
-    ).run(PEER, T0, T0 + 5);
+    );
+    foreign.run(PEER, T0, T0 + 5);
+    foreign.run(PEER, T0 - HOUR, T0 + 7);
     expect(heads(db)[PEER]).toBeUndefined();
     clock.advance(2 * DAY);
     store.prune();
     expect(scalar(db, 'SELECT count(*) FROM session_state_events')).toBe(0);
-    expect(heads(db)).toEqual({ [CHILD]: [1, 1], [PEER]: [2, 2] });
-    expect(scalar(db, 'SELECT updated_at FROM session_state_heads WHERE session_key = ?', PEER)).toBe(T0 + 5);
-    const read = store.changesSince({ sessionKey: PEER, agentId: A, since: 1 });
-    expect(read.stateVersion).toBe(2);
+    expect(heads(db)).toEqual({ [CHILD]: [1, 1], [PEER]: [3, 3] });
+    expect(scalar(db, 'SELECT updated_at FROM session_state_heads WHERE session_key = ?', PEER)).toBe(T0 + 7);
+    expect(scalar(db, 'SELECT updated_at FROM session_state_heads WHERE session_key = ?', CHILD)).toBe(T0); // a head the store wrote keeps its time
+    const read = store.changesSince({ sessionKey: PEER, agentId: A, since: 2 });
+    expect(read.stateVersion).toBe(3);
     expect(read.stateChanges.historyGap).toBe(true);
+    expect(store.changesSince({ sessionKey: PEER, agentId: A, since: 3 }).stateChanges.historyGap).toBe(false);
   });
 
   it('R40 age is strict on occurredAt: exactly at the cutoff survives', () => {
