@@ -133,8 +133,11 @@ function drainLines(ws: Workspace, n: number): { lines: Line[]; close: () => voi
     const tx = f.db.transaction(() => {
       const rows = read.all(WATCHER) as unknown[];
       const noticeFor = watcherNoticeMaker(WATCHER);
-      const tuples = asArrays ? (rows as [string, string, bigint, 'explicit'][]) : (rows as Record<string, unknown>[]).map((r) => Object.values(r) as [string, string, bigint, 'explicit']);
-      tuples.map(([target, agent, lastSeen, provenance]) => noticeFor(target, agent, Number(lastSeen), provenance)).sort(compareNotices);
+      // Each shape read field by field, as the adapter did (objects) and does (arrays).
+      const notices = asArrays
+        ? (rows as [string, string, bigint, 'explicit'][]).map(([target, agent, lastSeen, provenance]) => noticeFor(target, agent, Number(lastSeen), provenance))
+        : (rows as { target_session_key: string; target_agent_id: string; last_seen: bigint; provenance: 'explicit' }[]).map((r) => noticeFor(r.target_session_key, r.target_agent_id, Number(r.last_seen), r.provenance));
+      notices.sort(compareNotices);
       count.get(WATCHER);
       ack.run(T0, WATCHER);
     });

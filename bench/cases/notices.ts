@@ -136,7 +136,9 @@ const IDLE = { lastSeen: 2, notified: 2, material: 2, updatedAt: T0 };
  * pending: every watcher reads its pending notices from durable state (R20, R26: the cursors are
  * the only source since v1's in-memory queue and restart sweep went, R29), over bulk-loaded
  * cursors spread over 1,000 watchers, all pending. Baseline: the adapter's own per-watcher query
- * (the partial index on pending cursors) run on a raw connection, rows fetched and nothing built.
+ * (the partial index on pending cursors) run on a raw connection, rows fetched as the adapter
+ * fetches them (arrays, bigint integers) and nothing built. (Until 2026-12-04 the baseline built
+ * an object per row with plain numbers; once the adapter read arrays, that flattered it.)
  * A last case holds the largest cursor count with only 1% pending: its ratio against the
  * all-pending case of the same pending count shows idle cursors cost the read nothing.
  */
@@ -168,7 +170,8 @@ export const pendingGroup: BenchGroup = {
       try {
         assertSamePragmas(store, raw);
         if (countRows(raw, CURSORS) !== v.total) throw new Error('cursor load failed');
-        const rawPending = raw.prepare(SQL.pendingOfWatcher);
+        // Read as the adapter reads it: rows as arrays, integers as bigint (open() sets safe integers).
+        const rawPending = raw.prepare(SQL.pendingOfWatcher).raw(true).safeIntegers(true);
         const keys = Array.from({ length: watchers }, (_, w) => `agent:main:w${w}`);
         let seen = 0;
         const tasks: TaskSpec[] = [
