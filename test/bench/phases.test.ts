@@ -27,7 +27,7 @@ describe('bench phases scripts', () => {
     expect(names).toContain('… counted, then through the watcher index');
     expect(names).toContain('raw DELETE older than 30 days');
     expect(names).toContain('adapter prune()');
-    expect(names).toContain('… rows loaded by the store\'s own connection');
+    expect(names).toContain('… rows loaded by a second connection');
     expect(names).toContain('raw DELETE, rows loaded by a second connection');
     expect(names).toContain('… rows read as objects instead of arrays');
     expect(names).toHaveLength(18);
