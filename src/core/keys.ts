@@ -103,16 +103,33 @@ function decodeUtf8Strict(bytes: readonly number[]): string | undefined {
 
 const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
+// Every ASCII pair's four hex digits, built on first use (16,384 strings): a context key is built
+// per notice (R24), keys are mostly ASCII, and one lookup per two characters halves the string
+// appends, which were most of a pending read's time beyond SQL (bench/phases.ts).
+let asciiPairHex: readonly string[] | undefined;
+
+function asciiPairTable(): readonly string[] {
+  const table = new Array<string>(0x80 * 0x80);
+  for (let a = 0; a < 0x80; a++) for (let b = 0; b < 0x80; b++) table[(a << 7) | b] = HEX_BYTE[a]! + HEX_BYTE[b]!;
+  return table;
+}
+
 function toHex(value: string): string {
-  // Keys are mostly ASCII, where a UTF-16 unit is its UTF-8 byte: one table lookup per character
-  // (a drain builds one context key per notice, R24).
+  const pairs = (asciiPairHex ??= asciiPairTable());
+  const n = value.length;
   let out = '';
-  for (let i = 0; i < value.length; i++) {
-    const unit = value.charCodeAt(i);
-    if (unit >= 0x80) return out + utf8Bytes(value.slice(i)).map((b) => HEX_BYTE[b]).join('');
-    out += HEX_BYTE[unit];
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const a = value.charCodeAt(i);
+    const b = value.charCodeAt(i + 1);
+    if ((a | b) >= 0x80) break;
+    out += pairs[(a << 7) | b];
   }
-  return out;
+  if (i === n) return out;
+  const last = value.charCodeAt(i);
+  if (i + 1 === n && last < 0x80) return out + HEX_BYTE[last]!;
+  // Everything before i was ASCII pairs, so i is never inside a surrogate pair.
+  return out + utf8Bytes(value.slice(i)).map((b) => HEX_BYTE[b]).join('');
 }
 
 function fromHex(hex: string): string | undefined {
@@ -125,6 +142,22 @@ function fromHex(hex: string): string | undefined {
 /** R24: `session-state:<hex(utf8 agentId)>:<hex(utf8 targetKey)>`, one queue slot per watcher/target pair. */
 export function encodeContextKey(targetAgentId: string, targetSessionKey: string): string {
   return `${CONTEXT_PREFIX}${toHex(targetAgentId)}:${toHex(targetSessionKey)}`;
+}
+
+/**
+ * encodeContextKey for many notices in a row (one watcher's pending read or drain): the prefix and
+ * the agent id's hex are kept while the agent id repeats, as it mostly does. Same output.
+ */
+export function contextKeyEncoder(): (targetAgentId: string, targetSessionKey: string) => string {
+  let agentId: string | undefined;
+  let head = '';
+  return (targetAgentId, targetSessionKey) => {
+    if (targetAgentId !== agentId) {
+      agentId = targetAgentId;
+      head = `${CONTEXT_PREFIX}${toHex(targetAgentId)}:`;
+    }
+    return head + toHex(targetSessionKey);
+  };
 }
 
 /** R24: fails closed (undefined) on a wrong prefix, bad hex or bytes that are not strict UTF-8. */

@@ -1,7 +1,7 @@
 import type { CursorProvenance, Notice, NoticeAck, WakePolicy, WatchCursor } from '../../spec/index.js';
 import { isPending } from './cursor.js';
 import { ValidationError } from './errors.js';
-import { decodeContextKey, encodeContextKey, identityKey, isSubagentKey } from './keys.js';
+import { contextKeyEncoder, decodeContextKey, encodeContextKey, identityKey, isSubagentKey } from './keys.js';
 
 /**
  * R23: the exact notice line. Terse (it lands in model prompts), self-contained (names the target),
@@ -80,13 +80,14 @@ export function watcherNoticeMaker(
   watcherSessionKey: string,
 ): (targetSessionKey: string, targetAgentId: string, lastSeenSequence: number, provenance?: CursorProvenance) => Notice {
   const subagent = isSubagentKey(watcherSessionKey);
+  const contextKeyOf = contextKeyEncoder();
   return (targetSessionKey, targetAgentId, lastSeenSequence, provenance) =>
     notice(
       watcherSessionKey,
       targetSessionKey,
       targetAgentId,
       lastSeenSequence,
-      encodeContextKey(targetAgentId, targetSessionKey),
+      contextKeyOf(targetAgentId, targetSessionKey),
       wakeOf(subagent, provenance),
       noticeText(targetSessionKey, lastSeenSequence),
     );

@@ -1,8 +1,5 @@
 import { UnsafeIntegerError } from './state-errors.js';
 
-const MAX = BigInt(Number.MAX_SAFE_INTEGER);
-const MIN = BigInt(Number.MIN_SAFE_INTEGER);
-
 /**
  * Decodes an integer column exactly, whatever the driver hands back: bigint (SQLite with
  * safeIntegers), number, or a decimal string (pg's default for int8). A value past 2^53 - 1 is an
@@ -14,8 +11,11 @@ export function toSafeNumber(value: unknown, field: string): number {
     return toSafeNumber(BigInt(value), field);
   }
   if (typeof value === 'bigint') {
-    if (value > MAX || value < MIN) throw new UnsafeIntegerError(field, value.toString());
-    return Number(value);
+    // Exact: a bigint within ±(2^53 - 1) converts exactly, and any beyond rounds to at least 2^53,
+    // which is not a safe integer. Cheaper than two bigint comparisons (read per pending notice).
+    const n = Number(value);
+    if (!Number.isSafeInteger(n)) throw new UnsafeIntegerError(field, value.toString());
+    return n;
   }
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) throw new UnsafeIntegerError(field, String(value));

@@ -630,15 +630,16 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   private noticesOfRows(watcherSessionKey: string, rows: readonly PendingTuple[]): Notice[] {
     if (rows.length === 0) return [];
     const noticeFor = watcherNoticeMaker(watcherSessionKey);
-    return rows
-      .map(([targetSessionKey, targetAgentId, lastSeenValue, provenance]) => {
-        const lastSeen = toSafeNumber(lastSeenValue, 'session_watch_cursors.last_seen');
-        if (lastSeen < 0 || !PROVENANCES.has(provenance)) {
-          throw new CorruptStateError('session_watch_cursors', `(${watcherSessionKey}, ${targetSessionKey}, ${targetAgentId})`, `needs last_seen >= 0 and a known provenance; has ${lastSeen}, ${JSON.stringify(provenance)}`);
-        }
-        return noticeFor(targetSessionKey, targetAgentId, lastSeen, provenance as CursorProvenance);
-      })
-      .sort(compareNotices);
+    const notices = new Array<Notice>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const [targetSessionKey, targetAgentId, lastSeenValue, provenance] = rows[i]!;
+      const lastSeen = toSafeNumber(lastSeenValue, 'session_watch_cursors.last_seen');
+      if (lastSeen < 0 || !PROVENANCES.has(provenance)) {
+        throw new CorruptStateError('session_watch_cursors', `(${watcherSessionKey}, ${targetSessionKey}, ${targetAgentId})`, `needs last_seen >= 0 and a known provenance; has ${lastSeen}, ${JSON.stringify(provenance)}`);
+      }
+      notices[i] = noticeFor(targetSessionKey, targetAgentId, lastSeen, provenance as CursorProvenance);
+    }
+    return notices.sort(compareNotices);
   }
 
   drainNotices(watcherSessionKey: string): Notice[] {

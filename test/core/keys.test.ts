@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeContextKey, encodeContextKey, isAgentScopedKey, isSubagentKey, isWellFormed, parseAgentScopedKey } from '../../src/core/index.js';
+import { contextKeyEncoder, decodeContextKey, encodeContextKey, isAgentScopedKey, isSubagentKey, isWellFormed, parseAgentScopedKey } from '../../src/core/index.js';
 
 describe('R1 key grammar', () => {
   it('agent-scoped keys are agent:<agentId>:<rest>', () => {
@@ -33,6 +34,26 @@ describe('R24 context keys', () => {
     for (const bad of ['other:6d:6d', 'session-state:', 'session-state:6d', 'session-state:6d:abc', 'session-state:6d:zz', 'session-state:6d:ff', 'session-state:6d:c0af', 'session-state:6d:eda080', 'session-state:6d:f4908080', 'session-state:6d:e282']) {
       expect(decodeContextKey(bad), bad).toBeUndefined();
     }
+  });
+  // The encoder reads ASCII two characters at a time and hands the rest to the UTF-8 path: odd
+  // lengths, a non-ASCII unit at an odd or even place, and astral characters are the edges.
+  it('is the lowercase hex of the UTF-8 bytes for any well-formed text (a host encoder as oracle)', () => {
+    const utf8Hex = (s: string) => Array.from(new TextEncoder().encode(s), (b) => b.toString(16).padStart(2, '0')).join('');
+    const text = fc.array(fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 5 }), fc.string({ unit: 'grapheme', maxLength: 3 })), { maxLength: 6 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text.filter((s) => s.length > 0), text.filter((s) => s.length > 0), (agentId, key) => {
+        const expected = `session-state:${utf8Hex(agentId)}:${utf8Hex(key)}`;
+        expect(encodeContextKey(agentId, key)).toBe(expected);
+        const encode = contextKeyEncoder();
+        expect(encode(agentId, key)).toBe(expected);
+        expect(encode(agentId, `${key}x`)).toBe(`${expected}78`); // the kept agent prefix
+        expect(encode('main', key)).toBe(`session-state:6d61696e:${utf8Hex(key)}`); // and a changed one
+      }),
+      { numRuns: 2000 },
+    );
+    expect(encodeContextKey('main', 'a\u00e9')).toBe('session-state:6d61696e:61c3a9');
+    expect(encodeContextKey('main', 'ab\u{1F600}c')).toBe('session-state:6d61696e:6162f09f988063');
+    expect(encodeContextKey('m', 'abc')).toBe('session-state:6d:616263');
   });
   it('matches the protocol encoding exactly (UTF-8 hex, lowercase)', () => {
     expect(encodeContextKey('main', 'é')).toBe('session-state:6d61696e:c3a9');
