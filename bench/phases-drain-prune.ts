@@ -1,8 +1,10 @@
 /**
- * Where a drain's and an age prune's time goes: `npx tsx bench/phases-drain-prune.ts [--pairs 1000] [--removed 1000] [--quick] [--only <substr>] [--part drain|prune]`.
+ * Where a drain's, an age prune's and a pending read's time goes:
+ * `npx tsx bench/phases-drain-prune.ts [--pairs 1000] [--removed 1000] [--pending 10000] [--quick] [--only <substr>] [--part drain|prune|pending]`.
  *
  * The companion of bench/phases.ts (which does appends) for the two cases of issue 17 that stayed
- * under target longest: drain fan-in (1 watcher × n targets) and prune by age. Each line rebuilds part of
+ * under target longest: drain fan-in (1 watcher × n targets), prune by age, and the pending read
+ * (1,000 watchers, as bench/run.ts's pending group). Each line rebuilds part of
  * the adapter's work on raw better-sqlite3 with the adapter's own SQL (exported as SQL from
  * src/sqlite) and safe integers, beside the adapter itself and the baseline bench/run.ts uses,
  * measured in interleaved rounds with the same untimed setup before every call. Differences
@@ -11,13 +13,15 @@
  */
 import type Database from 'better-sqlite3';
 import { LIMITS } from '../spec/index.js';
-import { compareNotices, watcherNoticeMaker } from '../src/core/index.js';
+import { compareNotices, noticeText, watcherNoticeMaker } from '../src/core/index.js';
 import { SQL, sqliteHandle } from '../src/sqlite/sqlite-store.js';
-import { AGENT, DAY_MS, EVENTS, T0, Workspace, appendInput, buildEventLog, loadEvents, openAdapter, openRaw } from './lib/fixtures.js';
+import { AGENT, DAY_MS, EVENTS, T0, Workspace, appendInput, buildEventLog, loadCursors, loadEvents, openAdapter, openRaw } from './lib/fixtures.js';
 import { measureInterleaved, type Budget, type TaskSpec } from './lib/measure.js';
 import { formatDuration, renderTable } from './lib/report.js';
 
-const USAGE = 'usage: tsx bench/phases-drain-prune.ts [--pairs N] [--removed N] [--quick] [--rounds N] [--only <substr>] [--part drain|prune]';
+const USAGE = 'usage: tsx bench/phases-drain-prune.ts [--pairs N] [--removed N] [--pending N] [--quick] [--rounds N] [--only <substr>] [--part drain|prune|pending]';
+const PARTS = ['drain', 'prune', 'pending'] as const;
+type Part = (typeof PARTS)[number];
 const WATCHER = 'agent:main:watcher';
 const CUTOFF = T0 - LIMITS.retentionMs;
 const AGED = T0 - 31 * DAY_MS;
@@ -25,14 +29,16 @@ const AGED = T0 - 31 * DAY_MS;
 interface Options {
   pairs: number;
   removed: number;
+  /** Pending cursors over PENDING_WATCHERS watchers. */
+  pending: number;
   budget: Budget;
   only?: string;
-  /** Only one of the two tables. */
-  part?: 'drain' | 'prune';
+  /** Only one of the tables. */
+  part?: Part;
 }
 
 function parse(argv: string[]): Options {
-  const out: Options = { pairs: 1000, removed: 1000, budget: { rounds: 7, timeMs: 400, iterations: 30, warmupMs: 200, warmupIterations: 10 } };
+  const out: Options = { pairs: 1000, removed: 1000, pending: 10_000, budget: { rounds: 7, timeMs: 400, iterations: 30, warmupMs: 200, warmupIterations: 10 } };
   const count = (flag: string, v: string | undefined) => {
     const n = Number(v);
     if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${flag} takes a positive integer; ${USAGE}`);
@@ -42,13 +48,14 @@ function parse(argv: string[]): Options {
     const a = argv[i];
     if (a === '--pairs') out.pairs = count(a, argv[++i]);
     else if (a === '--removed') out.removed = count(a, argv[++i]);
+    else if (a === '--pending') out.pending = count(a, argv[++i]);
     else if (a === '--quick') out.budget = { rounds: 3, timeMs: 150, iterations: 10, warmupMs: 50, warmupIterations: 5 };
     else if (a === '--rounds') out.budget.rounds = count(a, argv[++i]);
     else if (a === '--only') out.only = argv[++i];
     else if (a === '--part') {
       const part = argv[++i];
-      if (part !== 'drain' && part !== 'prune') throw new Error(`--part takes drain or prune; ${USAGE}`);
-      out.part = part;
+      if (!PARTS.includes(part as Part)) throw new Error(`--part takes ${PARTS.join(', ')}; ${USAGE}`);
+      out.part = part as Part;
     }
     else throw new Error(`unknown argument ${a}; ${USAGE}`);
   }
@@ -337,6 +344,73 @@ function pruneLines(ws: Workspace, removed: number): { lines: Line[]; close: () 
   return { lines, close: () => [...stores, ...dbs].forEach((x) => x.close()) };
 }
 
+const PENDING_WATCHERS = 1_000;
+
+const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/** The context key as src/core built it until 2026-12-04: one table lookup and append per character, the agent id per notice. */
+function perCharacterContextKey(agentId: string, targetKey: string): string {
+  const hex = (v: string) => {
+    let out = '';
+    for (let i = 0; i < v.length; i++) out += HEX_BYTE[v.charCodeAt(i)]; // the bench's keys are ASCII
+    return out;
+  };
+  return `session-state:${hex(agentId)}:${hex(targetKey)}`;
+}
+
+/**
+ * Pending read: `n` pending cursors spread over 1,000 watchers, each watcher's notices read once
+ * per call (bench/run.ts's pending group). Reads change nothing, so no setup; each line's check
+ * counts what the last call returned.
+ */
+function pendingLines(ws: Workspace, n: number): { lines: Line[]; close: () => void } {
+  const path = ws.file('pending');
+  const loader = openRaw(path);
+  loadCursors(loader, { count: n, watchers: Math.min(PENDING_WATCHERS, n), lastSeen: 1, notified: 2, material: 2, updatedAt: T0 });
+  loader.close();
+  const store = openAdapter(path);
+  const db = sqliteHandle(store);
+  const keys = Array.from({ length: Math.min(PENDING_WATCHERS, n) }, (_, w) => `agent:main:w${w}`);
+  const read = db.prepare(SQL.pendingOfWatcher).raw(true).safeIntegers(true);
+  let seen = 0;
+  const check = () => {
+    if (seen !== n) throw new Error(`a pending line saw ${seen} notices, expected ${n}`);
+  };
+  const line = (name: string, note: string, perWatcher: (key: string) => number): Line => ({
+    name,
+    note,
+    setup: () => {},
+    fn: () => {
+      seen = 0;
+      for (const k of keys) seen += perWatcher(k);
+    },
+    check,
+  });
+  type Row = [string, string, bigint, 'explicit'];
+  const lines: Line[] = [
+    line('raw pending read per watcher', 'the baseline of bench/run.ts (arrays, bigint)', (k) => read.all(k).length),
+    line('  … + each notice built', 'context key, text, wake (watcherNoticeMaker)', (k) => {
+      const noticeFor = watcherNoticeMaker(k);
+      return (read.all(k) as Row[]).map(([target, agent, lastSeen, provenance]) => noticeFor(target, agent, Number(lastSeen), provenance)).length;
+    }),
+    line('  … + sorted (R26)', 'code-unit order, in JS', (k) => {
+      const noticeFor = watcherNoticeMaker(k);
+      return (read.all(k) as Row[]).map(([target, agent, lastSeen, provenance]) => noticeFor(target, agent, Number(lastSeen), provenance)).sort(compareNotices).length;
+    }),
+    line('adapter pendingNotices()', 'also: key validation, row checks (R9d), the guard', (k) => store.pendingNotices(k).length),
+    line('  … context keys one character at a time', 'option: the encoder until 2026-12-04', (k) => {
+      // Built by hand with the same fields; the bench's watchers are not sub-agents and their cursors explicit (R25: immediate).
+      return (read.all(k) as Row[])
+        .map(([target, agent, lastSeen]) => {
+          const l = Number(lastSeen);
+          return { watcherSessionKey: k, targetSessionKey: target, targetAgentId: agent, lastSeenSequence: l, contextKey: perCharacterContextKey(agent, target), wake: 'immediate', text: noticeText(target, l) };
+        })
+        .sort(compareNotices).length;
+    }),
+  ];
+  return { lines, close: () => store.close() };
+}
+
 function measure(title: string, lines: Line[], budget: Budget, only: string | undefined): string {
   // The first line is the baseline every other line is quoted against, so it always runs.
   const chosen = lines.filter((l, i) => i === 0 || only === undefined || l.name.includes(only));
@@ -352,19 +426,24 @@ function measure(title: string, lines: Line[], budget: Budget, only: string | un
 }
 
 function main(): void {
-  const { pairs, removed, budget, only, part } = parse(process.argv.slice(2));
+  const { pairs, removed, pending, budget, only, part } = parse(process.argv.slice(2));
   const ws = new Workspace();
   const closers: (() => void)[] = [];
   try {
-    if (part !== 'prune') {
+    if (part === undefined || part === 'drain') {
       const drain = drainLines(ws, pairs);
       closers.push(drain.close);
       process.stdout.write(`${measure(`drain, 1 watcher × ${pairs} targets`, drain.lines, budget, only)}\n\n`);
     }
-    if (part !== 'drain') {
+    if (part === undefined || part === 'prune') {
       const prune = pruneLines(ws, removed);
       closers.push(prune.close);
-      process.stdout.write(`${measure(`prune by age, ${removed} rows of 10k sessions`, prune.lines, budget, only)}\n`);
+      process.stdout.write(`${measure(`prune by age, ${removed} rows of 10k sessions`, prune.lines, budget, only)}\n\n`);
+    }
+    if (part === undefined || part === 'pending') {
+      const pendingRead = pendingLines(ws, pending);
+      closers.push(pendingRead.close);
+      process.stdout.write(`${measure(`pending read, ${pending} notices over ${Math.min(PENDING_WATCHERS, pending)} watchers`, pendingRead.lines, budget, only)}\n`);
     }
   } finally {
     for (const close of closers) close();

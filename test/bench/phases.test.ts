@@ -19,8 +19,8 @@ function lineNames(table: string): string[] {
 }
 
 describe('bench phases scripts', () => {
-  it('phases-drain-prune.ts prices every drain and prune step at small sizes', () => {
-    const out = run('bench/phases-drain-prune.ts', ['--pairs', '20', '--removed', '20', '--quick', '--rounds', '1']);
+  it('phases-drain-prune.ts prices every drain, prune and pending-read step at small sizes', () => {
+    const out = run('bench/phases-drain-prune.ts', ['--pairs', '20', '--removed', '20', '--pending', '50', '--quick', '--rounds', '1']);
     const names = lineNames(out);
     expect(names).toContain('raw UPDATE per pair');
     expect(names).toContain('adapter drainNotices()');
@@ -30,7 +30,8 @@ describe('bench phases scripts', () => {
     expect(names).toContain('… rows loaded by a second connection');
     expect(names).toContain('raw DELETE, rows loaded by a second connection');
     expect(names).toContain('… rows read as objects instead of arrays');
-    expect(names).toHaveLength(18);
+    expect(names).toContain('adapter pendingNotices()');
+    expect(names).toHaveLength(23);
   }, 240_000);
 
   it('phases-drain-prune.ts --part prune prices the prune steps alone', () => {
@@ -40,12 +41,19 @@ describe('bench phases scripts', () => {
     expect(names).toHaveLength(10);
   }, 240_000);
 
+  it('phases-drain-prune.ts --part pending prices the pending read alone, fewer notices than watchers too', () => {
+    const out = run('bench/phases-drain-prune.ts', ['--part', 'pending', '--pending', '30', '--quick', '--rounds', '1']);
+    expect(out).toContain('pending read, 30 notices over 30 watchers');
+    const names = lineNames(out);
+    expect(names).toEqual(['raw pending read per watcher', '… + each notice built', '… + sorted (R26)', 'adapter pendingNotices()', '… context keys one character at a time']);
+  }, 240_000);
+
   it('phases-drain-prune.ts refuses a bad count, naming the flag', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/phases-drain-prune.ts', '--pairs', '0'], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/--pairs takes a positive integer/);
     const part = spawnSync(process.execPath, ['--import', 'tsx', 'bench/phases-drain-prune.ts', '--part', 'both'], { encoding: 'utf8', timeout: 60_000 });
     expect(part.status).not.toBe(0);
-    expect(part.stderr).toMatch(/--part takes drain or prune/);
+    expect(part.stderr).toMatch(/--part takes drain, prune, pending/);
   }, 90_000);
 });
