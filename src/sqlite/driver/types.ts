@@ -47,7 +47,7 @@ export interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
   /**
    * Optional: a read whose rows come back as arrays, which spares an object per row where one
-   * read returns many (a drain of 1k notices spent a tenth of its time building them). The store
+   * read returns many (a drain of 1k notices spent about a seventh of its time building them). The store
    * falls back to `prepare` for a driver without it.
    */
   prepareValues?(sql: string): SqliteValuesStatement;
