@@ -108,3 +108,57 @@ describe('R9d values read back are checked (PostgreSQL)', () => {
     await store.close();
   });
 });
+
+describe('R42 watermarks over rows another writer left (PostgreSQL, as in SQLite)', () => {
+  const DAY = 86_400_000;
+  const PEER = 'agent:main:peer';
+  async function openAt(clock: { now: number }, maxRows?: number) {
+    const schema = pg.schema();
+    const store = await createPostgresStore({ now: () => clock.now, connectionString: pg.url(), schema, logger: memoryLogger(), maxConnections: 2, retentionMs: DAY, ...(maxRows ? { maxRows } : {}) });
+    const foreign = (occurredAt: number, recordedAt: number) =>
+      store.pgPool.query(
+        `INSERT INTO "${schema}".session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES ($1, 'main', 'human_direct_message', 'human', $2, $3, 's')`,
+        [PEER, occurredAt, recordedAt],
+      );
+    const heads = async () =>
+      Object.fromEntries(
+        (await store.pgPool.query(`SELECT session_key, last_sequence, pruned_max_sequence, updated_at FROM "${schema}".session_state_heads`)).rows.map((h) => [
+          h.session_key,
+          [Number(h.last_sequence), Number(h.pruned_max_sequence), Number(h.updated_at)],
+        ]),
+      );
+    return { store, foreign, heads };
+  }
+
+  it('R42, R5 aged rows whose head is missing still leave their watermark, in the head R5 asks for (the highest of them)', async () => {
+    const clock = { now: T0 };
+    const { store, foreign, heads } = await openAt(clock);
+    await store.record(human());
+    // Two rows the store never saw, the higher sequence older.
+    await foreign(T0, T0 + 5);
+    await foreign(T0 - 3_600_000, T0 + 7);
+    expect((await heads())[PEER]).toBeUndefined();
+    clock.now = T0 + 2 * DAY;
+    await store.prune();
+    // [last_sequence, pruned_max_sequence, updated_at]: a head the store wrote keeps its time.
+    expect(await heads()).toEqual({ [CHILD]: [1, 1, T0], [PEER]: [3, 3, T0 + 7] });
+    const read = await store.changesSince({ sessionKey: PEER, agentId: A, since: 2 });
+    expect(read.stateVersion).toBe(3);
+    expect(read.stateChanges.historyGap).toBe(true);
+    expect((await store.changesSince({ sessionKey: PEER, agentId: A, since: 3 })).stateChanges.historyGap).toBe(false);
+    await store.close();
+  });
+
+  it('R41, R42 the cap does the same for rows whose head is missing', async () => {
+    const clock = { now: T0 };
+    const { store, foreign, heads } = await openAt(clock, 2);
+    await foreign(T0, T0 + 1); // 1
+    await foreign(T0, T0 + 2); // 2
+    await store.record(human()); // 3
+    await store.record(human()); // 4
+    await store.prune(); // keeps the newest two: 3 and 4
+    expect(await heads()).toEqual({ [CHILD]: [4, 0, T0], [PEER]: [2, 2, T0 + 2] });
+    expect((await store.changesSince({ sessionKey: PEER, agentId: A, since: 1 })).stateChanges.historyGap).toBe(true);
+    await store.close();
+  });
+});
