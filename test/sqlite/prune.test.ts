@@ -148,6 +148,22 @@ describe('sqlite pruning', () => {
     store.close();
   });
 
+  it('R41 in the write transaction a count within the cap cuts nothing, though the span exceeds it (gaps) and an aged row brought the prune there', () => {
+    const { store, db } = openStore({ maxRows: 3, retentionMs: DAY });
+    for (const k of [CHILD, PEER, PEER, CHILD, CHILD]) store.record(human(k));
+    store.deleteSession(PEER, A); // sequences 1, 4 and 5 remain: three rows over a span of five
+    // An aged row (another writer's) makes the probe open the write transaction; once it is gone,
+    // exactly maxRows rows remain. A cut from that count would point below the first row (SQLite
+    // reads a negative OFFSET as 0) and remove sequence 1.
+    db.prepare(
+      "INSERT INTO session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) VALUES (?, 'main', 'human_direct_message', 'human', ?, ?, 's')",
+    ).run(PARENT, T0 - 2 * DAY, T0);
+    store.prune();
+    expect(rows(db, 'SELECT sequence FROM session_state_events ORDER BY sequence').map((r) => r['sequence'])).toEqual([1, 4, 5]);
+    expect(heads(db)[CHILD]).toEqual([5, 0]);
+    expect(store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 }).stateChanges.historyGap).toBe(false);
+  });
+
   it('R41 the probe\'s row count is not used once another connection has committed: the cap stays exact', () => {
     const { store, db } = openStore({ maxRows: 3, path: join(dir, 'recount.db') });
     for (let i = 0; i < 5; i++) store.record(human());
