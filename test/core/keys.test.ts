@@ -54,6 +54,13 @@ describe('R24 context keys', () => {
     expect(encodeContextKey('main', 'a\u00e9')).toBe('session-state:6d61696e:61c3a9');
     expect(encodeContextKey('main', 'ab\u{1F600}c')).toBe('session-state:6d61696e:6162f09f988063');
     expect(encodeContextKey('m', 'abc')).toBe('session-state:6d:616263');
+    // The ASCII boundary, in a pair and alone at the end: U+007F is one byte, U+0080 two.
+    expect(encodeContextKey('m', 'a\u007f')).toBe('session-state:6d:617f');
+    expect(encodeContextKey('m', 'a\u0080')).toBe('session-state:6d:61c280');
+    expect(encodeContextKey('m', '\u0080a')).toBe('session-state:6d:c28061');
+    expect(encodeContextKey('m', 'ab\u0080')).toBe('session-state:6d:6162c280');
+    expect(encodeContextKey('m', 'ab\u007f')).toBe('session-state:6d:61627f');
+    expect(encodeContextKey('m', '\u0080\u0080')).toBe('session-state:6d:c280c280'); // the pair's OR is exactly 0x80
   });
   it('matches the protocol encoding exactly (UTF-8 hex, lowercase)', () => {
     expect(encodeContextKey('main', 'é')).toBe('session-state:6d61696e:c3a9');
