@@ -61,6 +61,10 @@ describe('R24 context keys', () => {
     expect(encodeContextKey('m', 'ab\u0080')).toBe('session-state:6d:6162c280');
     expect(encodeContextKey('m', 'ab\u007f')).toBe('session-state:6d:61627f');
     expect(encodeContextKey('m', '\u0080\u0080')).toBe('session-state:6d:c280c280'); // the pair's OR is exactly 0x80
+    // Every pair of the table, U+0000 included (R1 keeps it out of keys, but the encoding is exact).
+    for (const pair of ['a\u0000', '\u0000a', '\u007f\u0000', '\u0001\u007f']) {
+      expect(encodeContextKey('m', pair)).toBe(`session-state:6d:${Array.from(pair, (c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join('')}`);
+    }
   });
   it('matches the protocol encoding exactly (UTF-8 hex, lowercase)', () => {
     expect(encodeContextKey('main', 'é')).toBe('session-state:6d61696e:c3a9');
