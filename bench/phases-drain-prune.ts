@@ -15,7 +15,7 @@ import type Database from 'better-sqlite3';
 import { LIMITS } from '../spec/index.js';
 import { compareNotices, noticeText, watcherNoticeMaker } from '../src/core/index.js';
 import { SQL, sqliteHandle } from '../src/sqlite/sqlite-store.js';
-import { AGENT, DAY_MS, EVENTS, T0, Workspace, appendInput, buildEventLog, loadCursors, loadEvents, openAdapter, openRaw } from './lib/fixtures.js';
+import { AGENT, DAY_MS, EVENTS, T0, Workspace, appendInput, buildEventLog, emptyWal, loadCursors, loadEvents, openAdapter, openRaw } from './lib/fixtures.js';
 import { measureInterleaved, type Budget, type TaskSpec } from './lib/measure.js';
 import { formatDuration, renderTable } from './lib/report.js';
 
@@ -73,8 +73,8 @@ interface Line {
 
 /**
  * Drain fan-in: one watcher with `n` pending targets. Every line starts from the same state: an
- * event per target (through the adapter, so the cursors are exactly what it writes), then a WAL
- * checkpoint, as in bench/run.ts's drain group.
+ * event per target (through the adapter, so the cursors are exactly what it writes), then an
+ * emptied WAL (emptyWal), as in bench/run.ts's drain group.
  */
 function drainLines(ws: Workspace, n: number): { lines: Line[]; close: () => void } {
   const targets = Array.from({ length: n }, (_, i) => `agent:main:target-${i}`);
@@ -91,7 +91,7 @@ function drainLines(ws: Workspace, n: number): { lines: Line[]; close: () => voi
       db,
       setup: () => {
         for (const t of targets) if (store.record(appendInput(t)) === undefined) throw new Error('record stored nothing');
-        db.pragma('wal_checkpoint(PASSIVE)');
+        emptyWal(db);
       },
       check: () => {
         if (Number((pendingCount.get() as { c: unknown }).c) !== 0) throw new Error('a drain line left pending cursors');
@@ -209,7 +209,8 @@ function pruneLines(ws: Workspace, removed: number): { lines: Line[]; close: () 
     return {
       db,
       setup: () => {
-        loadEvents(db, { count: removed, occurredAt: AGED }); // no checkpoint: bench/run.ts's prune group takes none either
+        loadEvents(db, { count: removed, occurredAt: AGED });
+        emptyWal(db); // as bench/run.ts's prune group
         db.defaultSafeIntegers(true); // as the adapter reads
       },
       check: () => {
@@ -322,7 +323,10 @@ function pruneLines(ws: Workspace, removed: number): { lines: Line[]; close: () 
     lines.push({
       name: viaOwn ? 'adapter prune()' : '  … rows loaded by a second connection',
       note: viaOwn ? 'the real thing (+ its probes and R44 cursor expiry)' : 'its page cache reset before every call',
-      setup: () => loadEvents(loader, { count: removed, occurredAt: AGED }),
+      setup: () => {
+        loadEvents(loader, { count: removed, occurredAt: AGED });
+        emptyWal(loader);
+      },
       fn: () => store.prune(),
       check: () => {
         if (store.eventCount() !== 10_000) throw new Error('prune() left aged rows');
@@ -337,6 +341,7 @@ function pruneLines(ws: Workspace, removed: number): { lines: Line[]; close: () 
     const tx = f.db.transaction(() => del.run(CUTOFF));
     const setup = () => {
       loadEvents(side, { count: removed, occurredAt: AGED });
+      emptyWal(side);
       f.db.defaultSafeIntegers(true);
     };
     lines.push({ name: 'raw DELETE, rows loaded by a second connection', note: 'the baseline with a page cache reset before every call', setup, fn: () => void tx.immediate(), check: f.check });

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { SQL } from '../../src/sqlite/sqlite-store.js';
 import { sqliteHandle, type SqliteStore } from '../../src/sqlite/sqlite-store.js';
-import { AGENT, CURSORS, T0, appendInput, assertSamePragmas, countRows, loadCursors, openAdapter, openRaw } from '../lib/fixtures.js';
+import { AGENT, CURSORS, T0, appendInput, assertSamePragmas, countRows, emptyWal, loadCursors, openAdapter, openRaw } from '../lib/fixtures.js';
 import { measureInterleaved, type TaskSpec } from '../lib/measure.js';
 import { makeResult, type CaseResult } from '../lib/report.js';
 import { shortCount } from '../plan.js';
@@ -83,9 +83,10 @@ export const drainGroup: BenchGroup = {
               name: 'sqlite',
               beforeEach: () => {
                 for (const t of targets) if (store.record(appendInput(t)) === undefined) throw new Error('record stored nothing');
-                // The untimed records filled the WAL (one commit each); checkpoint it here so the
-                // timed drain does not pay for their checkpoint (the baseline's setup does the same).
-                sqliteHandle(store).pragma('wal_checkpoint(PASSIVE)');
+                // The untimed records filled the WAL (one commit each); empty it here so the timed
+                // drain pays neither their checkpoint nor the WAL's restart (the baseline's setup
+                // does the same).
+                emptyWal(sqliteHandle(store));
               },
               fn: () => {
                 drained = 0;
@@ -99,7 +100,7 @@ export const drainGroup: BenchGroup = {
               name: 'raw',
               beforeEach: () => {
                 for (const t of targets) if (rawSide.record(appendInput(t)) === undefined) throw new Error('record stored nothing');
-                raw.pragma('wal_checkpoint(PASSIVE)');
+                emptyWal(raw);
               },
               fn: () => {
                 for (const batch of byWatcher) ackBatch.immediate(batch);

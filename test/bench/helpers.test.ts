@@ -20,6 +20,7 @@ import {
 import { opsPerSecond, percentile, slope, summarize, throughputRatio, type LatencySummary } from '../../bench/lib/stats.js';
 import { PLANS, shortCount } from '../../bench/plan.js';
 import { toPlainEvent } from '../../bench/cases/changes-since.js';
+import { T0, Workspace, emptyWal, loadEvents, openRaw } from '../../bench/lib/fixtures.js';
 
 // Pure helpers of the benchmark only: no timing here (performance claims come from `npm run bench`).
 
@@ -283,5 +284,25 @@ describe('changesSince baseline mapping', () => {
       actorId: 'agent:main:y',
       payload: { channel: 'web' },
     });
+  });
+});
+
+describe('emptyWal (the untimed setup before a timed write)', () => {
+  it('checkpoints the WAL and restarts it with one frame, so the timed write neither checkpoints the setup nor restarts the WAL', () => {
+    const ws = new Workspace();
+    const db = openRaw(ws.file('wal'));
+    try {
+      db.pragma('wal_autocheckpoint = 0'); // so only the calls below move pages out of the WAL
+      loadEvents(db, { count: 500, occurredAt: T0 });
+      // [busy, frames in the WAL, frames checkpointed]: without emptyWal the setup's frames are all there.
+      const frames = () => db.prepare('PRAGMA wal_checkpoint(PASSIVE)').raw(true).get() as number[];
+      expect(frames()[1]).toBeGreaterThan(10);
+      emptyWal(db);
+      // Restarted: the WAL holds only emptyWal's own one-page write.
+      expect(frames()[1]).toBe(1);
+    } finally {
+      db.close();
+      ws.dispose();
+    }
   });
 });
