@@ -139,14 +139,19 @@ function fromHex(hex: string): string | undefined {
   return decodeUtf8Strict(bytes);
 }
 
+/** R24's key up to the target key: `session-state:<hex(utf8 agentId)>:`. */
+function contextKeyHead(targetAgentId: string): string {
+  return `${CONTEXT_PREFIX}${toHex(targetAgentId)}:`;
+}
+
 /** R24: `session-state:<hex(utf8 agentId)>:<hex(utf8 targetKey)>`, one queue slot per watcher/target pair. */
 export function encodeContextKey(targetAgentId: string, targetSessionKey: string): string {
-  return `${CONTEXT_PREFIX}${toHex(targetAgentId)}:${toHex(targetSessionKey)}`;
+  return contextKeyHead(targetAgentId) + toHex(targetSessionKey);
 }
 
 /**
- * encodeContextKey for many notices in a row (one watcher's pending read or drain): the prefix and
- * the agent id's hex are kept while the agent id repeats, as it mostly does. Same output.
+ * encodeContextKey for many notices in a row (one watcher's pending read or drain): the head is
+ * kept while the agent id repeats, as it mostly does. Same output.
  */
 export function contextKeyEncoder(): (targetAgentId: string, targetSessionKey: string) => string {
   let agentId: string | undefined;
@@ -154,7 +159,7 @@ export function contextKeyEncoder(): (targetAgentId: string, targetSessionKey: s
   return (targetAgentId, targetSessionKey) => {
     if (targetAgentId !== agentId) {
       agentId = targetAgentId;
-      head = `${CONTEXT_PREFIX}${toHex(targetAgentId)}:`;
+      head = contextKeyHead(targetAgentId);
     }
     return head + toHex(targetSessionKey);
   };
