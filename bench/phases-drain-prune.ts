@@ -392,16 +392,14 @@ function pendingLines(ws: Workspace, n: number): { lines: Line[]; close: () => v
     check,
   });
   type Row = [string, string, bigint, 'explicit'];
+  const built = (k: string) => {
+    const noticeFor = watcherNoticeMaker(k);
+    return (read.all(k) as Row[]).map(([target, agent, lastSeen, provenance]) => noticeFor(target, agent, Number(lastSeen), provenance));
+  };
   const lines: Line[] = [
     line('raw pending read per watcher', 'the baseline of bench/run.ts (arrays, bigint)', (k) => read.all(k).length),
-    line('  … + each notice built', 'context key, text, wake (watcherNoticeMaker)', (k) => {
-      const noticeFor = watcherNoticeMaker(k);
-      return (read.all(k) as Row[]).map(([target, agent, lastSeen, provenance]) => noticeFor(target, agent, Number(lastSeen), provenance)).length;
-    }),
-    line('  … + sorted (R26)', 'code-unit order, in JS', (k) => {
-      const noticeFor = watcherNoticeMaker(k);
-      return (read.all(k) as Row[]).map(([target, agent, lastSeen, provenance]) => noticeFor(target, agent, Number(lastSeen), provenance)).sort(compareNotices).length;
-    }),
+    line('  … + each notice built', 'context key, text, wake (watcherNoticeMaker)', (k) => built(k).length),
+    line('  … + sorted (R26)', 'code-unit order, in JS', (k) => built(k).sort(compareNotices).length),
     line('adapter pendingNotices()', 'also: key validation, row checks (R9d), the guard', (k) => store.pendingNotices(k).length),
     line('  … context keys one character at a time', 'option: the encoder until 2026-12-04', (k) => {
       // Built by hand with the same fields; the bench's watchers are not sub-agents and their cursors explicit (R25: immediate).
