@@ -37,7 +37,6 @@ import {
   prepareRecord,
   prepareRecordBatch,
   type PreparedRecord,
-  raiseWatermark,
   registerWatch,
   resolvePruneConfig,
   retentionCutoff,
@@ -568,36 +567,12 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     return row ? toSafeNumber(row.sequence, `${TABLES.events}.sequence`) : undefined;
   }
 
-  /**
-   * R42: each affected head's pruned watermark rises to its highest removed sequence. A head
-   * missing while its rows exist (another writer's doing) is created as R5 asks, as in SQLite.
-   */
+  /** R42, R5: each identity's highest removed row raises its head's watermark, or creates a missing head (stampWatermarks). */
   private async stampWatermarks(c: Tx, groups: MaxRow[]): Promise<void> {
     if (groups.length === 0) return;
-    const heads = (
-      await this.run<{ session_key: string; agent_id: string; pruned_max_sequence: string }>(c, 'watermarksOf', [groups.map((g) => g.session_key), groups.map((g) => g.agent_id)])
-    ).rows;
-    const current = new Map(heads.map((h) => [`${h.agent_id}\u0000${h.session_key}`, toSafeNumber(h.pruned_max_sequence, `${TABLES.heads}.pruned_max_sequence`)] as const));
-    const raise = { s: [] as string[], a: [] as string[], v: [] as number[] };
-    const create = { s: [] as string[], a: [] as string[], v: [] as number[], t: [] as number[] };
-    for (const g of groups) {
-      const removed = toSafeNumber(g.max_sequence, `${TABLES.events}.sequence`);
-      const was = current.get(`${g.agent_id}\u0000${g.session_key}`);
-      if (was === undefined) {
-        create.s.push(g.session_key);
-        create.a.push(g.agent_id);
-        create.v.push(removed);
-        create.t.push(toSafeNumber(g.recorded_at, `${TABLES.events}.recorded_at`));
-        continue;
-      }
-      const next = raiseWatermark(was, removed);
-      if (next === was) continue;
-      raise.s.push(g.session_key);
-      raise.a.push(g.agent_id);
-      raise.v.push(next);
-    }
-    if (raise.s.length > 0) await this.run(c, 'setWatermarks', [raise.s, raise.a, raise.v]);
-    if (create.s.length > 0) await this.run(c, 'insertMissingHeads', [create.s, create.a, create.v, create.t]);
+    const sequences = groups.map((g) => toSafeNumber(g.max_sequence, `${TABLES.events}.sequence`));
+    const times = groups.map((g) => toSafeNumber(g.recorded_at, `${TABLES.events}.recorded_at`));
+    await this.run(c, 'stampWatermarks', [groups.map((g) => g.session_key), groups.map((g) => g.agent_id), sequences, times]);
   }
 
   async resetSession(sessionKey: string): Promise<void> {

@@ -66,17 +66,15 @@ export function statements(schema: string) {
     cappedMaxByIdentity: `SELECT DISTINCT ON (agent_id, session_key) agent_id, session_key, sequence AS max_sequence, recorded_at FROM ${E} WHERE sequence <= $1 ORDER BY agent_id, session_key, sequence DESC`,
     deleteAged: `DELETE FROM ${E} WHERE occurred_at < $1`,
     deleteUpTo: `DELETE FROM ${E} WHERE sequence <= $1`,
-    watermarksOf: `SELECT session_key, agent_id, pruned_max_sequence FROM ${H} WHERE (session_key, agent_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) FOR UPDATE`,
-    setWatermarks: `UPDATE ${H} h SET pruned_max_sequence = u.v FROM unnest($1::text[], $2::text[], $3::bigint[]) AS u(s, a, v) WHERE h.session_key = u.s AND h.agent_id = u.a`,
-    // R42, R5: removed rows whose head is missing (only another writer leaves a file so) get the head
-    // R5 asks for, their highest sequence and its time, so the watermark is not lost. If a head
-    // appeared meanwhile, it is raised as a stored head would be, never lowered.
-    insertMissingHeads:
+    // R42 (core raiseWatermark) in one statement: each identity's highest removed row raises its
+    // head's watermark, never lowers it, and writes nothing when it would not rise. R5: a head
+    // missing while its rows exist (only another writer leaves a database so) is created with that
+    // row's sequence and time, so the watermark is not lost.
+    stampWatermarks:
       `INSERT INTO ${H} AS h (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) ` +
       'SELECT s, a, v, v, t FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS u(s, a, v, t) ' +
-      'ON CONFLICT (session_key, agent_id) DO UPDATE SET pruned_max_sequence = GREATEST(h.pruned_max_sequence, excluded.pruned_max_sequence), ' +
-      'updated_at = CASE WHEN excluded.last_sequence > h.last_sequence THEN excluded.updated_at ELSE h.updated_at END, ' +
-      'last_sequence = GREATEST(h.last_sequence, excluded.last_sequence)',
+      'ON CONFLICT (session_key, agent_id) DO UPDATE SET pruned_max_sequence = excluded.pruned_max_sequence ' +
+      'WHERE excluded.pruned_max_sequence > h.pruned_max_sequence',
     deleteIdleCursors: `DELETE FROM ${C} WHERE updated_at < $1 RETURNING notified > last_seen AS pending`,
     // R50-R52 lifecycle
     deleteCursorsOfWatcher: `DELETE FROM ${C} WHERE watcher_session_key = $1 RETURNING notified > last_seen AS pending`,
