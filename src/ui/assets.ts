@@ -323,9 +323,17 @@ function render() {
   var fn = VIEWS[route.view] || viewSessions;
   renderNav(route.view);
   rendering = fn(route.params).then(function (nodes) {
+    // A live refresh must not eat what the person is typing: the focused field keeps its text and caret.
+    var focused = document.activeElement && main.contains(document.activeElement) ? document.activeElement : null;
+    var keep = focused && focused.getAttribute('data-testid') ? { id: focused.getAttribute('data-testid'), value: focused.value, start: focused.selectionStart, end: focused.selectionEnd } : null;
     main.textContent = '';
     add(main, nodes);
+    if (keep) {
+      var again2 = main.querySelector('[data-testid="' + keep.id + '"]');
+      if (again2) { again2.value = keep.value; again2.focus(); try { again2.setSelectionRange(keep.start, keep.end); } catch (e) { /* not a text field */ } }
+    }
     main.setAttribute('data-rendered', String(++state.lastRender));
+    main.setAttribute('data-route', location.hash);
   }, function (err) {
     main.textContent = '';
     add(main, h('p', { class: 'error', 'data-testid': 'error', text: 'could not load: ' + err.message }));

@@ -249,6 +249,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         return send(res, 200, 'text/javascript; charset=utf-8', APP_JS);
       case '/app.css':
         return send(res, 200, 'text/css; charset=utf-8', APP_CSS);
+      case '/favicon.ico':
+        res.writeHead(204, SECURITY_HEADERS);
+        return void res.end();
       case '/api/live': {
         res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
         res.write('retry: 1000\nevent: hello\ndata: {}\n\n');
