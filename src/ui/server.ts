@@ -257,7 +257,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         res.write('retry: 1000\nevent: hello\ndata: {}\n\n');
         clients.add(res);
         if (clients.size === 1) startLive();
-        req.on('close', () => {
+        // The response closes when the page goes away (the request itself ended when it was read).
+        res.on('close', () => {
           clients.delete(res);
           if (clients.size === 0) stopLive();
         });
