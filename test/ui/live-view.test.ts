@@ -152,6 +152,18 @@ describe.skipIf(!hasChromium)('session-state-kit ui in Chromium', () => {
     expect(await page.evaluate('window.__sameDocument')).toBe(true);
   });
 
+  it('R86: a live refresh keeps what the person is typing in the filter', async () => {
+    await open('');
+    await expect.poll(() => page.locator('[data-testid=live]').getAttribute('class')).toBe('live on');
+    await page.locator('[data-testid=filter]').pressSequentially('resea');
+    const rendered = Number(await page.locator('main').getAttribute('data-rendered'));
+    act(db, 'record', TEAM.writer);
+    await expect.poll(async () => Number(await page.locator('main').getAttribute('data-rendered')), { timeout: 15_000 }).toBeGreaterThan(rendered);
+    expect(await page.locator('[data-testid=filter]').inputValue()).toBe('resea');
+    await page.keyboard.type('rch');
+    expect(await page.locator('[data-testid=filter]').inputValue()).toBe('research');
+  });
+
   it('R85: the activity chart counts events per minute by actor', async () => {
     await open('#/activity?minutes=60');
     const legend = await texts('[data-testid=activity-legend] > span');
