@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { parseCommand, parseInteger } from './args.js';
-import { EXIT, UsageError, type ExitCode, type Io } from './io.js';
+import { DatabaseProblem, EXIT, UsageError, type ExitCode, type Io } from './io.js';
 import { openReadOnly, toDatabaseProblem } from './state-db.js';
 import type { UiSource } from '../ui/source.js';
 
@@ -77,7 +77,19 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
     }
   } else {
     const { PgUiSource } = await import('../ui/pg-source.js');
-    source = await PgUiSource.open(values.pg!, values.schema);
+    const { redactUrl } = await import('./pg-state-db.js');
+    const { PostgresStoreError, classifyOpenError } = await import('../postgres/errors.js');
+    const url = values.pg!;
+    const schema = values.schema ?? 'public';
+    const label = redactUrl(url);
+    try {
+      source = await PgUiSource.open(url, schema, label);
+    } catch (error) {
+      // The same messages and hints as inspect --pg (exit 3).
+      const typed = classifyOpenError(error, { target: label, user: undefined, schema });
+      if (typed instanceof PostgresStoreError) throw new DatabaseProblem(typed.message.replace(`; ${typed.hint}`, ''), [typed.hint]);
+      throw new DatabaseProblem(`${label}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
   let server: Awaited<ReturnType<typeof startUiServer>>;
   try {

@@ -2,11 +2,9 @@ import type pg from 'pg';
 import { pendingPairOf } from '../core/index.js';
 import type { PendingPair } from '../feed/types.js';
 import { loadPg } from '../postgres/driver.js';
-import { NotAStateSchemaError, PostgresStoreError, classifyOpenError, toSafeNumber } from '../postgres/errors.js';
+import { NotAStateSchemaError, toSafeNumber } from '../postgres/errors.js';
 import { cursorAsStoredFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from '../postgres/rows.js';
 import { TABLES, quoteIdent, readSchemaVersion } from '../postgres/schema.js';
-import { DatabaseProblem } from '../cli/io.js';
-import { redactUrl } from '../cli/pg-state-db.js';
 import { cursorView } from './sqlite-source.js';
 import {
   MINUTE_MS,
@@ -39,24 +37,24 @@ export class PgUiSource implements UiSource {
     private readonly s: string,
   ) {}
 
-  /** Connects, makes every transaction of the session read-only, and checks the schema; failures are DatabaseProblem (exit 3). */
-  static async open(url: string, schema = 'public'): Promise<PgUiSource> {
-    const label = redactUrl(url);
-    let client: pg.Client | undefined;
+  /**
+   * Connects, makes every transaction of the session read-only, and checks the schema. Throws the
+   * driver's and the adapter's errors (the CLI turns them into exit 3 with a hint). `label` names
+   * the store on the page: pass the URL without its password.
+   */
+  static async open(url: string, schema: string, label: string): Promise<PgUiSource> {
+    const pgm = await loadPg();
+    const client = new pgm.Client({ connectionString: url, connectionTimeoutMillis: 5000, application_name: 'session-state-kit-ui' });
+    client.on('error', () => {}); // a dropped connection fails the next read instead of the process
     try {
-      const pgm = await loadPg();
-      client = new pgm.Client({ connectionString: url, connectionTimeoutMillis: 5000, application_name: 'session-state-kit-ui' });
-      client.on('error', () => {}); // a dropped connection fails the next read instead of the process
       await client.connect();
       await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
       const version = await readSchemaVersion(client, schema);
       if (version === 0) throw new NotAStateSchemaError(schema, 'it has no session-state tables (never opened by a store)');
       return new PgUiSource(client, `${label}${schema === 'public' ? '' : ` schema ${schema}`}`, quoteIdent(schema));
     } catch (error) {
-      await client?.end().catch(() => {});
-      const typed = classifyOpenError(error, { target: label, user: undefined, schema });
-      if (typed instanceof PostgresStoreError) throw new DatabaseProblem(typed.message.replace(`; ${typed.hint}`, ''), [typed.hint]);
-      throw new DatabaseProblem(`${label}: ${error instanceof Error ? error.message : String(error)}`);
+      await client.end().catch(() => {});
+      throw error;
     }
   }
 

@@ -7,8 +7,11 @@ import { createPostgresStore, type PostgresStore } from '../../src/postgres/inde
 import { PgUiSource } from '../../src/ui/pg-source.js';
 import { startUiServer } from '../../src/ui/server.js';
 import { usePostgres } from '../postgres/server.js';
+import { runCli, useBuiltCli } from '../cli/helpers.js';
+import { startUi } from './browser.js';
 
 const pg = usePostgres();
+const cli = useBuiltCli();
 const MANAGER = 'agent:main:main';
 const CHILD = 'agent:main:subagent:research';
 let store: PostgresStore;
@@ -20,7 +23,7 @@ beforeAll(async () => {
   store = await createPostgresStore({ connectionString: pg.url(), schema, logger: pg.log });
   await store.record({ sessionKey: CHILD, agentId: 'main', kind: 'child_spawned', actorType: 'agent', actorId: MANAGER, summary: 'child session spawned', watchers: [MANAGER] });
   await store.record({ sessionKey: CHILD, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: '<b>not bold</b>', payload: { channel: 'telegram' } });
-  source = await PgUiSource.open(pg.url(), schema);
+  source = await PgUiSource.open(pg.url(), schema, 'test server');
 }, 120_000);
 
 afterAll(async () => {
@@ -74,5 +77,20 @@ describe('ui --pg', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('R80, R87: the CLI serves a PostgreSQL store on loopback, and a schema without the tables is exit 3', async () => {
+    const ui = await startUi(cli.path(), ['--pg', pg.url(), '--schema', schema]);
+    try {
+      expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const res = await fetch(`${ui.url}api/timeline?session=${encodeURIComponent(CHILD)}&agent=main`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { head: { stateVersion: number } }).head.stateVersion).toBe(3);
+    } finally {
+      expect(await ui.stop()).toBe(0);
+    }
+    const empty = await runCli(cli.path(), ['ui', '--pg', pg.url(), '--schema', pg.schema()]);
+    expect(empty.code).toBe(3);
+    expect(empty.stderr).toMatch(/no session-state tables/);
   });
 });
