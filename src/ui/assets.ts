@@ -158,6 +158,9 @@ function viewSessions(p) {
     var rows = page.rows.map(function (r) {
       var fresh = state.seen['s:' + r.sessionKey + '\u0000' + r.agentId] !== undefined && state.seen['s:' + r.sessionKey + '\u0000' + r.agentId] !== r.stateVersion;
       state.seen['s:' + r.sessionKey + '\u0000' + r.agentId] = r.stateVersion;
+      if (r.watcherOnly) return h('tr', { 'data-testid': 'session-row' },
+        h('td', null, link(r.sessionKey, 'session', { key: r.sessionKey }, 'session-link')),
+        h('td', { colspan: 7, class: 'muted', text: 'watches only: no events recorded under this key' }));
       return h('tr', { 'data-testid': 'session-row', class: fresh ? 'fresh' : null },
         h('td', null, sessionLink(r.sessionKey, r.agentId)),
         h('td', { class: 'key', text: r.agentId }),
@@ -190,7 +193,7 @@ function eventRow(e) {
 function viewSession(p) {
   var key = p.key;
   var agentP = p.agent ? Promise.resolve(p.agent) : api('sessions', { search: key, limit: 200 }).then(function (page) {
-    var hits = page.rows.filter(function (r) { return r.sessionKey === key; });
+    var hits = page.rows.filter(function (r) { return r.sessionKey === key && !r.watcherOnly; });
     return hits.length === 1 ? hits[0].agentId : null;
   });
   return agentP.then(function (agent) {

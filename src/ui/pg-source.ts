@@ -88,17 +88,34 @@ export class PgUiSource implements UiSource {
     return row;
   }
 
+  /** As on SQLite (sessionsSql): heads by primary key, merged with the keys that only watch (R81, R82). */
   async sessions(q: SessionsQuery): Promise<Page<SessionRow, { sessionKey: string; agentId: string }>> {
-    const rows = await this.rows(
-      `SELECT session_key, agent_id, last_sequence, pruned_max_sequence, updated_at FROM ${this.t('heads')}
+    const heads = `SELECT session_key, agent_id, last_sequence, pruned_max_sequence, updated_at, 0 AS watcher_only FROM ${this.t('heads')}
        WHERE (session_key, agent_id) > ($3, $4)
          AND ($1::text IS NULL OR strpos(lower(session_key), lower($1)) > 0 OR strpos(lower(agent_id), lower($1)) > 0)
          AND ($2::text IS NULL OR agent_id = $2)
-       ORDER BY session_key, agent_id LIMIT $5`,
-      [q.search || null, q.agent || null, q.after?.sessionKey ?? '', q.after?.agentId ?? '', q.limit + 1],
-    );
+       ORDER BY session_key, agent_id LIMIT $5`;
+    const watchers = `SELECT DISTINCT c.watcher_session_key AS session_key, ''::text COLLATE "C" AS agent_id, 0::bigint AS last_sequence, 0::bigint AS pruned_max_sequence, 0::bigint AS updated_at, 1 AS watcher_only
+       FROM ${this.t('cursors')} AS c
+       WHERE $2::text IS NULL AND c.watcher_session_key > $3
+         AND ($1::text IS NULL OR strpos(lower(c.watcher_session_key), lower($1)) > 0)
+         AND NOT EXISTS (SELECT 1 FROM ${this.t('heads')} AS h WHERE h.session_key = c.watcher_session_key)
+       ORDER BY c.watcher_session_key LIMIT $5`;
+    const rows = await this.rows(`SELECT * FROM ((${heads}) UNION ALL (${watchers})) AS u ORDER BY session_key, agent_id LIMIT $5`, [
+      q.search || null,
+      q.agent || null,
+      q.after?.sessionKey ?? '',
+      q.after?.agentId ?? '',
+      q.limit + 1,
+    ]);
     const page: SessionRow[] = [];
-    for (const r of rows.slice(0, q.limit)) page.push(await this.headRow(r));
+    for (const r of rows.slice(0, q.limit)) {
+      page.push(
+        Number(r['watcher_only']) === 1
+          ? { sessionKey: String(r['session_key']), agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true }
+          : await this.headRow(r),
+      );
+    }
     const last = page[page.length - 1];
     return rows.length > q.limit && last ? { rows: page, next: { sessionKey: last.sessionKey, agentId: last.agentId } } : { rows: page };
   }

@@ -201,7 +201,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         const search = textParam(p, 'search');
         const agent = textParam(p, 'agent');
         const afterKey = keyParam(p, 'afterKey');
-        const after = afterKey === undefined ? undefined : { sessionKey: afterKey, agentId: agentParam(p, 'afterAgent', afterKey) };
+        // A watcher-only row (R81) has no agent: its keyset is (key, '').
+        const after = afterKey === undefined ? undefined : { sessionKey: afterKey, agentId: p.get('afterAgent') ? agentParam(p, 'afterAgent', afterKey) : '' };
         return source.sessions({ limit, ...(search ? { search } : {}), ...(agent ? { agent } : {}), ...(after ? { after } : {}) });
       }
       case '/api/timeline': {

@@ -25,6 +25,11 @@ export interface SessionRow {
   lastActorType?: StateEvent['actorType'];
   lastActorId?: string;
   lastKind?: string;
+  /**
+   * A key that only watches (it has cursors but never recorded an event): agentId is '', the
+   * numbers are 0, and its page shows its watches (R81).
+   */
+  watcherOnly?: true;
 }
 
 export interface SessionsQuery {

@@ -50,8 +50,9 @@ export const UI_SQL = {
 } as const;
 
 /**
- * The sessions page: a keyset walk of the heads' primary key (session_key, agent_id), filtered on
- * the way, so a page costs its rows (plus the rows a filter skips), never a sort (R82).
+ * The sessions page's heads half (R81, R82): a keyset walk of the heads' primary key
+ * (session_key, agent_id), filtered on the way, so it costs its rows (plus the rows a filter
+ * skips), never a sort.
  */
 export function sessionsSql(query: Pick<SessionsQuery, 'search' | 'agent'>): string {
   const search = query.search ? ' AND (instr(lower(session_key), lower(?)) > 0 OR instr(lower(agent_id), lower(?)) > 0)' : '';
@@ -63,6 +64,15 @@ export function sessionsSql(query: Pick<SessionsQuery, 'search' | 'agent'>): str
 export function sessionsParams(q: SessionsQuery): SqlValue[] {
   return [q.after?.sessionKey ?? '', q.after?.agentId ?? '', ...(q.search ? [q.search, q.search] : []), ...(q.agent ? [q.agent] : []), q.limit + 1];
 }
+
+/** The watcher half: the next watcher key after one, a single seek on the watcher index (a skip scan, one step per distinct key). */
+export const NEXT_WATCHER_SQL = `SELECT min(watcher_session_key) AS k FROM ${C} WHERE watcher_session_key > ?`;
+const HAS_HEAD_SQL = `SELECT 1 FROM ${H} WHERE session_key = ? LIMIT 1`;
+
+/** SQLite's lower(): ASCII only, so a filter matches the same keys in both halves. */
+const asciiLower = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+/** SQLite's BINARY order (UTF-8 bytes), which the primary key walks in; UTF-16 order differs for astral characters. */
+const byUtf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
 /**
  * The cursor page: a keyset walk of the cursors' primary key (target first); for one session the
@@ -126,11 +136,39 @@ export class SqliteUiSource implements UiSource {
     return row;
   }
 
+  /**
+   * R81, R82: the heads page merged with the keys that only watch (cursors but no head), which sort
+   * as (key, ''). The watcher half steps through distinct watcher keys by index seeks and stops past
+   * the heads half's last row: keys with a head in that range are at most a page, keys without one
+   * are what it collects (plus the keys a filter skips).
+   */
   async sessions(q: SessionsQuery): Promise<Page<SessionRow, { sessionKey: string; agentId: string }>> {
-    const rows = this.db.prepare(sessionsSql(q)).all(...sessionsParams(q));
-    const page = rows.slice(0, q.limit).map((r) => this.headRow(r));
+    const heads = this.db.prepare(sessionsSql(q)).all(...sessionsParams(q));
+    type Row = { sessionKey: string; agentId: string; raw?: Record<string, unknown> };
+    const merged: Row[] = heads.map((r) => ({ sessionKey: String(r['session_key']), agentId: String(r['agent_id']), raw: r }));
+    if (!q.agent) {
+      const bound = heads.length > q.limit ? merged[merged.length - 1]!.sessionKey : undefined;
+      const next = this.db.prepare(NEXT_WATCHER_SQL);
+      const hasHead = this.db.prepare(HAS_HEAD_SQL);
+      const needle = q.search === undefined ? undefined : asciiLower(q.search);
+      let key = q.after?.sessionKey ?? '';
+      for (let found = 0; found <= q.limit; ) {
+        const k = next.get(key)?.['k'];
+        if (k === null || k === undefined) break;
+        key = String(k);
+        if (bound !== undefined && byUtf8(key, bound) > 0) break;
+        if (needle !== undefined && !asciiLower(key).includes(needle)) continue;
+        if (hasHead.get(key) !== undefined) continue;
+        merged.push({ sessionKey: key, agentId: '' });
+        found++;
+      }
+      merged.sort((a, b) => byUtf8(a.sessionKey, b.sessionKey) || byUtf8(a.agentId, b.agentId));
+    }
+    const page = merged.slice(0, q.limit).map((r): SessionRow =>
+      r.raw ? this.headRow(r.raw) : { sessionKey: r.sessionKey, agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true },
+    );
     const last = page[page.length - 1];
-    return rows.length > q.limit && last ? { rows: page, next: { sessionKey: last.sessionKey, agentId: last.agentId } } : { rows: page };
+    return merged.length > q.limit && last ? { rows: page, next: { sessionKey: last.sessionKey, agentId: last.agentId } } : { rows: page };
   }
 
   async timeline(q: TimelineQuery): Promise<Timeline> {

@@ -52,7 +52,9 @@ const texts = (selector: string) => page.locator(selector).allTextContents();
 describe.skipIf(!hasChromium)('session-state-kit ui in Chromium', () => {
   it('R81: lists every session with its head, last actor and retained history, and opens its timeline', async () => {
     await open('');
-    expect(await texts('[data-testid=session-link]')).toEqual([TEAM.archive, TEAM.research, TEAM.writer, TEAM.hostile, TEAM.manager, TEAM.ops].sort());
+    // Sessions with events, and the coordinator, which only watches (R81).
+    expect(await texts('[data-testid=session-link]')).toEqual([TEAM.archive, TEAM.research, TEAM.writer, TEAM.hostile, 'agent:main:coordinator', TEAM.manager, TEAM.ops].sort());
+    expect(await page.locator('[data-testid=session-row]', { hasText: 'agent:main:coordinator' }).textContent()).toContain('watches only');
     const inspect = await runCli(cli.path(), ['inspect', db, 'heads', '--json']);
     const heads = JSON.parse(inspect.stdout) as { sessionKey: string; stateVersion: number }[];
     const research = heads.find((h) => h.sessionKey === TEAM.research)!;

@@ -35,9 +35,13 @@ describe('ui --pg', () => {
   it('R81, R83: sessions and a timeline read as on SQLite', async () => {
     const sessions = await source.sessions({ limit: 50 });
     expect(sessions.rows).toEqual([
+      { sessionKey: MANAGER, agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true },
       expect.objectContaining({ sessionKey: CHILD, agentId: 'main', stateVersion: 2, prunedMaxSequence: 0, earliestAvailableSequence: 1, lastActorType: 'human', lastKind: 'human_direct_message' }),
     ]);
+    expect((await source.sessions({ limit: 1 })).next).toEqual({ sessionKey: MANAGER, agentId: '' });
+    expect((await source.sessions({ limit: 50, after: { sessionKey: MANAGER, agentId: '' } })).rows.map((r) => r.sessionKey)).toEqual([CHILD]);
     expect((await source.sessions({ limit: 50, search: 'RESEARCH' })).rows).toHaveLength(1);
+    expect((await source.sessions({ limit: 50, agent: 'main' })).rows).toHaveLength(1);
     expect((await source.sessions({ limit: 50, agent: 'other' })).rows).toHaveLength(0);
     const t = await source.timeline({ sessionKey: CHILD, agentId: 'main', limit: 1 });
     expect(t.events.map((e) => e.summary)).toEqual(['<b>not bold</b>']);
@@ -73,7 +77,7 @@ describe('ui --pg', () => {
     try {
       const res = await fetch(`${server.url}api/sessions`);
       expect(res.status).toBe(200);
-      expect(((await res.json()) as { rows: unknown[] }).rows).toHaveLength(1);
+      expect(((await res.json()) as { rows: unknown[] }).rows).toHaveLength(2);
     } finally {
       await server.close();
     }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { APP_CSS, APP_JS, pageHtml } from '../../src/ui/assets.js';
 import { CONTENT_SECURITY_POLICY, startUiServer, type UiServer } from '../../src/ui/server.js';
-import { SqliteUiSource, UI_SQL, sessionsParams, sessionsSql, watchesSql } from '../../src/ui/sqlite-source.js';
+import { NEXT_WATCHER_SQL, SqliteUiSource, UI_SQL, sessionsParams, sessionsSql, watchesSql } from '../../src/ui/sqlite-source.js';
 import { MAX_PAGE, type UiSource } from '../../src/ui/source.js';
 import { fingerprint, runCli, useBuiltCli } from '../cli/helpers.js';
 import { startUi } from './browser.js';
@@ -113,6 +113,19 @@ describe('a team file through the server', () => {
     expect((await bad('activity?minutes=99999')).field).toBe('minutes');
     expect((await bad('sessions?search=%00')).field).toBe('search');
     expect((await get(`${base}api/timeline?session=agent:main:nobody&agent=main`)).status).toBe(404);
+  });
+
+  it('R81, R82: paging two rows at a time through the API walks every session and watcher-only key once, in order', async () => {
+    const seen: string[] = [];
+    let query = 'limit=2';
+    for (let i = 0; i < 10; i++) {
+      const page = JSON.parse((await get(`${base}api/sessions?${query}`)).body) as { rows: { sessionKey: string }[]; next?: { sessionKey: string; agentId: string } };
+      seen.push(...page.rows.map((r) => r.sessionKey));
+      if (!page.next) break;
+      query = `limit=2&afterKey=${encodeURIComponent(page.next.sessionKey)}${page.next.agentId ? `&afterAgent=${encodeURIComponent(page.next.agentId)}` : ''}`;
+    }
+    const keys = [TEAM.archive, TEAM.research, TEAM.writer, TEAM.hostile, 'agent:main:coordinator', TEAM.manager, TEAM.ops];
+    expect(seen).toEqual(keys.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
   });
 
   it('R86: the change token is polled only while a page listens; another handle\'s commit is pushed as "changed" and a new notice as "notice"', async () => {
@@ -236,10 +249,17 @@ describe('R82: 10k sessions and 1M events, one page at a time', () => {
       expect(plan.join('\n')).toMatch(/SEARCH session_state_heads USING PRIMARY KEY/);
       expect(plan.join('\n')).not.toMatch(/TEMP B-TREE|SCAN/);
     }
+    // The keys that only watch come from a skip scan of the watcher index: one seek per distinct key.
+    expect(source.plan(NEXT_WATCHER_SQL, '').join('\n')).toMatch(/SEARCH session_watch_cursors USING COVERING INDEX session_watch_cursors_watcher \(watcher_session_key>\?\)/);
     const first = await source.sessions({ limit: 50 });
     expect(first.rows).toHaveLength(50);
-    expect(first.next).toEqual({ sessionKey: 'agent:main:s00049', agentId: 'main' });
-    const second = await source.sessions({ limit: 50, after: first.next! });
+    // agent:main:main watches all 10k sessions and recorded nothing: one row, in key order.
+    expect(first.rows[0]).toEqual({ sessionKey: 'agent:main:main', agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true });
+    expect(first.rows.filter((r) => r.watcherOnly)).toHaveLength(1);
+    expect(first.next).toEqual({ sessionKey: 'agent:main:s00048', agentId: 'main' });
+    expect((await source.sessions({ limit: 50, agent: 'main' })).rows.some((r) => r.watcherOnly)).toBe(false);
+    expect((await source.sessions({ limit: 50, search: 'MAIN:MAIN' })).rows.map((r) => r.sessionKey)).toEqual(['agent:main:main']);
+    const second = await source.sessions({ limit: 50, after: { sessionKey: 'agent:main:s00049', agentId: 'main' } });
     expect(second.rows[0]!.sessionKey).toBe('agent:main:s00050');
     expect(second.rows[0]).toMatchObject({ stateVersion: 5100, earliestAvailableSequence: 5001, lastActorType: 'agent' });
     const last = await source.sessions({ limit: 50, after: { sessionKey: 'agent:main:s09989', agentId: 'main' } });
