@@ -55,6 +55,10 @@ describe.skipIf(!hasChromium)('session-state-kit ui in Chromium', () => {
     // Sessions with events, and the coordinator, which only watches (R81).
     expect(await texts('[data-testid=session-link]')).toEqual([TEAM.archive, TEAM.research, TEAM.writer, TEAM.hostile, 'agent:main:coordinator', TEAM.manager, TEAM.ops].sort());
     expect(await page.locator('[data-testid=session-row]', { hasText: 'agent:main:coordinator' }).textContent()).toContain('watches only');
+    await page.getByText('agent:main:coordinator', { exact: true }).click();
+    await expect.poll(() => page.locator('[data-testid=session-title]').textContent()).toBe('agent:main:coordinator');
+    expect(await texts('[data-testid=notice-text]')).toEqual([noticeText(TEAM.hostile, 0)]);
+    await open('');
     const inspect = await runCli(cli.path(), ['inspect', db, 'heads', '--json']);
     const heads = JSON.parse(inspect.stdout) as { sessionKey: string; stateVersion: number }[];
     const research = heads.find((h) => h.sessionKey === TEAM.research)!;
