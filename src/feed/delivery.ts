@@ -72,7 +72,7 @@ export function startDelivery(options: DeliveryOptions): Delivery {
   // best effort (R9): a throwing logger must not stop delivery
   const log = (message: string, details: Record<string, unknown>) => logger.error(message, details);
 
-  /** The latest pending pairs the feed reported per watcher (what a deferred wake is judged on). */
+  /** The latest news the feed reported per wakeable watcher (what a deferred wake and a retry are judged on). */
   const latest = new Map<string, PendingPair[]>();
   const inFlight = new Map<string, Promise<void>>();
   const rerun = new Set<string>();
@@ -187,8 +187,11 @@ export function startDelivery(options: DeliveryOptions): Delivery {
   };
 
   const onSignal = (s: NoticeSignal) => {
-    latest.set(s.watcherSessionKey, s.pending);
-    consider(s.watcherSessionKey, s.pending);
+    // R64: news that can never wake the watcher (a sub-agent, an ambient cursor, a side lane) is
+    // left for its next turn and not remembered: memory stays with the watchers delivery serves.
+    if (!isWakeable(s.watcherSessionKey, s.changed, scheduler.policy.laneOf)) return;
+    latest.set(s.watcherSessionKey, s.changed);
+    consider(s.watcherSessionKey, s.changed);
   };
   const unsubscribe = feed.subscribe(onSignal);
 

@@ -35,7 +35,7 @@ describe('notice feed: initial signal', () => {
     feed.subscribe(onlyB.listener, { watcherSessionKey: B });
     await settle();
     expect(all.watchers()).toEqual([A, B]); // the second subscriber's read changed nothing for the first
-    expect(all.got[0]!.pending).toEqual([pendingPair(A, T, 3)]);
+    expect(all.got[0]!.changed).toEqual([pendingPair(A, T, 3)]);
     expect(onlyB.watchers()).toEqual([B]);
     feed.close();
   });
@@ -120,7 +120,7 @@ describe('notice feed: polling', () => {
     src.commit([]);
     await vi.advanceTimersByTimeAsync(10);
     expect(c.watchers()).toEqual([A, B, A]);
-    expect(c.got[2]!.pending).toEqual([pendingPair(A, T, 9)]);
+    expect(c.got[2]!.changed).toEqual([pendingPair(A, T, 9)]);
     feed.close();
   });
 
@@ -272,7 +272,7 @@ describe('notice feed: async iterator', () => {
     await vi.advanceTimersByTimeAsync(10);
     const second = (await it.next()).value as NoticeSignal;
     expect(second.watcherSessionKey).toBe(B);
-    expect(second.pending.map((p) => p.targetSessionKey)).toEqual([U, T]);
+    expect(second.changed.map((p) => p.targetSessionKey)).toEqual([U, T]);
     const third = it.next();
     ac.abort();
     expect(await third).toEqual({ value: undefined, done: true });

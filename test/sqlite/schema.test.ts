@@ -93,6 +93,7 @@ describe('sqlite schema', () => {
     expect(indexes).toEqual([
       'session_state_events_identity',
       'session_state_events_occurred',
+      'session_watch_cursors_changed',
       'session_watch_cursors_pending',
       'session_watch_cursors_watcher',
     ]);
