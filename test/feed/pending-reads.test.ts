@@ -43,3 +43,37 @@ describe('R60 R61 R68: pending reads against the model (many watchers, long runs
     });
   }
 });
+
+describe('R72: what the change marks do not see (SQLite)', () => {
+  it('unwatch, reset, delete and expiry remove rows without news; the counter outlives them and never hands a value out twice', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ssk-marks-'));
+    let now = NOW;
+    const store = createSqliteStore({ path: join(dir, 'state.db'), now: () => now, logger: memoryLogger() });
+    try {
+      const human = (t: string) => store.record({ sessionKey: t, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human turn' });
+      for (const t of ['agent:main:a', 'agent:main:b', 'agent:main:c', 'agent:main:d']) store.watch({ watcherSessionKey: 'agent:main:main', targetSessionKey: t, agentId: 'main' });
+      store.watch({ watcherSessionKey: 'agent:main:ops', targetSessionKey: 'agent:main:a', agentId: 'main' });
+      for (const t of ['agent:main:a', 'agent:main:b', 'agent:main:c', 'agent:main:d']) human(t);
+      const p0 = store.readPending({});
+      expect(Number(p0.position)).toBe(4); // one mark per commit that changed a notice
+      store.unwatch({ watcherSessionKey: 'agent:main:main', targetSessionKey: 'agent:main:a', agentId: 'main' });
+      store.deleteSession('agent:main:b', 'main');
+      store.resetSession('agent:main:ops');
+      const p1 = store.readPending({ since: p0.position });
+      expect(p1).toEqual({ position: p0.position, changes: [], snapshot: [] }); // removals are no news, and mark nothing
+      now += 31 * 24 * 3_600_000; // past retention: the idle cursors expire (R44) at the next prune
+      store.prune();
+      expect(store.listPending()).toEqual([]);
+      expect(store.readPending({ since: p1.position }).changes).toEqual([]);
+      // A new watch and turn after all that: the next value, never one handed out before.
+      store.watch({ watcherSessionKey: 'agent:main:main', targetSessionKey: 'agent:main:a', agentId: 'main' });
+      human('agent:main:a');
+      const p2 = store.readPending({ since: p1.position });
+      expect(Number(p2.position)).toBe(5);
+      expect(p2.changes.map((c) => [c.targetSessionKey, c.pending])).toEqual([['agent:main:a', true]]);
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

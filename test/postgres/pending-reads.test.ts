@@ -24,7 +24,7 @@ describe('postgres: pending reads (R60, R61, R68)', () => {
     expect(pg.log.entries.filter((e) => e.level === 'error')).toEqual([]);
   });
 
-  it('a change whose transaction commits after a later one is read once, by the read after its commit', async () => {
+  it('R71: a change whose transaction commits after a later one is read once, by the read after its commit', async () => {
     const store = await createPostgresStore({ now: () => T0, connectionString: pg.url(), schema: pg.schema(), logger: pg.log });
     const schema = store.schema;
     for (const t of ['agent:main:slow', 'agent:main:fast']) await store.watch({ watcherSessionKey: 'agent:main:main', targetSessionKey: t, agentId: A });
