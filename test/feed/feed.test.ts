@@ -384,3 +384,47 @@ describe('notice feed over a source that reads what changed (R68, R69)', () => {
     feed.close();
   });
 });
+
+describe('notice feed: file events (R70)', () => {
+  it('R70: a file event reads the token at once and re-checks shortly after; a rename drops the watch and the next poll watches the path again; no watch outlives the feed', async () => {
+    const src = new FakeSource();
+    const files = ['/tmp/state.db-wal'];
+    (src as PendingSource).changeFiles = () => files;
+    const watches: { path: string; fire: (e: 'change' | 'rename') => void; stopped: boolean }[] = [];
+    const feed = createNoticeFeed(src, {
+      pollIntervalMs: 60_000,
+      logger: memoryLogger(),
+      watchFiles: (path, onChange) => {
+        const w = { path, fire: onChange, stopped: false };
+        watches.push(w);
+        return () => void (w.stopped = true);
+      },
+    });
+    const c = collect();
+    feed.subscribe(c.listener);
+    await settle();
+    expect(watches.map((w) => w.path)).toEqual(files);
+    const tokenReads = src.tokenCalls;
+    // Another process commits: the file event, not the poll an hour away, brings it.
+    src.commit([pendingPair(A, T, 3)]);
+    watches[0]!.fire('change');
+    await settle();
+    expect(c.watchers()).toEqual([A]);
+    expect(src.tokenCalls).toBe(tokenReads + 2); // the check, then the read's own token read (R63); no poll ran
+    // An event before the commit is visible: re-checked at 2, 10 and 40 ms.
+    watches[0]!.fire('change');
+    await settle();
+    src.commit([pendingPair(A, T, 3), pendingPair(B, T, 1)]);
+    await vi.advanceTimersByTimeAsync(40);
+    expect(c.watchers()).toEqual([A, B]);
+    // The WAL is removed: the watch is dropped and armed again at the next poll.
+    watches[0]!.fire('rename');
+    expect(watches[0]!.stopped).toBe(true);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(watches).toHaveLength(2);
+    expect(watches[1]!.stopped).toBe(false);
+    feed.close();
+    expect(watches[1]!.stopped).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
