@@ -210,6 +210,27 @@ describe('R87: off loopback a token is required', () => {
   });
 });
 
+describe('R81: the demo\'s state file', () => {
+  it('shows the manager (watcher only) and its child with the pending notice inspect prints', async () => {
+    const db = join(dir, 'demo.db');
+    expect((await runCli(cli.path(), ['demo', '--db', db])).code).toBe(0);
+    const ui = await startUi(cli.path(), ['--db', db]);
+    try {
+      const sessions = JSON.parse((await get(`${ui.url}api/sessions`)).body) as { rows: { sessionKey: string; watcherOnly?: boolean }[] };
+      expect(sessions.rows.map((r) => [r.sessionKey, r.watcherOnly === true])).toEqual([
+        ['agent:main:main', true],
+        ['agent:main:subagent:research', false],
+      ]);
+      const watches = JSON.parse((await get(`${ui.url}api/watches?pending=1`)).body) as { rows: { noticeText: string }[] };
+      const inspected = JSON.parse((await runCli(cli.path(), ['inspect', db, 'notices', 'agent:main:main', '--json'])).stdout) as { text: string }[];
+      expect(watches.rows.map((c) => c.noticeText)).toEqual(inspected.map((n) => n.text));
+      expect(inspected).toHaveLength(1);
+    } finally {
+      expect(await ui.stop()).toBe(0);
+    }
+  });
+});
+
 describe('R82: 10k sessions and 1M events, one page at a time', () => {
   const db = join(dir, 'scale.db');
   const SESSIONS = 10_000;
