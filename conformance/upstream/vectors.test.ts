@@ -64,9 +64,9 @@ describe('upstream vectors: replay against the implementation', () => {
     }
   });
 
-  it('U6 U4 transcripts.json: Claude Code 2.x, Claude Code 1.x and Codex fixtures give their hand-counted human turns', async () => {
+  it('U6 U4 U10 transcripts.json: Claude Code 2.x, Claude Code 1.x, Codex legacy, paginated and sub-agent fixtures give their hand-counted human turns', async () => {
     const cases = read('transcripts.json').cases;
-    expect(cases.map((c) => c.name)).toEqual(['claude-code-2x', 'claude-code-1x', 'codex-cli']);
+    expect(cases.map((c) => c.name)).toEqual(['claude-code-2x', 'claude-code-1x', 'codex-cli', 'codex-paginated', 'codex-subagent']);
     const tmp = mkdtempSync(join(tmpdir(), 'ssk-fixtures-'));
     try {
       for (const c of cases) {
@@ -74,6 +74,12 @@ describe('upstream vectors: replay against the implementation', () => {
         writeFileSync(path, readFileSync(join(dir, c.file)));
         const source = c.dialect === 'codex' ? createCodexRolloutSource() : createClaudeJsonlSource({ followCandidates: 0 });
         const target = { hostId: 'gateway:local', threadId: c.name, ref: { filePath: path } };
+        // U10: a machine-driven thread is refused at Continue, so none of its turns is ever read.
+        expect(await source.machineDriven?.(target), c.name).toSatisfy((d: unknown) => (c.machineDriven ? typeof d === 'string' : d === undefined));
+        if (c.machineDriven) {
+          expect(c.humanTurns, c.name).toBe(0);
+          continue;
+        }
         const o = await source.check({ ...target, marker: { offset: 0, epoch: 0 } });
         if (o.status !== 'found') throw new Error(`${c.name}: ${o.status}`);
         const echo = ownEchoSet(c.own);

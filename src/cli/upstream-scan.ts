@@ -5,6 +5,7 @@ import {
   claudeDialect,
   codexDialect,
   isSelfEcho,
+  notHuman,
   longReaderHeld,
   observeJsonlRead,
   ownEchoSet,
@@ -97,8 +98,24 @@ export async function upstreamCommand(argv: readonly string[], io: Io): Promise<
       return buf.subarray(0, got);
     };
     const detected = dialectName === 'auto' ? detectDialect(utf8Decode(await read(0, Math.min(facts.size, 64 * 1024)))) : undefined;
-    const dialect = detected?.dialect ?? (dialectName === 'codex' ? codexDialect : claudeDialect);
+    let dialect = detected?.dialect ?? (dialectName === 'codex' ? codexDialect : claudeDialect);
     const chosen = detected ? `detected: ${detected.how}; choose with --dialect claude|codex` : 'chosen with --dialect';
+    // U10: a thread its first record shows no person drives (a Codex sub-agent or exec session)
+    // is never linked by the monitor; its human-shaped lines are shown as machine.
+    let first: { record: unknown } | undefined;
+    let driver: string | undefined;
+    const base = dialect;
+    dialect = {
+      ...base,
+      classify: (entry, options) => {
+        if (first === undefined) {
+          first = { record: entry };
+          driver = base.machineDriven?.(entry);
+        }
+        const result = base.classify(entry, options);
+        return result.human && driver !== undefined ? notHuman('machine-thread', driver) : result;
+      },
+    };
     const echo = ownEchoSet((values.own ?? []).map((t) => (t === '' ? { text: '', images: 1 } : t)), Number.MAX_SAFE_INTEGER);
     const counts: Record<Verdict, number> = { human: 0, 'own echo': 0, machine: 0, meta: 0, waiting: 0 };
     let lineNo = 0;
@@ -142,7 +159,9 @@ export async function upstreamCommand(argv: readonly string[], io: Io): Promise<
       emit({ line: lineNo, offset: marker.offset, bytes: facts.size - marker.offset, verdict: 'waiting', reason: 'incomplete', detail: 'no newline yet: classified once the line is complete' });
     }
     const summary = { dialect: dialect.name, bytes: facts.size, lines: lineNo, humanTurns: counts.human, ownEchoes: counts['own echo'], machine: counts.machine, meta: counts.meta, waiting: counts.waiting };
+    if (driver !== undefined) Object.assign(summary, { machineDriven: driver });
     if (values.json) io.out(JSON.stringify({ summary }));
+    else if (driver !== undefined) io.out(`\nmachine-driven thread: ${driver}; the monitor does not link it (U10)`);
     else io.out(`\n${summary.lines} line(s): ${summary.humanTurns} human turn(s), ${summary.ownEchoes} own echo(es), ${summary.machine} machine, ${summary.meta} meta, ${summary.waiting} waiting`);
     return EXIT.ok;
   } finally {

@@ -75,6 +75,17 @@ describe('session-state-kit upstream scan', () => {
     expect(forced.out[0]).toContain('claude transcript, chosen with --dialect');
   });
 
+  it('U10 paginated Codex prompts are human turns; a sub-agent thread shows its parent-written prompt as machine and says it is not linked', async () => {
+    const paged = await run(['scan', join(fixtures, 'codex-paginated.jsonl'), '--json', '--own', 'continue']);
+    expect(JSON.parse(paged.out.at(-1)!)).toMatchObject({ summary: { dialect: 'codex', humanTurns: 2, ownEchoes: 1 } });
+    const sub = await run(['scan', join(fixtures, 'codex-subagent.jsonl'), '--json']);
+    const rows = sub.out.map((l) => JSON.parse(l) as Record<string, any>);
+    expect(rows.at(-1)!['summary']).toMatchObject({ humanTurns: 0, machineDriven: 'sub-agent thread (session_meta.source.subagent: thread_spawn)' });
+    expect(rows.filter((r) => r['reason'] === 'machine-thread')).toHaveLength(1);
+    const text = await run(['scan', join(fixtures, 'codex-subagent.jsonl')]);
+    expect(text.out.at(-1)).toContain('machine-driven thread: sub-agent thread');
+  });
+
   it('usage errors exit 2, a missing file exits 4', async () => {
     expect((await run(['scan'])).code).toBe(2);
     expect((await run(['nope'])).code).toBe(2);
