@@ -337,6 +337,14 @@ export function observeJsonlRead(plan: JsonlReadPlan, chunk: Uint8Array, facts: 
   if (!long) {
     const scan = scanJsonlChunk(rest, restFrom, rest === chunk ? maxBytes : Number.MAX_SAFE_INTEGER);
     for (const line of scan.lines) {
+      if (line.bytes.length > maxBytes) {
+        // A line over the limit that ends in this read (one that follows a long line finished
+        // here): the same bounded reader, so its strings are cut as for every long line.
+        const parser = new SkeletonParser(decode, options.skeletonLimits);
+        parser.push(line.bytes);
+        take(line.offset, line.bytes.length, ...skeletonClass(parser.end(), dialect, classifyOptions));
+        continue;
+      }
       const { result, uuid } = classifyDialectLine(decode(line.bytes), dialect, classifyOptions);
       take(line.offset, line.bytes.length, result, uuid);
     }
