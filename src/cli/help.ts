@@ -127,7 +127,8 @@ Codex CLI rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl). One line of ou
 The file is read in 1 MiB pieces; lines longer than that go through the same bounded long-line
 reader as the monitor. Nothing is written.
 
-  --dialect <d>   claude or codex (default auto: codex when the first record is a Codex envelope)
+  --dialect <d>   claude or codex (default auto: codex when the first record is a Codex envelope or
+                  a pre-envelope Codex record; the header says what decided)
   --own <text>    a message our side sent, for the self-echo column (repeatable; image-only: "")
   --json          one JSON object per line, then {"summary": ...}
 
