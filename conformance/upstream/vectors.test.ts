@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { classifyClaudeLine, isSelfEcho, normalizeUserText, ownEchoSet } from '../../src/core/upstream/index.js';
+import { classifyClaudeLine, classifyCodexEntry, codexMachineDriver, isSelfEcho, normalizeUserText, ownEchoSet } from '../../src/core/upstream/index.js';
 import { createClaudeJsonlSource, createCodexRolloutSource, createRemoteHistorySource } from '../../src/upstream/index.js';
 import { buildTranscripts } from './transcripts.js';
 import { runCursorScript, runEchoCase, runMissScript, runWatchScript } from './properties.js';
@@ -42,6 +42,17 @@ describe('upstream vectors: replay against the implementation', () => {
       if (got.human) expect(got.text).toBe(c.text);
       else expect(got.reason, c.line).toBe(c.reason);
     }
+  });
+
+  it('U10 codex-classify.json: both turn shapes, model input, every injected form, IDE context, machine-driven threads', () => {
+    const file = read('codex-classify.json');
+    for (const c of file.cases) {
+      const got = classifyCodexEntry(c.record);
+      expect(got.human, c.name).toBe(c.human);
+      if (got.human) expect({ text: got.text, images: got.images }, c.name).toEqual({ text: c.text, images: c.images });
+      else expect(got.reason, c.name).toBe(c.reason);
+    }
+    for (const t of file.threads) expect(codexMachineDriver(t.firstRecord) !== undefined, t.name).toBe(t.machineDriven);
   });
 
   it('U2 miss-streak.json', async () => {
