@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,13 @@ function writeImageLine(path: string, dataBytes: number): void {
 
 // Reports the child's peak RSS (KiB) on stderr as it exits, without touching the CLI.
 const REPORT = 'data:text/javascript,import{writeSync}from"node:fs";process.on("exit",()=>writeSync(2,"\\nmaxRSS="+process.resourceUsage().maxRSS+"\\n"))';
+
+/** The monitor's source checking the file until its end, in a fresh process (long-line-source-child.ts). */
+function sourcePeak(path: string): { turns: number; checks: number; maxRssMiB: number } {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'long-line-source-child.ts'), path], { encoding: 'utf8', timeout: 170_000 });
+  const r = JSON.parse(out) as { turns: number; checks: number; maxRssKiB: number };
+  return { turns: r.turns, checks: r.checks, maxRssMiB: r.maxRssKiB / 1024 };
+}
 
 function scanPeak(cli: string, path: string): Promise<{ code: number | null; maxRssMiB: number; summary: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
@@ -68,6 +75,13 @@ describe('U6 the long-line reader keeps memory bounded', () => {
       console.log(`upstream scan peak RSS: ${a.maxRssMiB.toFixed(1)} MiB (4 MiB line), ${b.maxRssMiB.toFixed(1)} MiB (384 MiB line)`);
       // Holding the line would cost at least its 384 MiB.
       expect(b.maxRssMiB - a.maxRssMiB, `peak RSS ${a.maxRssMiB.toFixed(0)} MiB (4 MiB line) vs ${b.maxRssMiB.toFixed(0)} MiB (384 MiB line)`).toBeLessThan(64);
+      // The monitor's source, check after check (2 MiB of the line each): the same bound.
+      const c = sourcePeak(small);
+      const d = sourcePeak(big);
+      console.log(`monitor source peak RSS: ${c.maxRssMiB.toFixed(1)} MiB (4 MiB line), ${d.maxRssMiB.toFixed(1)} MiB (384 MiB line, ${d.checks} checks)`);
+      expect([c.turns, d.turns]).toEqual([2, 2]);
+      expect(d.checks).toBeGreaterThan(384 / 2);
+      expect(d.maxRssMiB - c.maxRssMiB, 'monitor source').toBeLessThan(64);
     } finally {
       rmSync(big, { force: true });
     }
