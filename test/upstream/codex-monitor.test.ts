@@ -68,6 +68,18 @@ describe('upstream monitor on Codex rollouts (U10)', () => {
     expect(await s.links.get(TARGET, A)).toBeUndefined();
   });
 
+  it('U10 the source reads the first record through the long-line reader: a session_meta over the 1 MiB read is still judged; no file or no complete first line is undecided', async () => {
+    const source = createCodexRolloutSource();
+    const target = (filePath: string) => ({ hostId: 'gateway:local', threadId: 't', ref: { filePath } });
+    const long = join(dir, 'rollout-2026-09-01T10-00-00-long-meta.jsonl');
+    writeFileSync(long, env(0, 'session_meta', { id: 'c', base_instructions: { text: 'x'.repeat(3 * 1024 * 1024) }, source: { subagent: { thread_spawn: { parent_thread_id: 'p' } } } }) + typed(1, 'sub task'));
+    expect(await source.machineDriven!(target(long))).toBe('sub-agent thread (session_meta.source.subagent: thread_spawn)');
+    const open = join(dir, 'rollout-2026-09-01T10-00-00-open.jsonl');
+    writeFileSync(open, env(0, 'session_meta', { id: 'c', source: 'exec' }).trimEnd());
+    expect(await source.machineDriven!(target(open))).toBeUndefined();
+    expect(await source.machineDriven!(target(join(dir, 'missing.jsonl')))).toBeUndefined();
+  });
+
   it('U10 a person\'s Codex fork (forked_from_id, interactive source) is linked', async () => {
     const s = setup();
     const p = join(dir, 'rollout-2026-09-01T10-00-00-fork.jsonl');
