@@ -14,8 +14,8 @@ import {
  * half. Each line is an envelope `{timestamp, type, payload}`:
  *  - `session_meta` (first line: id, cwd, cli_version, originator, source, instructions),
  *    `turn_context`, `compacted`: bookkeeping;
- *  - what the person typed, in one of two shapes (never both in one rollout, so nothing counts
- *    twice): the legacy `event_msg` `user_message` (`message`, `images` / `local_images`), and,
+ *  - what the person typed, in one of two shapes (a turn is written in one shape only, so
+ *    nothing counts twice): the legacy `event_msg` `user_message` (`message`, `images` / `local_images`), and,
  *    in paginated rollouts, `event_msg` `item_completed` whose `item` is a `UserMessage`
  *    (`content`: `text` parts, `image` / `local_image` parts);
  *  - `response_item` `message` with `role: "user"`: the model's input copy of the same turn plus
