@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { CliError, EXIT, EXIT_CODES_HELP, formatCliError, processIo, UsageError, type Io } from './io.js';
 import { wantsHelp } from './args.js';
+import { cliInvocation } from './invocation.js';
 import { DEMO_USAGE, UPSTREAM_USAGE, inspectHelpFor } from './help.js';
 import { needsSqlite } from './load-sqlite.js';
 
@@ -81,7 +82,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       default:
         throw new UsageError(
           command.startsWith('-') ? `unknown option ${command}; options go after the command` : `unknown command: ${command}`,
-          [`commands: ${COMMANDS.join(', ')}`, 'see: session-state-kit --help'],
+          [`commands: ${COMMANDS.join(', ')}`, `see: ${cliInvocation()} --help`],
         );
     }
   } catch (error) {
