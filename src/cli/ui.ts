@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { parseCommand, parseInteger } from './args.js';
+import { cliInvocation } from './invocation.js';
 import { DatabaseProblem, EXIT, UsageError, type ExitCode, type Io } from './io.js';
 import { openReadOnly, toDatabaseProblem } from './state-db.js';
 import type { UiSource } from '../ui/source.js';
@@ -53,7 +54,7 @@ function openBrowser(url: string, io: Io): void {
 export async function uiCommand(argv: readonly string[], io: Io, options: UiCommandOptions = {}): Promise<ExitCode> {
   const { values, positionals } = parseCommand(argv, OPTIONS, 'ui');
   if (positionals.length > 0) throw new UsageError(`ui takes no positional arguments, got ${positionals.join(' ')}`, ['pass the store with --db <file> or --pg <url>']);
-  if ((values.db === undefined) === (values.pg === undefined)) throw new UsageError('ui needs exactly one of --db <file> or --pg <url>', ['see: session-state-kit ui --help']);
+  if ((values.db === undefined) === (values.pg === undefined)) throw new UsageError('ui needs exactly one of --db <file> or --pg <url>', [`see: ${cliInvocation()} ui --help`]);
   if (values.schema !== undefined && values.pg === undefined) throw new UsageError('--schema needs --pg <url>');
   const port = values.port === undefined ? 0 : parseInteger(values.port, '--port');
   if (port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${port}`);
