@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent, Runner, Tool } from '@openai/agents';
+import type { Agent, AgentToolOptionsWithDefault, Runner, Tool } from '@openai/agents';
 import type { MaybePromise, RecordInput, StateEvent } from '../../../spec/index.js';
 import { parseAgentScopedKey, validateRecordInput } from '../../core/index.js';
 import { errorDetails, silentLogger, type Logger } from '../../shared/logger.js';
@@ -36,7 +36,7 @@ export interface DelegationOptions {
 
 export interface DelegationTracker {
   /** `worker.asTool(options)`, marked so that a call of it opens a child session (T36). */
-  agentTool<A extends Agent<any, any>>(worker: A, options: Parameters<A['asTool']>[0]): ReturnType<A['asTool']>;
+  agentTool<A extends Agent<any, any>>(worker: A, options: AgentToolOptionsWithDefault<any, A>): Tool<any>;
   /** The session an agent currently runs in: the root's, or its latest child session. */
   sessionOf(agent: Agent<any, any>): string | undefined;
   /** Every child session opened so far, in order. */
@@ -153,9 +153,9 @@ export function trackDelegations(runner: Runner, options: DelegationOptions): De
 
   return {
     agentTool: (worker, toolOptions) => {
-      const made = (worker.asTool as (o: unknown) => Tool<any>)(toolOptions);
+      const made: Tool<any> = worker.asTool(toolOptions);
       agentTools.set(made, worker);
-      return made as never;
+      return made;
     },
     sessionOf: (agent) => current.get(agent),
     children: () => all,
