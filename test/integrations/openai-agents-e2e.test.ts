@@ -114,4 +114,27 @@ describe('openai-agents end to end with the SDK Runner and a scripted model (off
     const result = await runner.run(manager, 'check');
     expect(result.finalOutput).toMatch(/^Invalid arguments: changesSince: /);
   });
+
+  it('T36: a handoff opens a child session for the agent handed to, seeded for the delegating session (R14), ended as run_completed when that agent ends', async () => {
+    const store = createMemoryStore();
+    const provider = new ScriptedProvider();
+    const runner = new Runner({ modelProvider: provider, tracingDisabled: true });
+    const worker = new Agent({ name: 'worker bee', instructions: 'Work.', model: 'worker-model' });
+    const manager = new Agent({ name: 'manager', instructions: 'Hand off.', model: 'manager-model', handoffs: [worker] });
+    const tracker = trackDelegations(runner, { store, root: { agent: manager, sessionKey: MANAGER }, newId: () => 'h1' });
+    provider.models['manager-model'] = new ScriptedModel((request) => [callTool('call_h', request.handoffs[0]!.toolName, {})]);
+    provider.models['worker-model'] = new ScriptedModel(async () => {
+      await tracker.settled();
+      await store.record({ sessionKey: tracker.sessionOf(worker)!, agentId: 'worker-bee', kind: 'goal_changed', actorType: 'human', summary: 'goal updated' });
+      return [say('done by the worker')];
+    });
+    const result = await runner.run(manager, 'go');
+    expect(result.finalOutput).toBe('done by the worker');
+    await tracker.settled();
+    expect(tracker.children().map((c) => [c.sessionKey, c.agentId, c.parentSessionKey, c.via])).toEqual([['agent:worker-bee:subagent:h1', 'worker-bee', MANAGER, 'handoff']]);
+    const events = (await store.changesSince({ sessionKey: 'agent:worker-bee:subagent:h1', agentId: 'worker-bee', since: 0 })).stateChanges.events;
+    expect(events.map((e) => e.kind)).toEqual(['child_spawned', 'goal_changed', 'run_completed']);
+    expect((await store.pendingNotices(MANAGER)).map((n) => [n.targetSessionKey, n.lastSeenSequence])).toEqual([['agent:worker-bee:subagent:h1', events[0]!.sequence]]);
+    tracker.detach();
+  });
 });
