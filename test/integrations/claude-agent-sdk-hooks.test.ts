@@ -142,4 +142,13 @@ describe('claude-agent-sdk hook callbacks (SDK-typed payloads)', () => {
     expect(await call({ ...base, hook_event_name: 'SessionStart', source: 'startup' } satisfies SessionStartHookInput)).toEqual({});
     expect(logger.entries.map((e) => e.message)).toEqual([expect.stringContaining('UserPromptSubmit cannot be recorded: sessionKey: '), 'claude-agent-sdk hook: SessionStart failed']);
   });
+
+  it('T31: after SessionStart the first prompt neither registers again nor repeats the key line', async () => {
+    const { store, call } = setup();
+    await call({ ...base, hook_event_name: 'SessionStart', source: 'startup' } satisfies SessionStartHookInput);
+    await call(stop);
+    const out = await call({ ...base, hook_event_name: 'UserPromptSubmit', prompt: 'hi', prompt_id: 'p1' } satisfies UserPromptSubmitHookInput);
+    expect(out).toEqual({});
+    expect((await store.changesSince({ sessionKey: KEY, agentId: 'claude-code', since: 0 })).stateChanges.events.map((e) => e.kind)).toEqual(['created']);
+  });
 });

@@ -30,6 +30,7 @@ export interface ClaudeAgentSdkHooks {
 }
 
 const CHANNEL = 'claude-agent-sdk';
+const MAX_REGISTERED = 4096;
 
 /**
  * T30-T34: hook callbacks for `@anthropic-ai/claude-agent-sdk`. Each callback records what its
@@ -72,7 +73,12 @@ export function createClaudeAgentSdkHooks(options: ClaudeAgentSdkHooksOptions): 
       handed.delete(plan.sessionKey);
       registered.delete(plan.sessionKey);
     }
-    if (plan.event === 'SessionStart' || plan.event === 'UserPromptSubmit') registered.add(plan.sessionKey);
+    if (plan.event === 'SessionStart' || plan.event === 'UserPromptSubmit') {
+      // Bounded: the SDK runs no SessionEnd callback to forget a session by. Forgetting one costs a
+      // dedupe hit on `created` and the key line once more, nothing else.
+      if (registered.size >= MAX_REGISTERED) registered.clear();
+      registered.add(plan.sessionKey);
+    }
     const lines: string[] = [];
     if (plan.introduce !== undefined) lines.push(sessionKeyIntro(plan.introduce));
     let notices: Notice[] = [];
