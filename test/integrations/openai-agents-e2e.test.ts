@@ -137,4 +137,37 @@ describe('openai-agents end to end with the SDK Runner and a scripted model (off
     expect((await store.pendingNotices(MANAGER)).map((n) => [n.targetSessionKey, n.lastSeenSequence])).toEqual([['agent:worker-bee:subagent:h1', events[0]!.sequence]]);
     tracker.detach();
   });
+
+  it('T36: an agent tool called inside a delegated agent-tool run (a Runner of its own) opens a child of the worker\'s session, not of the manager\'s', async () => {
+    const store = createMemoryStore();
+    const provider = new ScriptedProvider();
+    const runner = new Runner({ modelProvider: provider, tracingDisabled: true });
+    const helper = new Agent({ name: 'helper', instructions: 'Help.', model: 'helper-model' });
+    const worker = new Agent({ name: 'worker', instructions: 'Work.', model: 'worker-model' });
+    const manager = new Agent({ name: 'manager', instructions: 'Delegate.', model: 'manager-model' });
+    let n = 0;
+    const tracker = trackDelegations(runner, { store, root: { agent: manager, sessionKey: MANAGER }, newId: () => `r${++n}` });
+    manager.tools = [tracker.agentTool(worker, { toolName: 'to_worker', toolDescription: 'worker' })];
+    worker.tools = [tracker.agentTool(helper, { toolName: 'to_helper', toolDescription: 'helper' })];
+    const delegateThenSay = (tool: string, text: string) => new ScriptedModel((request) => (lastToolOutput(request, tool) === undefined ? [callTool(`call_${tool}`, tool, { input: 'go' })] : [say(text)]));
+    provider.models['manager-model'] = delegateThenSay('to_worker', 'manager done');
+    provider.models['worker-model'] = delegateThenSay('to_helper', 'worker done');
+    provider.models['helper-model'] = new ScriptedModel(async () => {
+      await tracker.settled();
+      await store.record({ sessionKey: tracker.sessionOf(helper)!, agentId: 'helper', kind: 'human_direct_message', actorType: 'human', summary: 'human message via chat' });
+      return [say('helper done')];
+    });
+    expect((await runner.run(manager, 'go')).finalOutput).toBe('manager done');
+    await tracker.settled();
+    expect(tracker.children().map((c) => [c.sessionKey, c.parentSessionKey])).toEqual([
+      ['agent:worker:subagent:r1', MANAGER],
+      ['agent:helper:subagent:r2', 'agent:worker:subagent:r1'],
+    ]);
+    const helperEvents = (await store.changesSince({ sessionKey: 'agent:helper:subagent:r2', agentId: 'helper', since: 0 })).stateChanges.events;
+    expect(helperEvents.map((e) => e.kind)).toEqual(['child_spawned', 'human_direct_message', 'run_completed']);
+    // The worker (a sub-agent session: wake next-turn, R25) hears of it; the manager does not.
+    expect((await store.pendingNotices('agent:worker:subagent:r1')).map((x) => [x.targetSessionKey, x.wake])).toEqual([['agent:helper:subagent:r2', 'next-turn']]);
+    expect(await store.pendingNotices(MANAGER)).toEqual([]);
+    tracker.detach();
+  });
 });

@@ -128,6 +128,8 @@ export function trackDelegations(runner: Runner, options: DelegationOptions): De
     const worker = agentTools.get(tool);
     if (worker === undefined) return;
     const callId = details?.toolCall?.callId;
+    // The runner and the calling agent both announce one call; the first opens the session.
+    if (callId !== undefined && byCall.has(callId)) return;
     const child = open(agent, worker, 'agent-tool', callId);
     if (child !== undefined && callId !== undefined) byCall.set(callId, child);
   };
@@ -146,6 +148,20 @@ export function trackDelegations(runner: Runner, options: DelegationOptions): De
     close(child);
   };
 
+  // An agent used as a tool runs in a Runner of its own, which this runner's hooks do not hear; the
+  // agent's own hooks do, so its agent-tool calls open child sessions at any depth (T36).
+  const listened = new Map<Agent<any, any>, { start: (...args: any[]) => void; end: (...args: any[]) => void }>();
+  const listenTo = (agent: Agent<any, any>) => {
+    if (listened.has(agent)) return;
+    const start = (ctx: unknown, tool: Tool<any>, details: { toolCall: { type: string; callId?: string } }) => {
+      if (details?.toolCall?.callId !== undefined) onToolStart(ctx, agent, tool, details);
+    };
+    const end = (ctx: unknown, tool: Tool<any>, result: string, details: { toolCall: { callId?: string } }) => onToolEnd(ctx, agent, tool, result, details);
+    agent.on('agent_tool_start', start as never);
+    agent.on('agent_tool_end', end as never);
+    listened.set(agent, { start, end });
+  };
+
   runner.on('agent_handoff', onHandoff);
   runner.on('agent_tool_start', onToolStart as never);
   runner.on('agent_tool_end', onToolEnd as never);
@@ -155,6 +171,7 @@ export function trackDelegations(runner: Runner, options: DelegationOptions): De
     agentTool: (worker, toolOptions) => {
       const made: Tool<any> = worker.asTool(toolOptions);
       agentTools.set(made, worker);
+      listenTo(worker);
       return made;
     },
     sessionOf: (agent) => current.get(agent),
@@ -165,6 +182,11 @@ export function trackDelegations(runner: Runner, options: DelegationOptions): De
       runner.off('agent_tool_start', onToolStart as never);
       runner.off('agent_tool_end', onToolEnd as never);
       runner.off('agent_end', onAgentEnd);
+      for (const [agent, { start, end }] of listened) {
+        agent.off('agent_tool_start', start as never);
+        agent.off('agent_tool_end', end as never);
+      }
+      listened.clear();
     },
   };
 }
