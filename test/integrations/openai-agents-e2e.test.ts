@@ -2,7 +2,7 @@ import { Agent, Runner } from '@openai/agents';
 import { describe, expect, it } from 'vitest';
 import type { StateEvent } from '../../spec/index.js';
 import { parseNoticeText } from '../../src/core/index.js';
-import { runWithNotices, sessionFunctionTools, trackDelegations } from '../../src/integrations/openai-agents/index.js';
+import { noticesEveryTurn, runWithNotices, sessionFunctionTools, trackDelegations } from '../../src/integrations/openai-agents/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { ScriptedModel, ScriptedProvider, callTool, inputTexts, lastToolOutput, say } from './scripted-model.js';
 
@@ -169,5 +169,41 @@ describe('openai-agents end to end with the SDK Runner and a scripted model (off
     expect((await store.pendingNotices('agent:worker:subagent:r1')).map((x) => [x.targetSessionKey, x.wake])).toEqual([['agent:helper:subagent:r2', 'next-turn']]);
     expect(await store.pendingNotices(MANAGER)).toEqual([]);
     tracker.detach();
+  });
+
+  it('T38: within one run, the manager\'s next model call after the worker returned carries exactly one notice; it reconciles, and the notice is acked by the following call', async () => {
+    const { store, recorded, provider, runner, worker, manager, tracker } = scenario();
+    const turns = noticesEveryTurn({ store, sessionKeyOf: tracker.sessionOf });
+    provider.models['worker-model'] = new ScriptedModel(async () => {
+      await tracker.settled();
+      await store.record({ sessionKey: tracker.sessionOf(worker)!, agentId: 'worker', kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' });
+      return [say('worker done')];
+    });
+    const noticesPerCall: number[] = [];
+    provider.models['manager-model'] = new ScriptedModel((request) => {
+      const notices = inputTexts(request).flatMap((t) => t.split('\n')).flatMap((line) => parseNoticeText(line) ?? []);
+      noticesPerCall.push(notices.length);
+      const status = lastToolOutput(request, 'session_status');
+      if (status !== undefined) return [say(status)];
+      if (notices.length > 0) return [callTool('call_status', 'session_status', { sessionKey: notices[0]!.targetSessionKey, changesSince: notices[0]!.lastSeenSequence })];
+      return [callTool('call_worker', 'delegate_to_worker', { input: 'do the work' })];
+    });
+    const result = await runner.run(manager, 'start the job', { callModelInputFilter: turns.callModelInputFilter });
+    // Call 1 delegates; call 2 (the next turn, same run) has the notice; call 3 has none: call 2's was acked.
+    expect(noticesPerCall).toEqual([0, 1, 0]);
+    const message = recorded.find((e) => e.kind === 'human_direct_message')!;
+    expect(String(result.finalOutput)).toContain(`#${message.sequence} human_direct_message by human: human message via telegram`);
+    expect(await store.pendingNotices(MANAGER)).toEqual([]);
+    expect(await turns.settle()).toEqual([]);
+  });
+
+  it('T38: a store that fails while notices are read does not fail the run; the call goes out without notices', async () => {
+    const { store, provider, runner, manager, tracker } = scenario();
+    store.pendingNotices = () => {
+      throw new Error('store down');
+    };
+    const turns = noticesEveryTurn({ store, sessionKeyOf: tracker.sessionOf });
+    provider.models['manager-model'] = new ScriptedModel(() => [say('fine')]);
+    expect((await runner.run(manager, 'hi', { callModelInputFilter: turns.callModelInputFilter })).finalOutput).toBe('fine');
   });
 });

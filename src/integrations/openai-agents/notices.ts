@@ -1,7 +1,8 @@
-import type { Agent, AgentInputItem, RunResult, Runner } from '@openai/agents';
+import type { Agent, AgentInputItem, CallModelInputFilter, RunResult, Runner } from '@openai/agents';
 import type { MaybePromise, Notice, NoticeAck } from '../../../spec/index.js';
 import { validateSessionKey } from '../../core/index.js';
 import { noticesText } from '../../tools/text.js';
+import { errorDetails, silentLogger, type Logger } from '../../shared/logger.js';
 
 /** The part of a store of the contract the notice helper reads and acks through. */
 export interface NoticeStore {
@@ -46,4 +47,57 @@ export async function runWithNotices<A extends Agent<any, any>>(
   const result: RunResult<any, A> = await runner.run(agent, prepared.input, { ...(options.runOptions ?? {}), stream: false } as never);
   const acked = await prepared.ack();
   return { result, notices: prepared.notices, acked };
+}
+
+export interface TurnNotices {
+  /** Pass as the run's `callModelInputFilter` (run options or the Runner's config). */
+  callModelInputFilter: CallModelInputFilter;
+  /** Acks what the last model calls were handed (R27b); call it once the run resolved. Returns those acked. */
+  settle(): Promise<Notice[]>;
+}
+
+/**
+ * T38: notices on every turn of a run, not only at its start. Before each model call of an agent
+ * whose session `sessionKeyOf` knows, the session's pending notices (T7 text) are appended to that
+ * call's input as one system message; the input the run keeps is unchanged. What a call was
+ * handed is acked (R27b) when the same session's next model call is prepared (the call that
+ * carried it returned) or by `settle()` after the run; a run that throws before either acks
+ * nothing. A failing store never fails the run: the call goes out without notices and the
+ * failure is logged.
+ */
+export function noticesEveryTurn(options: { store: NoticeStore; sessionKeyOf: (agent: Agent<any, any>) => string | undefined; logger?: Logger }): TurnNotices {
+  const { store, sessionKeyOf } = options;
+  const logger = options.logger ?? silentLogger;
+  const handed = new Map<string, Notice[]>();
+  const ackHanded = async (sessionKey: string): Promise<Notice[]> => {
+    const notices = handed.get(sessionKey);
+    handed.delete(sessionKey);
+    return notices === undefined || notices.length === 0 ? [] : await store.ackNotices(sessionKey, notices);
+  };
+  const callModelInputFilter: CallModelInputFilter = async ({ modelData, agent }) => {
+    const sessionKey = sessionKeyOf(agent);
+    if (sessionKey === undefined) return modelData;
+    try {
+      await ackHanded(sessionKey);
+      const notices = await store.pendingNotices(sessionKey);
+      if (notices.length === 0) return modelData;
+      handed.set(sessionKey, notices);
+      return { ...modelData, input: [...modelData.input, { role: 'system', content: noticesText(notices) }] };
+    } catch (error) {
+      try {
+        logger.warn(`openai-agents: notices for ${sessionKey} were not added`, errorDetails(error));
+      } catch {
+        // R9: the logger is the runtime's code.
+      }
+      return modelData;
+    }
+  };
+  return {
+    callModelInputFilter,
+    settle: async () => {
+      const acked: Notice[] = [];
+      for (const sessionKey of [...handed.keys()]) acked.push(...(await ackHanded(sessionKey)));
+      return acked;
+    },
+  };
 }
