@@ -5,4 +5,5 @@ export const ActorType = Type.Union([Type.Literal('human'), Type.Literal('agent'
   description: 'human: a person; agent: another session (actorId is its key); system: the runtime itself.',
 });
 export type ActorType = Static<typeof ActorType>;
+/** R2: every actor type, in a fixed order (for iteration and generators). */
 export const ACTOR_TYPES: readonly ActorType[] = ['human', 'agent', 'system'];

@@ -10,6 +10,7 @@ import type { Notice, NoticeAck } from './notice.js';
  */
 export type MaybePromise<T> = T | Promise<T>;
 
+/** What a StoreFactory receives: the clock and the few limits tests may override (R40, R41, R23b). */
 export interface CreateOptions {
   /** The clock. Stores never read time any other way. */
   now: () => number;
@@ -21,6 +22,7 @@ export interface CreateOptions {
   noticeLink?: string;
 }
 
+/** The store every implementation provides (PROTOCOL.md section 7); the conformance suite drives only these methods. */
 export interface SessionStateStore {
   /** R3-R19. The stored event, the existing one on a dedupe hit, or undefined when nothing was
    * written (storage failure, which is logged, or onlyIfWatched with no watcher). Bad input throws
@@ -51,7 +53,9 @@ export interface SessionStateStore {
   deleteSession(sessionKey: string, agentId: string): MaybePromise<void>;
   /** R29: drop in-memory state (caches, the prune clock) as a process restart would, then prune. Changes no cursor. */
   restart(): MaybePromise<void>;
+  /** Releases the store's resources (connections, timers); the store is not used afterwards. */
   close(): MaybePromise<void>;
 }
 
+/** Creates a fresh, empty store: what an implementation hands the conformance suite. */
 export type StoreFactory = (options: CreateOptions) => MaybePromise<SessionStateStore>;

@@ -41,7 +41,9 @@ export const WatchRequest = Type.Object(
 );
 export type WatchRequest = Static<typeof WatchRequest>;
 
+/** R21: the result of watch: whether the watcher's cursor on the target was set. */
 export const WatchResult = Type.Object({ watched: Type.Boolean() }, { additionalProperties: false });
+/** R21: the result of watch: whether the watcher's cursor on the target was set. */
 export type WatchResult = Static<typeof WatchResult>;
 
 /** R52: end one watch: the watcher's cursor on the target identity, whatever its provenance. */

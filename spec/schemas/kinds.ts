@@ -35,10 +35,14 @@ export const NOTIFY_CLASS = {
   created: 'log-only',
 } as const;
 
+/** R10: the name of an event kind (a key of NOTIFY_CLASS). */
 export type EventKind = keyof typeof NOTIFY_CLASS;
+/** R10: how an event kind reaches watchers: notify, terminal, seed or log-only. */
 export type NotifyClass = (typeof NOTIFY_CLASS)[EventKind];
+/** R10: every event kind, in NOTIFY_CLASS order. */
 export const EVENT_KINDS = Object.keys(NOTIFY_CLASS) as EventKind[];
 
+/** R10: the schema of an event kind (one of EVENT_KINDS). */
 export const EventKindSchema = Type.Union(
   [
     Type.Literal('human_direct_message'),
@@ -56,7 +60,9 @@ export const EventKindSchema = Type.Union(
   { description: 'Event kind; see NOTIFY_CLASS and PROTOCOL.md R10.' },
 );
 
+/** R4: why a child run failed, the `outcome` of a `run_failed` payload. */
 export const RunOutcome = Type.Union([Type.Literal('cancelled'), Type.Literal('timeout'), Type.Literal('error')]);
+/** R4: why a child run failed, the `outcome` of a `run_failed` payload. */
 export type RunOutcome = Static<typeof RunOutcome>;
 
 /**
@@ -104,4 +110,5 @@ export const Payload = Type.Object(
   },
   { additionalProperties: false, description: 'Union of all per-kind payload fields; PAYLOAD_SCHEMAS is exact per kind.' },
 );
+/** R4: an event's closed payload object (any kind's fields; PAYLOAD_SCHEMAS narrows per kind). */
 export type Payload = Static<typeof Payload>;

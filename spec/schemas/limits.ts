@@ -35,4 +35,5 @@ export const LIMITS = {
   remoteHistoryWindow: 50,
 } as const;
 
+/** The type of LIMITS: each named protocol limit with its literal value. */
 export type Limits = typeof LIMITS;

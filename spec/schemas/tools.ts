@@ -33,6 +33,7 @@ export const SessionStatusArgs = Type.Object(
 );
 export type SessionStatusArgs = Static<typeof SessionStatusArgs>;
 
+/** T3: the structured result of `session_status`: the session's head and, when asked, the typed changes after a version. */
 export const SessionStatusResult = Type.Object(
   {
     sessionKey: SessionKey,
@@ -42,6 +43,7 @@ export const SessionStatusResult = Type.Object(
   },
   { additionalProperties: false },
 );
+/** T3: the structured result of `session_status`. */
 export type SessionStatusResult = Static<typeof SessionStatusResult>;
 
 /** T4: one row of sessions_list as annotated: the runtime's fields pass through, stateVersion only when > 0. */
@@ -55,7 +57,9 @@ export type SessionsListRow = Static<typeof SessionsListRow>;
 export const SessionsListArgs = Type.Object({}, { additionalProperties: false, description: 'Sessions with their stateVersion (present only when the session has logged changes).' });
 export type SessionsListArgs = Static<typeof SessionsListArgs>;
 
+/** T4: the structured result of `sessions_list`: the annotated rows. */
 export const SessionsListResult = Type.Object({ sessions: Type.Array(SessionsListRow) }, { additionalProperties: false });
+/** T4: the structured result of `sessions_list`. */
 export type SessionsListResult = Static<typeof SessionsListResult>;
 
 /** T5: `session_watch` (the registration sessions_send with watch: true performs after a successful dispatch). */
@@ -73,10 +77,12 @@ export type SessionWatchArgs = Static<typeof SessionWatchArgs>;
 export const WatchRefusal = Type.Union([Type.Literal('not-dispatched'), Type.Literal('bare-watcher'), Type.Literal('same-session'), Type.Literal('unavailable')]);
 export type WatchRefusal = Static<typeof WatchRefusal>;
 
+/** T5: the structured result of `session_watch`: watched with the current stateVersion, or a refusal reason. */
 export const SessionWatchResult = Type.Object(
   { watched: Type.Boolean(), stateVersion: Type.Optional(Version), reason: Type.Optional(WatchRefusal) },
   { additionalProperties: false },
 );
+/** T5: the structured result of `session_watch`. */
 export type SessionWatchResult = Static<typeof SessionWatchResult>;
 
 /** T6: `session_unwatch`. */
@@ -90,7 +96,9 @@ export const SessionUnwatchArgs = Type.Object(
 );
 export type SessionUnwatchArgs = Static<typeof SessionUnwatchArgs>;
 
+/** T6: the structured result of `session_unwatch`: whether a cursor was deleted. */
 export const SessionUnwatchResult = Type.Object({ unwatched: Type.Boolean() }, { additionalProperties: false });
+/** T6: the structured result of `session_unwatch`. */
 export type SessionUnwatchResult = Static<typeof SessionUnwatchResult>;
 
 /** T7: `session_notices` (drain). */
@@ -100,7 +108,9 @@ export const SessionNoticesArgs = Type.Object(
 );
 export type SessionNoticesArgs = Static<typeof SessionNoticesArgs>;
 
+/** T7: the structured result of `session_notices`: the drained notices. */
 export const SessionNoticesResult = Type.Object({ notices: Type.Array(Notice) }, { additionalProperties: false });
+/** T7: the structured result of `session_notices`. */
 export type SessionNoticesResult = Static<typeof SessionNoticesResult>;
 
 /** The tools an agent sees, by name, with their argument schemas. */
@@ -111,12 +121,17 @@ export const TOOL_ARGS = {
   session_unwatch: SessionUnwatchArgs,
   session_notices: SessionNoticesArgs,
 } as const;
+/** T1: the name of one agent tool. */
 export type ToolName = keyof typeof TOOL_ARGS;
+/** T1: every agent tool name, in TOOL_ARGS order. */
 export const TOOL_NAMES = Object.keys(TOOL_ARGS) as ToolName[];
 
 /** Tool vectors (conformance/tools/vectors/*.json): a store script, then tool calls with the exact structured result and text. */
 export const TOOL_VECTOR_FORMAT = 'session-state-kit-tool-vectors/1' as const;
 
+/**
+ * One call of a tool vector: the clock, a tool (or `record` to change the store) with its args, and the exact expected result and text.
+ */
 export const ToolVectorCall = Type.Object(
   {
     now: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The store clock for this call.' }),
@@ -139,8 +154,10 @@ export const ToolVectorCall = Type.Object(
   },
   { additionalProperties: false },
 );
+/** One call of a tool vector (see the ToolVectorCall schema). */
 export type ToolVectorCall = Static<typeof ToolVectorCall>;
 
+/** A fixed tool vector file: the rules it exercises and the calls to replay against the tool handlers. */
 export const ToolVector = Type.Object(
   {
     format: Type.Literal(TOOL_VECTOR_FORMAT),
@@ -153,4 +170,5 @@ export const ToolVector = Type.Object(
   },
   { additionalProperties: false, description: 'A fixed tool vector generated from the reference store and the tool handlers.' },
 );
+/** A fixed tool vector file (see the ToolVector schema). */
 export type ToolVector = Static<typeof ToolVector>;

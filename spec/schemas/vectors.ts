@@ -24,6 +24,7 @@ export const VectorExpectation = Type.Union([
 ]);
 export type VectorExpectation = Static<typeof VectorExpectation>;
 
+/** One step of a conformance vector: set the clock, call a contract method with positional args, compare with `expect`. */
 export const VectorStep = Type.Object(
   {
     now: DriverNow,
@@ -49,8 +50,10 @@ export const VectorStep = Type.Object(
   },
   { additionalProperties: false },
 );
+/** One step of a conformance vector (see the VectorStep schema). */
 export type VectorStep = Static<typeof VectorStep>;
 
+/** A fixed conformance vector file: store options, start clock and the steps to replay, with the rules it exercises. */
 export const ConformanceVector = Type.Object(
   {
     format: Type.Literal(VECTOR_FORMAT),
@@ -63,4 +66,5 @@ export const ConformanceVector = Type.Object(
   },
   { additionalProperties: false, description: 'A fixed conformance vector generated from the reference store.' },
 );
+/** A fixed conformance vector file (see the ConformanceVector schema). */
 export type ConformanceVector = Static<typeof ConformanceVector>;

@@ -26,6 +26,7 @@ export const STORE_OPS = [
   'restart',
   'close',
 ] as const;
+/** W4: the name of one store operation (a contract method) on the conformance wire. */
 export type StoreOp = (typeof STORE_OPS)[number];
 
 /** Positional arity of each store op, so a server can reject a malformed request early. */
@@ -119,6 +120,7 @@ export const WireRequest = Type.Union(
   { description: 'One line from the conformance driver to the implementation.' },
 );
 export type WireRequest = Static<typeof WireRequest>;
+/** W2, W4: every request `op` a driver may send (store operations plus the wire's own). */
 export type WireOp = WireRequest['op'];
 
 /** Result of `hello`. */

@@ -7,6 +7,7 @@ export function clampLimit(limit: number | undefined): number {
   return Math.max(1, Math.min(LIMITS.maxChangesPerRead, Math.floor(limit)));
 }
 
+/** R30: a validated changesSince request with `limit` clamped to 1..LIMITS.maxChangesPerRead. */
 export interface NormalizedChangesSince {
   sessionKey: string;
   agentId: string;
@@ -14,11 +15,13 @@ export interface NormalizedChangesSince {
   limit: number;
 }
 
+/** R9, R30: validates a changesSince request (throws ValidationError) and clamps its limit. */
 export function normalizeChangesSince(request: unknown): NormalizedChangesSince {
   const r: ChangesSinceRequest = validateChangesSinceRequest(request);
   return { sessionKey: r.sessionKey, agentId: r.agentId, since: r.since, limit: clampLimit(r.limit) };
 }
 
+/** R30-R33: what a store reads, in one snapshot, to answer changesSince. */
 export interface ChangesSinceFacts {
   /** R5: the session's head (0 if none). */
   stateVersion: number;

@@ -11,6 +11,7 @@ export class ClockError extends Error {
   }
 }
 
+/** R6: a clock reading as integer epoch milliseconds (floored); throws ClockError if it is not a finite number >= 0. */
 export function checkedNow(value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > Number.MAX_SAFE_INTEGER) throw new ClockError(value);
   return Math.floor(value);

@@ -12,6 +12,7 @@ export interface CursorIdentity {
   targetAgentId: string;
 }
 
+/** R20: a cursor has a pending notice iff its notified sequence N is above its last seen sequence L. */
 export function isPending(cursor: WatchCursor): boolean {
   return cursor.notifiedSequence > cursor.lastSeenSequence;
 }

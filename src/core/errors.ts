@@ -11,6 +11,7 @@ export type ValidationCode =
   | 'not-allowed'
   | 'mismatch';
 
+/** R9: bad input; `field` names the offending field (a dotted path) and `code` says what is wrong. Nothing was written. */
 export class ValidationError extends Error {
   override readonly name = 'ValidationError';
   constructor(
@@ -22,6 +23,7 @@ export class ValidationError extends Error {
   }
 }
 
+/** R9: true for a ValidationError, also one from another copy of the module (same name and a `field`). */
 export function isValidationError(error: unknown): error is ValidationError {
   return error instanceof ValidationError || (error instanceof Error && error.name === 'ValidationError' && 'field' in error);
 }

@@ -30,6 +30,7 @@ const MEMO_LIMIT = 1024;
 /** Keys known to be agent-scoped: R11/R13 ask it for every watcher of every material event. */
 const agentScoped = new Set<string>();
 
+/** R1: true iff the key is agent-scoped (`agent:<agentId>:...`); R11/R13 notify only such watchers. */
 export function isAgentScopedKey(key: string): boolean {
   if (agentScoped.has(key)) return true;
   if (parseAgentScopedKey(key) === undefined) return false;

@@ -134,6 +134,7 @@ export function pendingNoticesOf(cursors: Iterable<WatchCursor>): Notice[] {
   return out.sort(compareNotices);
 }
 
+/** R27b: one (target session, agent) pair an ackNotices call names, with every L quoted for it. */
 export interface AckTarget {
   targetSessionKey: string;
   targetAgentId: string;
@@ -171,6 +172,9 @@ export const NOTICE_LINK_PLACEHOLDERS = ['{sessionKey}', '{agentId}'] as const;
 const LINK_TEMPLATE = /^https?:\/\/[\x21-\x7e]+$/;
 const LINK_FORBIDDEN = /[<>"\\`]/;
 
+/**
+ * R23b: checks a notice link template (absolute http(s) URL, printable ASCII, no quote, space or angle bracket); throws ValidationError.
+ */
 export function validateNoticeLinkTemplate(template: unknown, field = 'noticeLink'): asserts template is string {
   if (typeof template !== 'string') throw new ValidationError(field, 'type', 'must be a URL template string');
   if (template.length > 1024 || !LINK_TEMPLATE.test(template) || LINK_FORBIDDEN.test(template)) {
@@ -178,6 +182,7 @@ export function validateNoticeLinkTemplate(template: unknown, field = 'noticeLin
   }
 }
 
+/** R23b: the notice link for a target: the template with `{sessionKey}` and `{agentId}` percent-encoded in. */
 export function noticeLinkUrl(template: string, targetAgentId: string, targetSessionKey: string): string {
   return template.split('{sessionKey}').map((part) => part.split('{agentId}').join(encodeURIComponent(targetAgentId))).join(encodeURIComponent(targetSessionKey));
 }
@@ -210,6 +215,9 @@ export function withNoticeLinks(notices: Notice[], template: string | undefined)
 const NOTICE_GRAMMAR =
   /^Session "([^"]+)" changed \(other actor\)\. (?:Open: \[session\]\(<([\x21-\x3b\x3d\x3f-\x7e]+)>\) )?Reconcile before acting: session_status sessionKey "([^"]+)" changesSince (0|[1-9][0-9]*)\.$/u;
 
+/**
+ * R23, R23b: reads a notice text back into its target, L and optional link; undefined if the text does not follow the grammar.
+ */
 export function parseNoticeText(text: string): { targetSessionKey: string; lastSeenSequence: number; link?: string } | undefined {
   const m = NOTICE_GRAMMAR.exec(text);
   if (!m || m[1] !== m[3]) return undefined;

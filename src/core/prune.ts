@@ -6,6 +6,9 @@ export interface PruneConfig {
   maxRows: number;
 }
 
+/**
+ * R40, R41: the retention and row cap to prune with: the overrides if given, else LIMITS; throws RangeError on a bad override.
+ */
 export function resolvePruneConfig(options: { retentionMs?: number | undefined; maxRows?: number | undefined }): PruneConfig {
   const retentionMs = options.retentionMs ?? LIMITS.retentionMs;
   const maxRows = options.maxRows ?? LIMITS.maxRows;

@@ -88,6 +88,7 @@ export function isWatched(cursorsOnTarget: readonly WatchCursor[], producerWatch
   return false;
 }
 
+/** R10-R17: the cursor writes one recorded event causes, decided by planNotifications. */
 export interface NotificationPlan {
   /**
    * Cursor rows to upsert, in watcher order. There is no notice list: a notice is pending iff its

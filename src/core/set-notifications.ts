@@ -19,6 +19,7 @@ export type SetNotificationPlan =
   | { kind: 'seed'; watchers: string[] }
   | { kind: 'notify'; onlyExplicit: boolean; exceptWatcher: string | undefined; addWatchers: string[] };
 
+/** R10-R17: the set-based plan for one event given the producer-passed watchers (see SetNotificationPlan). */
 export function planSetNotifications(event: Pick<StateEvent, 'kind' | 'sessionKey' | 'actorId'>, producerWatchers: readonly string[]): SetNotificationPlan {
   const notifyClass = NOTIFY_CLASS[event.kind as EventKind];
   if (notifyClass === 'log-only') return { kind: 'none' }; // R17

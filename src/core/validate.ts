@@ -485,10 +485,12 @@ function validateTargetRequest<T extends { targetSessionKey: string; agentId: st
   return valid;
 }
 
+/** R9, R21: validates a watch request and returns it; throws ValidationError naming the field. */
 export function validateWatchRequest(raw: unknown): WatchRequest {
   return validateTargetRequest<WatchRequest>(WatchRequest, raw);
 }
 
+/** R9, R30: validates a changesSince request and returns it; throws ValidationError naming the field. */
 export function validateChangesSinceRequest(raw: unknown): ChangesSinceRequest {
   const input = snapshotInput(raw);
   assertObjectInOrder(ChangesSinceRequest, input);
@@ -505,11 +507,13 @@ export function validateIdentity(sessionKey: unknown, agentId: unknown): asserts
   assertKeyAgent(sessionKey as string, agentId as string, 'agentId');
 }
 
+/** R1, R9: asserts a session key (length, well-formed string); throws ValidationError naming `field`. */
 export function validateSessionKey(sessionKey: unknown, field = 'sessionKey'): asserts sessionKey is string {
   assertSchema(SessionKey, sessionKey, field);
   assertWellFormedStrings(sessionKey, field);
 }
 
+/** R9: asserts a sequence number (a non-negative safe integer); throws ValidationError naming `field`. */
 export function validateVersion(value: unknown, field: string): asserts value is number {
   assertSchema(Version, value, field);
 }

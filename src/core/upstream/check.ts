@@ -37,6 +37,7 @@ export type Observation =
   | { status: 'missing'; detail?: string }
   | { status: 'inconclusive'; detail: string };
 
+/** U2, U4, U5: what planCheck needs besides the link and the observation: the clock and the session's own recent messages. */
 export interface CheckContext {
   /** The monitor's clock (bookkeeping only, R6). */
   now: number;

@@ -16,6 +16,7 @@
 /** What a record is, for counting and for `upstream scan`. */
 export type Verdict = 'human' | 'machine' | 'meta';
 
+/** U10: how one transcript record was classified: a human turn (with its text and reason) or not human (with the reason). */
 export type LineClass =
   | {
       human: true;
@@ -48,6 +49,9 @@ export const DEFAULT_NOT_PERSON_MARKERS: readonly NotPersonMarker[] = [
   /^\s*continue this conversation using the\b[^\n]{0,80}?\btranscript below/iu,
 ];
 
+/**
+ * U6, U10: options of the record classifiers: the not-a-person markers and the resumed sessions whose records are old history.
+ */
 export interface ClassifyOptions {
   /** Replaces the defaults (pass `[...DEFAULT_NOT_PERSON_MARKERS, mine]` to extend them). */
   notPersonMarkers?: readonly NotPersonMarker[];
@@ -60,6 +64,7 @@ export interface ClassifyOptions {
 
 const META_REASONS = new Set(['blank', 'not-json', 'record', 'meta', 'compact-summary', 'model-input', 'resumed-history', 'attachment']);
 
+/** U10: a not-human LineClass for `reason` (meta reasons get verdict `meta`, the rest `machine`). */
 export function notHuman(reason: string, detail?: string): LineClass {
   const out: LineClass = { human: false, verdict: META_REASONS.has(reason) ? 'meta' : 'machine', reason };
   if (detail !== undefined) out.detail = detail;
@@ -85,8 +90,10 @@ const CLIENT_FORMS: readonly [string, string][] = [
   ['This session is being continued from a previous conversation', 'compact-summary'],
 ];
 
+/** True for a plain JSON object (not null, not an array). */
 export const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** A record's timestamp as epoch ms (a number, or an ISO string Date.parse reads); undefined otherwise. */
 export function parseTime(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (typeof value !== 'string') return undefined;
@@ -208,6 +215,7 @@ export function classifyClaudeLine(line: string, options: ClassifyOptions = {}):
   return classifyLine(line, (e) => classifyClaudeEntry(e, options));
 }
 
+/** U6: classifies one complete JSONL line with `classify`; blank and non-JSON lines are not human. Leading NULs are skipped. */
 export function classifyLine(line: string, classify: (entry: unknown) => LineClass): LineClass {
   // Claude Code's own reader skips NUL padding before a record; so do we.
   const text = line.replace(/^\u0000+/u, '');

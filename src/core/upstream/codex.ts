@@ -129,6 +129,7 @@ function classifyEvent(payload: Record<string, unknown>, at: unknown, markers: r
   return notHuman(inner === 'agent_message' || inner === 'agent_reasoning' ? 'assistant' : 'record', String(inner));
 }
 
+/** U6, U10: classifies one parsed Codex rollout record; only a completed user message item counts as a human turn. */
 export function classifyCodexEntry(entry: unknown, options: ClassifyOptions = {}): LineClass {
   const markers = options.notPersonMarkers ?? DEFAULT_NOT_PERSON_MARKERS;
   if (!isRecord(entry)) return notHuman('record');

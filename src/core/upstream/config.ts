@@ -10,6 +10,7 @@ export interface MonitorConfig {
   checkTimeoutMs: number;
 }
 
+/** U8: the default monitor timing: a check every 60 s, the first after 15 s, a source check abandoned after 45 s. */
 export const DEFAULT_MONITOR_CONFIG: MonitorConfig = {
   intervalMs: 60_000,
   firstDelayMs: 15_000,

@@ -49,6 +49,9 @@ export interface JsonlFileFacts {
   mtimeMs?: number;
 }
 
+/**
+ * U6: what one check reads from a JSONL transcript: the byte range, where the current line starts, and the file's epoch and identity.
+ */
 export interface JsonlReadPlan {
   /** Absolute byte offset to read from. */
   from: number;
@@ -81,6 +84,7 @@ export function parseJsonlMarker(value: JsonValue): JsonlMarker | undefined {
   return marker;
 }
 
+/** U6: the JSON form of a JSONL byte-cursor marker, for persisting. */
 export function jsonlMarkerJson(marker: JsonlMarker): JsonObject {
   const out: JsonObject = { offset: marker.offset, epoch: marker.epoch };
   if (marker.file !== undefined) out['file'] = marker.file;
@@ -115,6 +119,7 @@ export function jsonlBaseline(facts: JsonlFileFacts, headBytes?: Uint8Array, tai
   return jsonlMarkerJson(marker);
 }
 
+/** U6: options of planJsonlRead: the read budget, the file's head bytes, and whether the long-line reader is still held. */
 export interface PlanOptions {
   /** U6: the normal read per check (1 MiB). */
   maxBytes?: number;
@@ -152,6 +157,7 @@ export function planJsonlRead(marker: JsonlMarker, facts: JsonlFileFacts, option
   return { from, length: Math.max(0, Math.min(facts.size - from, maxBytes)), lineStart: from, epoch: marker.epoch, identity: facts.identity };
 }
 
+/** U6: one complete line of a chunk, by absolute offset. */
 export interface JsonlLine {
   /** Absolute offset of the line's first byte. */
   offset: number;
@@ -159,6 +165,7 @@ export interface JsonlLine {
   bytes: Uint8Array;
 }
 
+/** U6: what scanJsonlChunk found in a chunk: its complete lines and where the next read starts. */
 export interface JsonlChunkScan {
   /** Every complete line in the chunk, in order. */
   lines: JsonlLine[];
@@ -208,6 +215,7 @@ export type Utf8Decode = (bytes: Uint8Array) => string;
  */
 export interface TranscriptDialect {
   readonly name: string;
+  /** U10: classifies one parsed record of this format. */
   classify(entry: unknown, options: ClassifyOptions): LineClass;
   /** Whether a resumed conversation may continue in a new file of the same directory (U6). */
   readonly followsResume: boolean;
@@ -215,7 +223,9 @@ export interface TranscriptDialect {
   machineDriven?(firstRecord: unknown): string | undefined;
 }
 
+/** U6: the Claude Code transcript format (a resumed conversation may continue in a new file). */
 export const claudeDialect: TranscriptDialect = { name: 'claude', classify: classifyClaudeEntry, followsResume: true };
+/** U6: the Codex rollout format (no resume into a new file; exec and sub-agent threads are machine-driven, U10). */
 export const codexDialect: TranscriptDialect = { name: 'codex', classify: classifyCodexEntry, followsResume: false, machineDriven: codexMachineDriver };
 
 /**
@@ -223,10 +233,14 @@ export const codexDialect: TranscriptDialect = { name: 'codex', classify: classi
  * marker then restarts the line (planJsonlRead), so nothing is skipped.
  */
 export interface LongLineCache {
+  /** The reader held for a file identity, if any. */
   get(identity: string): LongLineEntry | undefined;
+  /** Holds the reader for a file identity. */
   set(identity: string, entry: LongLineEntry): void;
+  /** Drops the reader for a file identity. */
   delete(identity: string): void;
 }
+/** U6: a long line being read on: where it starts (epoch, offset), how far it was scanned, and its parser. */
 export interface LongLineEntry {
   epoch: number;
   offset: number;
@@ -249,6 +263,7 @@ export interface ClassifiedLine {
   uuid?: string;
 }
 
+/** U6: options of observeJsonlRead: the dialect, classifier options, read budget, long-line cache and a per-line callback. */
 export interface ObserveOptions {
   dialect?: TranscriptDialect;
   classify?: ClassifyOptions;

@@ -7,6 +7,7 @@ import { sha256Hex } from './hash.js';
 
 /** A JSON value: links, refs and markers are persisted as JSON, so they are plain data. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object: the shape of persisted links, refs and markers. */
 export type JsonObject = { [key: string]: JsonValue };
 
 /**

@@ -19,6 +19,7 @@ export interface RemoteMarker {
 /** Pages read per check by default: 4 x 50 items. */
 export const DEFAULT_REMOTE_PAGES = 4;
 
+/** U7: reads a persisted remote history marker; undefined if the value is not one. */
 export function parseRemoteMarker(value: JsonValue): RemoteMarker | undefined {
   if (!isRecord(value)) return undefined;
   const id = value['id'];
@@ -31,6 +32,7 @@ export function parseRemoteMarker(value: JsonValue): RemoteMarker | undefined {
   return marker;
 }
 
+/** U7: the JSON form of a remote history marker, for persisting. */
 export function remoteMarkerJson(marker: RemoteMarker): JsonObject {
   const out: JsonObject = { id: marker.id };
   if (marker.paging) out['paging'] = { newest: marker.paging.newest, before: marker.paging.before };
@@ -54,11 +56,15 @@ export function remoteBaseline(itemsNewestFirst: readonly unknown[]): JsonObject
   return id === undefined ? undefined : remoteMarkerJson({ id });
 }
 
+/**
+ * U7: one check's paging over remote history: ask for pages with `next`, feed each with `accept`, then read the `observation`.
+ */
 export interface RemotePager {
   /** The next page to ask for (`before` absent: the newest page), or undefined when done. */
   next(): { before?: string } | undefined;
   /** One page's answer, newest first. */
   accept(items: readonly unknown[]): void;
+  /** The check's conclusion from the pages read so far (found with new turns, or inconclusive). */
   observation(): Observation;
 }
 

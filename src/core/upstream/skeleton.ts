@@ -22,8 +22,10 @@ export interface SkeletonLimits {
   maxValues?: number;
 }
 
+/** U6: the default skeleton budgets (64 KiB per string, 256 KiB of strings, depth 32, 2048 items per array). */
 export const DEFAULT_SKELETON_LIMITS: SkeletonLimits = { stringBytes: 64 * 1024, totalBytes: 256 * 1024, smallString: 256, maxDepth: 32, maxItems: 2048, maxValues: 16 * 1024 };
 
+/** U6: what a SkeletonParser produced: whether the line was one JSON value and, if so, its skeleton. */
 export interface SkeletonResult {
   ok: boolean;
   value?: unknown;
@@ -39,6 +41,7 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 
+/** U6: an incremental JSON parser fed a long line in pieces that keeps only a bounded skeleton of the value. */
 export class SkeletonParser {
   private readonly stack: Frame[] = [];
   private root: unknown = undefined;
@@ -75,6 +78,7 @@ export class SkeletonParser {
     return this.retained + this.strKept;
   }
 
+  /** Feeds the next piece of the line's bytes. */
   push(bytes: Uint8Array): void {
     this.piece = bytes;
     this.nextBackslash = -2;
@@ -113,6 +117,7 @@ export class SkeletonParser {
     }
   }
 
+  /** Ends the line: the skeleton if the bytes were one complete JSON value, else `ok: false`. */
   end(): SkeletonResult {
     // A pending literal means nothing failed yet (every failure happens outside a literal).
     if (this.literal) this.endLiteral();
