@@ -14,7 +14,9 @@ import { parseAgentScopedKey } from './keys.js';
 
 export const WAKE_COALESCE_MS = 20_000;
 
+/** R66: the lane of a watcher key: `main` (may be woken) or `side` (a sub-agent, thread or topic; not woken). */
 export type Lane = 'main' | 'side';
+/** R66: decides a watcher key's lane; `defaultLaneOf` unless the runtime passes its own. */
 export type LaneClassifier = (watcherSessionKey: string) => Lane;
 
 /** Segments that open a side lane of a conversation (a chat thread, a forum topic). */
@@ -50,6 +52,7 @@ export function mainKeyLaneClassifier(mainKeys: readonly string[] = ['main']): L
   };
 }
 
+/** R65, R66: options of the wake policy: the coalescing window and the lane classifier. */
 export interface WakePolicyOptions {
   /** R65 window; default 20,000 ms. A non-negative safe integer. */
   coalesceMs?: number;
@@ -57,11 +60,13 @@ export interface WakePolicyOptions {
   laneOf?: LaneClassifier;
 }
 
+/** R65, R66: the wake policy with its defaults filled in and checked. */
 export interface ResolvedWakePolicy {
   coalesceMs: number;
   laneOf: LaneClassifier;
 }
 
+/** R65, R66: fills in the wake policy's defaults; throws RangeError or TypeError on a bad option. */
 export function resolveWakePolicy(options: WakePolicyOptions = {}): ResolvedWakePolicy {
   const coalesceMs = options.coalesceMs ?? WAKE_COALESCE_MS;
   if (typeof coalesceMs !== 'number' || !Number.isSafeInteger(coalesceMs) || coalesceMs < 0) {
@@ -77,6 +82,7 @@ export function isWakeable(watcherSessionKey: string, pending: readonly { wake: 
   return pending.some((p) => p.wake === 'immediate') && laneOf(watcherSessionKey) === 'main';
 }
 
+/** R64, R65: what WakeScheduler.request decided: wake now, wake later at `at`, or never. */
 export type WakeDecision = { wake: 'now' } | { wake: 'later'; at: number } | { wake: 'never' };
 
 interface WatcherWake {
@@ -100,6 +106,7 @@ export class WakeScheduler {
     this.policy = resolveWakePolicy(options);
   }
 
+  /** R64, R65: asked when a watcher has (new) pending notices at `now`: whether and when to wake it. */
   request(watcherSessionKey: string, pending: readonly { wake: 'immediate' | 'next-turn' }[], now: number): WakeDecision {
     if (!isWakeable(watcherSessionKey, pending, this.policy.laneOf)) return { wake: 'never' };
     if (this.watchers.size >= this.sweepAt) this.sweep(now);

@@ -16,10 +16,13 @@ import type { PendingPair } from './types.js';
 
 /** What delivery needs from a store: the two contract methods of at-least-once delivery. */
 export interface DeliveryStore {
+  /** R26: the watcher's pending notices, not acked. */
   pendingNotices(watcherSessionKey: string): MaybePromise<Notice[]>;
+  /** R27b: acks exactly the given notices still pending with the same L; returns those acked. */
   ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): MaybePromise<Notice[]>;
 }
 
+/** R64-R67: options of startDelivery: the store, the feed, the `deliver` callback and the wake policy. */
 export interface DeliveryOptions {
   store: DeliveryStore;
   feed: NoticeFeed;
@@ -47,6 +50,7 @@ export interface DeliveryOptions {
   logger?: Logger;
 }
 
+/** R67: a running delivery helper (see startDelivery): close it to stop listening. */
 export interface Delivery {
   /** Stops listening and cancels owed wakes; a delivery in flight still finishes (and acks). */
   close(): void;
@@ -63,6 +67,9 @@ function defaultTimer(fn: () => void, ms: number): () => void {
   return () => clearTimeout(t);
 }
 
+/**
+ * R64-R67: wakes watchers on feed signals (coalesced, by lane) with their pending notices and acks them only once `deliver` says they arrived.
+ */
 export function startDelivery(options: DeliveryOptions): Delivery {
   const { store, feed, deliver } = options;
   if (!store || typeof store.pendingNotices !== 'function' || typeof store.ackNotices !== 'function') {

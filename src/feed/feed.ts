@@ -26,11 +26,14 @@ export interface NoticeSignal {
   changed: PendingPair[];
 }
 
+/** R60-R63: the change feed: tells listeners, in any process, when a watcher gains a pending notice. */
 export interface NoticeFeed {
   /** listener is called when `watcherSessionKey` (or any watcher) gains a new pending notice
    * (a new pair or a new L); also once at subscribe for every already-pending watcher. */
   subscribe(listener: (s: NoticeSignal) => void, options?: { watcherSessionKey?: string }): () => void;
+  /** The same signals as an async iterable (optionally for one watcher); a slow consumer loses no news (buffered per watcher); it ends when `signal` aborts or the feed closes. */
   signals(options?: { watcherSessionKey?: string; signal?: KitAbortSignal }): AsyncIterable<NoticeSignal>;
+  /** Stops the feed: polling and file watching stop, subscribers are dropped and `signals` iterators end. */
   close(): void;
 }
 
@@ -41,6 +44,7 @@ export interface NoticeFeed {
  */
 export type FileWatcher = (path: string, onChange: (event: 'change' | 'rename') => void) => () => void;
 
+/** R62, R70: options of a notice feed: poll interval, logger and how files are watched. */
 export interface NoticeFeedOptions {
   /** How often `changeToken()` is polled while someone listens; default 200 ms. An integer 1..3,600,000. */
   pollIntervalMs?: number;
@@ -53,6 +57,7 @@ export interface NoticeFeedOptions {
   watchFiles?: FileWatcher | false;
 }
 
+/** R62: how often a feed polls the source's change token by default while someone listens, in ms. */
 export const DEFAULT_POLL_INTERVAL_MS = 200;
 const MAX_POLL_INTERVAL_MS = 3_600_000;
 /**

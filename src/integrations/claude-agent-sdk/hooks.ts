@@ -6,12 +6,17 @@ import { CLAUDE_CODE_AGENT, planClaudeHookEvent, sessionKeyIntro, type ClaudeHoo
 
 /** The part of a store of the contract the hooks use. */
 export interface ClaudeHookStore {
+  /** R3-R19: records one event (see SessionStateStore.record). */
   record(input: RecordInput): MaybePromise<StateEvent | undefined>;
+  /** R26: the watcher's pending notices, not acked. */
   pendingNotices(watcherSessionKey: string): MaybePromise<Notice[]>;
+  /** R27b: acks exactly the given notices still pending with the same L; returns those acked. */
   ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): MaybePromise<Notice[]>;
+  /** R50: drops the session's cursors (and so its pending notices); its own log stays. */
   resetSession(sessionKey: string): MaybePromise<void>;
 }
 
+/** T30: options of createClaudeAgentSdkHooks: the store, the agent id of the session keys and a logger. */
 export interface ClaudeAgentSdkHooksOptions {
   store: ClaudeHookStore;
   /** Agent id of the session keys (default `claude-code`, so a session has the key the command hook gives it, T9). */

@@ -6,9 +6,11 @@ import { errorDetails, silentLogger, type Logger } from '../../shared/logger.js'
 
 /** The part of a store of the contract delegation tracking writes through. */
 export interface DelegationStore {
+  /** R3-R19: records one event (see SessionStateStore.record). */
   record(input: RecordInput): MaybePromise<StateEvent | undefined>;
 }
 
+/** T36: a child session opened for a delegated run (a handoff or an agent used as a tool). */
 export interface ChildSession {
   /** The delegated run's own session key: `agent:<agentId>:subagent:<id>` (R25: its notices wait for its next turn). */
   sessionKey: string;
@@ -21,6 +23,7 @@ export interface ChildSession {
   via: 'handoff' | 'agent-tool';
 }
 
+/** T36: options of trackDelegations: the store, the root agent and its session, and how child ids and agent ids are made. */
 export interface DelegationOptions {
   store: DelegationStore;
   /** The agent a run starts with and its session (the caller names it: the kit has no session registry). */
@@ -34,6 +37,7 @@ export interface DelegationOptions {
   logger?: Logger;
 }
 
+/** T36: what trackDelegations returns: marked agent tools, the session each agent runs in, and the child sessions opened. */
 export interface DelegationTracker {
   /** `worker.asTool(options)`, marked so that a call of it opens a child session (T36). */
   agentTool<A extends Agent<any, any>>(worker: A, options: AgentToolOptionsWithDefault<any, A>): Tool<any>;

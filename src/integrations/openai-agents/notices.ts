@@ -6,10 +6,13 @@ import { errorDetails, silentLogger, type Logger } from '../../shared/logger.js'
 
 /** The part of a store of the contract the notice helper reads and acks through. */
 export interface NoticeStore {
+  /** R26: the watcher's pending notices, not acked. */
   pendingNotices(watcherSessionKey: string): MaybePromise<Notice[]>;
+  /** R27b: acks exactly the given notices still pending with the same L; returns those acked. */
   ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): MaybePromise<Notice[]>;
 }
 
+/** T37: a run's input with the session's pending notices put in front, and the ack to call once the run took them. */
 export interface NoticeInput {
   /** The run's input with the notices in front (unchanged when there are none). */
   input: string | AgentInputItem[];
@@ -49,6 +52,7 @@ export async function runWithNotices<A extends Agent<any, any>>(
   return { result, notices: prepared.notices, acked };
 }
 
+/** T38: notices on every turn: the model input filter to install and the ack to call when the run resolved. */
 export interface TurnNotices {
   /** Pass as the run's `callModelInputFilter` (run options or the Runner's config). */
   callModelInputFilter: CallModelInputFilter;
