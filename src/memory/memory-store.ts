@@ -91,6 +91,7 @@ export interface MemoryState {
   changeLog: PairChangeLog;
 }
 
+/** A fresh, empty MemoryState: what `new MemoryStore` starts from unless handed a state to share. */
 export function emptyMemoryState(): MemoryState {
   return { nextSequence: 1, events: [], sessionEvents: new Map(), heads: new Map(), cursors: new Map(), dedupe: new Map(), changes: 0, changeLog: new PairChangeLog() };
 }
@@ -137,6 +138,9 @@ function upperBound(events: readonly StateEvent[], since: number): number {
   return lo;
 }
 
+/**
+ * The in-memory reference store of the contract (R1-R52) and a change-feed source (R60-R72); its state can be shared between handles in one process.
+ */
 export class MemoryStore implements SessionStateStore, StorePendingSource {
   private readonly config: PruneConfig;
   private lastPruneAt: number;
@@ -460,6 +464,7 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
     this.prune();
   }
 
+  /** Closes this handle: its change listeners are dropped; the shared state stays. */
   close(): void {
     this.closed = true;
     this.listeners.clear();
@@ -543,6 +548,7 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
     return c ? { ...c } : undefined;
   }
 
+  /** Retained events (diagnostics and tests). */
   eventCount(): number {
     return this.state.events.length;
   }

@@ -9,6 +9,7 @@
 export { CorruptStateError, StateDatabaseError, UnsafeIntegerError, type StateDatabaseErrorCode } from '../shared/state-errors.js';
 export { toSafeNumber } from '../shared/integers.js';
 
+/** What kind of failure a PostgresStoreError is; each has its own subclass and hint. */
 export type PostgresStoreErrorCode =
   | 'unreachable'
   | 'authentication'
@@ -21,6 +22,7 @@ export type PostgresStoreErrorCode =
   | 'unsafe-integer'
   | 'driver-unavailable';
 
+/** A typed failure of the PostgreSQL adapter, with a one-line `hint` of what to do; the base of the adapter's error classes. */
 export class PostgresStoreError extends Error {
   override readonly name: string = 'PostgresStoreError';
   constructor(

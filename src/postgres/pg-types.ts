@@ -7,6 +7,7 @@
 /** A connected client or a pool: what migrations and diagnostics run statements on. */
 export interface PgQueryable {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  /** Runs one parameterized statement (`$1`, `$2`, ...) and returns its rows. */
   query<R = any>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 

@@ -640,6 +640,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     }
   }
 
+  /** Closes the store: stops listening for NOTIFY and ends its pool; a failure to end it is logged. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -735,6 +736,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     return row ? cursorFromPgRow(row) : undefined;
   }
 
+  /** Retained events: COUNT(*) (diagnostics and tests, not the write path). */
   async eventCount(): Promise<number> {
     this.assertOpen();
     return toSafeNumber((await this.run<{ n: string }>(this.pool, 'countEvents', [])).rows[0]?.n, 'count(*)');

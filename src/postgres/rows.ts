@@ -9,6 +9,7 @@ import { TABLES } from './schema.js';
  * a value no store could have written a CorruptStateError (R9d), as on SQLite.
  */
 export type PgEventRow = EventRow;
+/** A row of the cursors table as `pg` returns it (integers may be strings), before decoding. */
 export type PgCursorRow = CursorRow;
 
 const decoders = rowDecoders({ events: TABLES.events, heads: TABLES.heads, cursors: TABLES.cursors });

@@ -22,10 +22,12 @@ export const TABLES = {
   sequence: 'session_state_sequence',
 } as const;
 
+/** Quotes a PostgreSQL identifier (doubling any `"`), for schema and table names. */
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/** One step of the PostgreSQL schema's migrations: the version it reaches and its SQL. */
 export interface PgMigrationStep {
   /** 1, 2, 3, ...: the schema version after this step. */
   version: number;

@@ -3,10 +3,13 @@
  * Injectable so runtimes route it into their own logs and tests can assert on it.
  */
 export interface Logger {
+  /** Something went wrong and the kit went on (a best-effort write failed, a check was inconclusive). */
   warn(message: string, details?: Record<string, unknown>): void;
+  /** Something failed that needs an operator's attention. */
   error(message: string, details?: Record<string, unknown>): void;
 }
 
+/** The default logger: console.warn and console.error, prefixed `[session-state-kit]`. */
 export const consoleLogger: Logger = {
   warn: (message, details) => console.warn(`[session-state-kit] ${message}`, details ?? ''),
   error: (message, details) => console.error(`[session-state-kit] ${message}`, details ?? ''),
@@ -17,6 +20,7 @@ export function errorDetails(error: unknown): Record<string, unknown> {
   return error instanceof Error ? { error: error.message, name: error.name } : { error: String(error) };
 }
 
+/** A logger that drops everything. */
 export const silentLogger: Logger = { warn: () => {}, error: () => {} };
 
 /** A logger that keeps what it was told; for tests and diagnostics. */

@@ -26,6 +26,7 @@ export type EventRow = {
   payload_json: string | null;
 };
 
+/** A row of a durable store's cursors table as the driver returns it, before decoding (R9d). */
 export type CursorRow = {
   watcher_session_key: string;
   target_session_key: string;
@@ -44,6 +45,7 @@ export interface StateTables {
   readonly cursors: string;
 }
 
+/** Told of an event whose payload column did not decode (its sequence and why); the event is returned without the payload. */
 export type OnBadPayload = (sequence: number, reason: string) => void;
 
 /** What changesSince read from one snapshot, before the R9d consistency checks. */

@@ -18,6 +18,9 @@ export type StateDatabaseErrorCode =
   // A value read back breaks the schema's own invariants (a crafted or damaged row).
   | 'corrupt-state';
 
+/**
+ * A typed failure of a durable store, told apart by its `code`; the base of both adapters' read-back errors (R9d).
+ */
 export class StateDatabaseError extends Error {
   override readonly name: string = 'StateDatabaseError';
   constructor(

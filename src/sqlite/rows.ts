@@ -7,6 +7,7 @@ import { rowDecoders } from '../shared/rows.js';
  */
 export type { CursorRow, EventRow } from '../shared/rows.js';
 
+/** R9d: the SQLite tables' row decoders: eventFromRow and cursorFromRow decode a row, the checked ones also reject what no store could have written. */
 export const { eventFromRow, checkedEventFromRow, cursorFromRow, checkedHead } = rowDecoders({
   events: 'session_state_events',
   heads: 'session_state_heads',

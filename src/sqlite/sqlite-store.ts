@@ -916,6 +916,7 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
     );
   }
 
+  /** Closes the store and its database connection; later calls do nothing. */
   close(): void {
     if (this.closed) return;
     this.closed = true;

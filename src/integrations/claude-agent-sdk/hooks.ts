@@ -25,6 +25,7 @@ export interface ClaudeAgentSdkHooksOptions {
   logger?: Logger;
 }
 
+/** T30-T34: what createClaudeAgentSdkHooks returns: the hooks to pass to the Claude Agent SDK and two lookups. */
 export interface ClaudeAgentSdkHooks {
   /** Pass as `query({ prompt, options: { hooks } })`; merge with your own matchers per event if you have some. */
   hooks: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
