@@ -25,6 +25,8 @@ export { PROPERTIES, type ArbitraryOptions, type ConformanceProperty, type Prope
 export { MEMORY_HANDLES, DEFAULT_HANDLES, asHandleFactory, type ConformanceTarget, type HandleFactory, type OpenHandle } from './handles.js';
 export { loadVectors, runVector, vectorsDir, type VectorRun } from './vectors.js';
 export { formatScript, formatCommand, T0, type Command, type Scenario, type ScenarioOptions, type Outcome } from './script.js';
+export type { ScriptOp } from './script.js';
 export { execFactory, RemoteError, type ExecFactory, type ExecOptions } from './exec.js';
 export { serveWire } from './wire-server.js';
+export type { WireSharing, WireStreams } from './wire-server.js';
 export { loadFactory } from './load.js';

@@ -5,6 +5,7 @@
  */
 export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, StorePendingSource } from './types.js';
 export { createNoticeFeed, DEFAULT_POLL_INTERVAL_MS, type FileWatcher, type NoticeFeed, type NoticeFeedOptions, type NoticeSignal } from './feed.js';
+export type { AbortSignalLike, KitAbortSignal } from '../shared/abort.js';
 export { startDelivery, type Delivery, type DeliveryOptions, type DeliveryStore } from './delivery.js';
 export {
   WAKE_COALESCE_MS,

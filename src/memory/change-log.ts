@@ -19,6 +19,7 @@ interface Entry extends LoggedPair {
   slot: string;
 }
 
+/** R68: the in-memory store's log of which pairs' notices changed (see LoggedPair); an implementation detail of MemoryState. @internal */
 export class PairChangeLog {
   private entries: Entry[] = [];
   private readonly latest = new Map<string, number>();

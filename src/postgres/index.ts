@@ -29,4 +29,5 @@ export {
   type StateDatabaseErrorCode,
 } from './errors.js';
 export { checkedEventFromPgRow, cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
+export type { OnBadPayload } from '../shared/rows.js';
 export { statements, EVENT_COLUMNS, CURSOR_COLUMNS } from './sql.js';

@@ -95,7 +95,7 @@ export interface PostgresStoreOptions extends Omit<CreateOptions, 'now'> {
   connectionTimeoutMs?: number;
 }
 
-/** Internal: tests simulate other releases with other migration lists. */
+/** Internal: tests simulate other releases with other migration lists. @internal */
 export interface PostgresStoreInternals {
   migrations?: readonly PgMigrationStep[];
 }

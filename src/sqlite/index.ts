@@ -62,3 +62,5 @@ export {
   type SqliteStatement,
 } from './driver/index.js';
 export { eventFromRow, cursorFromRow, type EventRow, type CursorRow } from './rows.js';
+export type { SqliteValuesStatement } from './driver/types.js';
+export type { OnBadPayload } from '../shared/rows.js';

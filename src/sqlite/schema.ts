@@ -19,6 +19,7 @@ import { NotAStateDatabaseError, SchemaTooNewError, toSafeNumber } from './error
 /** "SSK1": marks a SQLite file as a session-state database (PRAGMA application_id). */
 export const APPLICATION_ID = 0x53534b31;
 
+/** The SQLite schema's tables, each with its name and columns (the names that appear in SQL and in error messages). */
 export const TABLES = {
   /** The signal log (R5-R8). `sequence` is the one global counter (R7): AUTOINCREMENT never reuses. */
   events: {
@@ -69,10 +70,12 @@ export const TABLES = {
 /** Step 7: the cursors as a reader sees them (stored M and updated_at raised by the slots' newer events), plus `unfolded` and `fold_to`. */
 export const EFFECTIVE_CURSORS = 'session_watch_cursors_effective';
 
+/** One step of the SQLite schema's migrations: the user_version it reaches and the function that applies it. */
 export interface MigrationStep {
   /** 1, 2, 3, ...: the user_version the file has after this step. */
   version: number;
   description: string;
+  /** Applies the step on the connection (the caller holds the transaction). */
   up: (db: SqliteConnection) => void;
 }
 
@@ -357,11 +360,13 @@ export function migrate(handle: SchemaTarget, path: string, steps: readonly Migr
   return target;
 }
 
+/** Options of opening a state database read-only. */
 export interface ReadOnlyOpenOptions {
   /** How long a read waits for a lock held by a writer in rollback-journal states; default 5000 ms. */
   busyTimeoutMs?: number;
 }
 
+/** Options of openStateConnectionReadOnly: the read-only options plus which driver opens the file. */
 export interface ReadOnlyConnectionOptions extends ReadOnlyOpenOptions {
   /** Which SQLite driver opens the file; default 'auto' (see resolveSqliteDriver). */
   driver?: SqliteDriverChoice;

@@ -106,7 +106,7 @@ export interface SqliteStoreOptions extends Omit<CreateOptions, 'now'> {
   driver?: SqliteDriverChoice;
 }
 
-/** Internal: tests simulate older and newer releases with other migration lists. */
+/** Internal: tests simulate older and newer releases with other migration lists. @internal */
 export interface SqliteStoreInternals {
   migrations?: readonly MigrationStep[];
 }

@@ -12,3 +12,4 @@ export * from './remote-history-source.js';
 export * from './monitor.js';
 export * from '../core/upstream/index.js';
 export * from './sqlite-link-store.js';
+export type { AbortSignalLike, KitAbortSignal } from '../shared/abort.js';

@@ -12,6 +12,10 @@ interface BunStatement {
   values(...params: SqlValue[]): unknown[][];
 }
 
+/**
+ * A bun:sqlite Database, by the members the driver uses; a description of Bun's own class, not kit API.
+ * @internal
+ */
 interface BunDatabase {
   prepare(sql: string): BunStatement;
   exec(sql: string): void;
@@ -19,6 +23,7 @@ interface BunDatabase {
   readonly inTransaction: boolean;
 }
 
+/** The `bun:sqlite` module, by the member the driver uses (its Database class). */
 export interface BunSqliteModule {
   Database: new (path: string, options?: { readonly?: boolean; create?: boolean; readwrite?: boolean; safeIntegers?: boolean }) => BunDatabase;
 }
@@ -34,6 +39,7 @@ function load(): BunSqliteModule {
   throw new SqliteDriverUnavailableError('bun:sqlite', [`bun:sqlite: not available in ${runtimeName()} (it is built into Bun)`]);
 }
 
+/** The bun:sqlite driver (Bun only; integers read as bigint). Pass the module to skip loading the built-in one. */
 export function bunSqliteDriver(module?: BunSqliteModule): SqliteDriver {
   const { Database } = module ?? load();
   return {

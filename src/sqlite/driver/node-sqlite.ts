@@ -16,6 +16,10 @@ interface NodeStatement {
   setReturnArrays?(enabled: boolean): void;
 }
 
+/**
+ * A node:sqlite DatabaseSync, by the members the driver uses; a description of Node's own class, not kit API.
+ * @internal
+ */
 interface NodeDatabase {
   prepare(sql: string): NodeStatement;
   exec(sql: string): void;
@@ -24,6 +28,7 @@ interface NodeDatabase {
   readonly isTransaction?: boolean;
 }
 
+/** The `node:sqlite` module, by the member the driver uses (its DatabaseSync class). */
 export interface NodeSqliteModule {
   DatabaseSync: new (path: string, options?: { readOnly?: boolean }) => NodeDatabase;
 }
@@ -34,6 +39,7 @@ function load(): NodeSqliteModule {
   throw new SqliteDriverUnavailableError('node:sqlite', [`node:sqlite: not available in ${runtimeName()} (it needs Node 22.13 or later)`]);
 }
 
+/** The node:sqlite driver (Node 22.13+; integers read as bigint). Pass the module to skip loading the built-in one. */
 export function nodeSqliteDriver(module?: NodeSqliteModule): SqliteDriver {
   const { DatabaseSync } = module ?? load();
   return {

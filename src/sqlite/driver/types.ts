@@ -19,16 +19,22 @@
 /** Values the adapter binds. Strings are well-formed UTF-16: lone surrogates never reach a driver (R1). */
 export type SqlValue = string | number | bigint | null;
 
+/** One result row as an object keyed by column name (integers as bigint). */
 export type SqliteRow = Record<string, unknown>;
 
+/** What running a write statement reports: rows changed and the last inserted rowid. */
 export interface SqliteRunResult {
   changes: number;
   lastInsertRowid: bigint | number;
 }
 
+/** A prepared statement of a SqliteConnection; parameters bind positionally. */
 export interface SqliteStatement {
+  /** Runs a write; `changes` is a number and `lastInsertRowid` a bigint. */
   run(...params: SqlValue[]): SqliteRunResult;
+  /** The first row, or undefined (never null) when there is none. */
   get(...params: SqlValue[]): SqliteRow | undefined;
+  /** Every row, in order. */
   all(...params: SqlValue[]): SqliteRow[];
 }
 
@@ -37,6 +43,7 @@ export interface SqliteValuesStatement {
   all(...params: SqlValue[]): unknown[][];
 }
 
+/** An open SQLite database behind the driver seam: what the adapter runs its SQL and transactions on. */
 export interface SqliteConnection {
   /** The driver that opened it, e.g. 'better-sqlite3'. */
   readonly driver: string;
@@ -44,6 +51,7 @@ export interface SqliteConnection {
   readonly native: unknown;
   /** True between BEGIN and COMMIT/ROLLBACK, including after SQLite rolled back on its own. */
   readonly inTransaction: boolean;
+  /** Prepares one statement. */
   prepare(sql: string): SqliteStatement;
   /**
    * Optional: a read whose rows come back as arrays, which spares an object per row where one
@@ -55,20 +63,24 @@ export interface SqliteConnection {
   exec(sql: string): void;
   /** `PRAGMA <statement>`: the first column of the first row, undefined when there is none. */
   pragma(statement: string): unknown;
+  /** Closes the database. */
   close(): void;
 }
 
+/** How a SqliteDriver opens a file. */
 export interface SqliteOpenOptions {
   /** Open an existing file read-only; a missing file is an error. */
   readonly?: boolean;
 }
 
+/** A SQLite driver behind the seam: better-sqlite3, node:sqlite, bun:sqlite or your own with the same guarantees. */
 export interface SqliteDriver {
   readonly name: string;
   /** Opens (creating unless readonly) a database file, or ':memory:'. */
   open(path: string, options?: SqliteOpenOptions): SqliteConnection;
 }
 
+/** The names of the built-in drivers. */
 export type SqliteDriverName = 'better-sqlite3' | 'node:sqlite' | 'bun:sqlite';
 
 /** What `createSqliteStore({ driver })` accepts: 'auto' (the default), a driver name, or a driver object. */
@@ -80,22 +92,33 @@ export type SqliteDriverChoice = 'auto' | SqliteDriverName | SqliteDriver;
  * better-sqlite3 `Database` is assignable to BetterSqlite3Database (a test checks it).
  */
 export interface BetterSqlite3Statement {
+  /** Runs a write statement. */
   run(...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  /** The first row, or undefined. */
   get(...params: unknown[]): unknown;
+  /** Every row. */
   all(...params: unknown[]): unknown[];
+  /** Returns rows as arrays instead of objects. */
   raw(toggle?: boolean): this;
+  /** Returns only the first column of each row. */
   pluck(toggle?: boolean): this;
 }
 
+/** A better-sqlite3 Database, by the members the kit uses (see BetterSqlite3Statement). */
 export interface BetterSqlite3Database {
   readonly name: string;
   readonly open: boolean;
   readonly inTransaction: boolean;
   readonly readonly: boolean;
+  /** Prepares one statement. */
   prepare(source: string): BetterSqlite3Statement;
+  /** Runs statements without results. */
   exec(source: string): this;
+  /** Runs a PRAGMA; with `simple: true` returns the first column of the first row. */
   pragma(source: string, options?: { simple?: boolean }): unknown;
+  /** Reads integers as bigint in statements prepared afterwards. */
   defaultSafeIntegers(toggle?: boolean): this;
+  /** Closes the database. */
   close(): this;
 }
 
