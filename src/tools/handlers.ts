@@ -26,10 +26,13 @@ export interface UnwatchRequest {
   agentId: string;
 }
 
+/** T1: the store the tools run on: any store of the contract (methods may be async). */
 export type ToolStore = SessionStateStore & {
+  /** R52, T6: ends one watch; the session_unwatch tool calls it. */
   unwatch?(request: UnwatchRequest): MaybePromise<{ unwatched: boolean }>;
 };
 
+/** T1, T2: what every tool handler runs with: the store and the runtime's own agent id. */
 export interface ToolContext {
   /** Any store of the contract; methods may be async. */
   store: ToolStore;
@@ -107,6 +110,7 @@ export async function sessionWatch(ctx: ToolContext, args: unknown): Promise<Too
   return { result, text: sessionWatchText(result, a.watcherSessionKey, a.targetSessionKey, agentId) };
 }
 
+/** T5: what a sessions_send implementation passes to watchAfterSend once it dispatched (or failed to dispatch) a message. */
 export interface SendWatchRequest {
   /** The `watch` argument the model passed to sessions_send (absent or undefined: not asked). */
   watch?: boolean | undefined;

@@ -22,6 +22,7 @@ export interface ToolDefinition {
   inputSchema: Record<string, unknown>;
 }
 
+/** T1: SessionTools.call was given a tool name it does not offer; `tool` is that name. */
 export class UnknownToolError extends Error {
   override readonly name = 'UnknownToolError';
   constructor(readonly tool: string) {
@@ -39,6 +40,7 @@ const DESCRIPTIONS: Record<ToolName, string> = {
   session_notices: 'Take your pending stale-state notices: one line per changed session, each delivered once.',
 };
 
+/** T1, T4: options of createSessionTools: the tool context plus, to offer sessions_list, the runtime's session rows. */
 export interface SessionToolsOptions extends ToolContext {
   /** The rows sessions_list annotates (a runtime's own session list). Without it, sessions_list is not offered. */
   listSessions?: () => MaybePromise<SessionsListRow[]>;
@@ -53,10 +55,12 @@ export interface ToolResults {
   session_notices: SessionNoticesResult;
 }
 
+/** T1: the session tools over one store: their definitions (name, description, input schema) and a way to call them by name. */
 export interface SessionTools {
   definitions: ToolDefinition[];
   /** Runs a tool by name. Bad arguments throw a ValidationError naming the field (nothing written); an unknown name throws UnknownToolError. */
   call<N extends ToolName>(name: N, args: unknown): Promise<ToolOutput<ToolResults[N]>>;
+  /** Runs a tool given by a name not known at compile time (the result is then untyped). */
   call(name: string, args: unknown): Promise<ToolOutput<unknown>>;
 }
 

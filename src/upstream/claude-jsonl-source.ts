@@ -2,6 +2,7 @@ import { claudeDialect, type NotPersonMarker } from '../core/upstream/index.js';
 import { createJsonlTranscriptSource } from './jsonl-transcript-source.js';
 import type { UpstreamSource } from './types.js';
 
+/** U6: options of createClaudeJsonlSource. */
 export interface ClaudeJsonlSourceOptions {
   /** Link kind this adapter serves; default `claude-jsonl`. */
   kind?: string;

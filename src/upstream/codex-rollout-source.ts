@@ -2,6 +2,7 @@ import { codexDialect, type NotPersonMarker } from '../core/upstream/index.js';
 import { createJsonlTranscriptSource } from './jsonl-transcript-source.js';
 import type { UpstreamSource } from './types.js';
 
+/** U6: options of createCodexRolloutSource. */
 export interface CodexRolloutSourceOptions {
   /** Link kind this adapter serves; default `codex-rollout`. */
   kind?: string;

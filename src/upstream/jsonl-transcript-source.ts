@@ -22,6 +22,7 @@ import {
 } from '../core/upstream/index.js';
 import type { SourceTarget, UpstreamSource } from './types.js';
 
+/** U6: options of createJsonlTranscriptSource: the link kind, the dialect and the read budgets. */
 export interface JsonlTranscriptSourceOptions {
   /** Link kind this adapter serves. */
   kind: string;
@@ -49,6 +50,7 @@ const codeOf = (error: unknown): string | undefined => (error as { code?: unknow
 // O_NONBLOCK: opening a FIFO that replaced the transcript must not hang the monitor.
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 const decoder = new TextDecoder('utf-8');
+/** Decodes UTF-8 bytes to a string (invalid sequences become U+FFFD); the decoder the JSONL sources pass to the core. */
 export const utf8Decode = (bytes: Uint8Array): string => decoder.decode(bytes);
 /** Bytes of a candidate successor's start that are searched for our session (U6 resume). */
 const SUCCESSOR_HEAD = 64 * 1024;

@@ -33,6 +33,7 @@ export class MemoryLinkStore implements UpstreamLinkStore {
   }
 }
 
+/** U1: an empty in-memory link store (the monitor's default; forgets on restart). */
 export function createMemoryLinkStore(): MemoryLinkStore {
   return new MemoryLinkStore();
 }

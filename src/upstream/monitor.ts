@@ -22,6 +22,7 @@ import { createMemoryLinkStore } from './memory-link-store.js';
 import { OwnTextLog } from './own-texts.js';
 import type { LinkToken, MaybePromise, UpstreamLinkStore, UpstreamSource } from './types.js';
 
+/** U1-U9: options of createUpstreamMonitor: the store, the sources, the clock, link storage, demand and timing. */
 export interface UpstreamMonitorOptions extends Partial<MonitorConfig> {
   /** The signal log. Activity is recorded through its contract `record`, like any producer (U5). */
   store: SessionStateStore;
@@ -45,6 +46,7 @@ export interface UpstreamMonitorOptions extends Partial<MonitorConfig> {
   logger?: Logger;
 }
 
+/** U3: what continueSession did: linked (new or refreshed), or why not. */
 export type ContinueResult =
   | { linked: true; created: boolean; link: LinkStatusView }
   | { linked: false; reason: 'no-source' | 'owner-conflict' | 'machine-thread' | 'baseline-failed' | 'raced' | 'storage-error'; detail?: string };
@@ -84,6 +86,7 @@ export interface TickReport {
   passedOver: number;
 }
 
+/** U1-U9: a running upstream monitor: link sessions on Continue, check links on a timer, report their status. */
 export interface UpstreamMonitor {
   /** U1, U3: a catalog Continue of an adopted session. Bad input throws a ValidationError; nothing else throws. */
   continueSession(input: ContinueInput): Promise<ContinueResult>;

@@ -12,6 +12,7 @@ export class OwnTextLog {
 
   constructor(private readonly window: number = LIMITS.selfEchoWindow) {}
 
+  /** U4: remembers a message the session sent upstream; only the last LIMITS.selfEchoWindow are kept. */
   note(sessionKey: string, agentId: string, text: OwnMessage): void {
     const id = identityKey(sessionKey, agentId);
     const list = this.bySession.get(id) ?? [];
@@ -20,10 +21,12 @@ export class OwnTextLog {
     this.bySession.set(id, list);
   }
 
+  /** U4: the session's remembered messages, oldest first. */
   recent(sessionKey: string, agentId: string): OwnMessage[] {
     return [...(this.bySession.get(identityKey(sessionKey, agentId)) ?? [])];
   }
 
+  /** Forgets the session's messages (for a runtime whose session was deleted or reset). */
   forget(sessionKey: string, agentId: string): void {
     this.bySession.delete(identityKey(sessionKey, agentId));
   }

@@ -11,6 +11,7 @@ import type { KitAbortSignal } from '../shared/abort.js';
  */
 export type RemoteHistoryCall = (request: SourceTarget & { limit: number; before?: string }, signal?: KitAbortSignal) => Promise<readonly unknown[]>;
 
+/** U7: options of createRemoteHistorySource: the injected history call, the link kind and the paging. */
 export interface RemoteHistorySourceOptions {
   fetchHistory: RemoteHistoryCall;
   /** Link kind this adapter serves; default `claude-remote`. */
@@ -23,6 +24,7 @@ export interface RemoteHistorySourceOptions {
   notPersonMarkers?: readonly NotPersonMarker[];
 }
 
+/** U7: a source over paired-node history read through `fetchHistory`; throws RangeError on a bad window or maxPages. */
 export function createRemoteHistorySource(options: RemoteHistorySourceOptions): UpstreamSource {
   const kind = options.kind ?? 'claude-remote';
   const window = options.window ?? LIMITS.remoteHistoryWindow;

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue, Observation, UpstreamLink } from '../core/upstream/index.js';
 import type { KitAbortSignal } from '../shared/abort.js';
 
+/** A value or a promise of it: link stores and hooks may be sync or async. */
 export type MaybePromise<T> = T | Promise<T>;
 
 /** Where a source finds one upstream thread (from the link). */
@@ -39,7 +40,9 @@ export interface LinkToken {
  * Implementations: createMemoryLinkStore, createSqliteLinkStore.
  */
 export interface UpstreamLinkStore {
+  /** U9: every stored link. */
   list(): MaybePromise<UpstreamLink[]>;
+  /** U1: the session's link, if it has one. */
   get(sessionKey: string, agentId: string): MaybePromise<UpstreamLink | undefined>;
   /**
    * Writes `next` (or deletes the link when `next` is null) iff the stored link's token equals
