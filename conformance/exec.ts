@@ -29,6 +29,9 @@ const responseCheck = Compile(WireResponse);
 const helloCheck = Compile(WireHello);
 const createdCheck = Compile(WireCreated);
 
+/**
+ * W1-W8: options of execFactory: the child's working directory and environment, the request timeout, stderr and multi-handle mode.
+ */
 export interface ExecOptions {
   cwd?: string;
   env?: Record<string, string | undefined>; // process.env fits; structural so the types need no @types/node
@@ -43,6 +46,9 @@ export interface ExecOptions {
   handles?: boolean;
 }
 
+/**
+ * W1-W8: a StoreFactory whose stores live in a child process spoken to over the conformance wire protocol; dispose it when done.
+ */
 export interface ExecFactory extends StoreFactory {
   /** Starts the child if needed and returns its hello. */
   hello(): Promise<WireHello>;
@@ -198,6 +204,9 @@ function limitsOf(createOptions: CreateOptions): WireCreateOptions {
   return o;
 }
 
+/**
+ * W1-W8: runs `command` as a child process speaking the conformance wire protocol and returns a StoreFactory over it (the driver side of the wire).
+ */
 export function execFactory(command: string, options: ExecOptions = {}): ExecFactory {
   const main = connect(command, options);
   /** Extra processes for multi-handle mode, started on first use and kept for the next stores. */

@@ -27,6 +27,7 @@ export interface HandleFactory {
   openHandle?: OpenHandle;
 }
 
+/** What runConformance accepts: a plain StoreFactory, or a HandleFactory that can also open more handles on one store. */
 export type ConformanceTarget = StoreFactory | HandleFactory;
 
 /** Either shape as a HandleFactory. */

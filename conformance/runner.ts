@@ -27,6 +27,7 @@ export interface ConformanceOptions {
    * needs a target with openHandle.
    */
   handles?: number;
+  /** Told when each property starts and ends, and every so many cases in between (for a progress display). */
   onProgress?: (event: ConformanceProgress) => void;
 }
 

@@ -6,8 +6,12 @@
  */
 import type { CreateOptions, SessionStateStore, StoreFactory, StoreOp } from '../spec/index.js';
 
+/**
+ * The operation of one script command: a contract method, or `advance` (move the clock) or `repeatRecord` (one record input, recorded `count` times).
+ */
 export type ScriptOp = Exclude<StoreOp, 'close'> | 'advance' | 'repeatRecord';
 
+/** One command of a generated scenario: an operation with its positional arguments, on one handle. */
 export interface Command {
   op: ScriptOp;
   args: unknown[];
@@ -23,6 +27,7 @@ export interface ScenarioOptions {
   noticeLink?: string;
 }
 
+/** A generated test case: the store options and the command script run against the implementation. */
 export interface Scenario {
   options: ScenarioOptions;
   commands: Command[];
@@ -30,6 +35,7 @@ export interface Scenario {
   meta?: Record<string, string>;
 }
 
+/** What one command produced: its result, or the error (compared by name and, for ValidationError, field, R9). */
 export type Outcome = { ok: true; result: unknown } | { ok: false; error: { name: string; field?: string; message?: string } };
 
 /** 2026-01-01T00:00:00Z: every scenario starts here. */

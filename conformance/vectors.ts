@@ -22,6 +22,9 @@ export function vectorsDir(): string {
 
 let cache: ConformanceVector[] | undefined;
 
+/**
+ * Loads and schema-checks the conformance vectors (conformance/vectors/*.json, or `dir`), in file-name order; throws on an invalid file.
+ */
 export function loadVectors(dir?: string): ConformanceVector[] {
   if (!dir && cache) return cache;
   const d = dir ?? vectorsDir();
@@ -52,12 +55,16 @@ function describeExpectation(e: VectorExpectation): string {
   return e.ok ? describeOutcome({ ok: true, result: e.result }) : describeOutcome({ ok: false, error: e.error });
 }
 
+/** The outcome of replaying one vector: its name, its step count and the first failing step, if any. */
 export interface VectorRun {
   name: string;
   steps: number;
   failure?: { step: number; message: string };
 }
 
+/**
+ * Replays one vector against a fresh store of `factory`, stopping at the first step whose outcome differs from what the vector expects.
+ */
 export async function runVector(factory: StoreFactory, v: ConformanceVector): Promise<VectorRun> {
   const clock = new Clock(v.startAt);
   const store = await openStore(factory, clock, v.options);

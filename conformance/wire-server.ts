@@ -53,6 +53,9 @@ export interface WireStreams {
   output: { write(chunk: string): unknown };
 }
 
+/**
+ * W1-W8, the implementation side: serves stores of `factory` over JSON lines on `streams` until the input ends, then closes the open store.
+ */
 export function serveWire(factory: StoreFactory, streams: WireStreams, implementation = 'session-state-kit', sharing?: WireSharing): Promise<void> {
   const io = streams as { input: Readable; output: Writable };
   let now = 0;

@@ -7,6 +7,7 @@ import type { Draft } from '../arbitraries.js';
 import type { HandleFactory } from '../handles.js';
 import { canonical, type Command, humanDuration, type Outcome, type Scenario, T0 } from '../script.js';
 
+/** What a property's check runs against: the implementation under test, the reference oracle and the run's settings. */
 export interface PropertyContext {
   /** The implementation under test (its first handle's factory). */
   factory: StoreFactory;
@@ -26,6 +27,7 @@ export interface ArbitraryOptions {
   handles: number;
 }
 
+/** One property of the conformance suite: the rules it checks, how to generate its scenarios and how to judge one. */
 export interface ConformanceProperty {
   name: string;
   rules: string[];
@@ -38,7 +40,9 @@ export interface ConformanceProperty {
   multiHandle?: boolean;
   /** Judges an optional contract method; not run (and reported so) when the target does not offer it. */
   optionalMethod?: 'recordMany';
+  /** The fast-check arbitrary of this property's scenarios. */
   arbitrary(options: ArbitraryOptions): fc.Arbitrary<Scenario>;
+  /** Runs one scenario against the implementation; rejects with a readable message when it breaks a rule. */
   check(scenario: Scenario, ctx: PropertyContext): Promise<void>;
 }
 

@@ -32,6 +32,7 @@ import { ackNotices, ambientWatch, unwatch } from './watches-r21b-r27b-r52.js';
 
 export type { ArbitraryOptions, ConformanceProperty, PropertyContext } from './common.js';
 
+/** Every property of the conformance suite, in the order runConformance runs them. */
 export const PROPERTIES: readonly ConformanceProperty[] = [
   model,
   oneNoticePerPair,
