@@ -38,23 +38,31 @@ function toWireError(error: unknown): WireError {
  * another handle on the store so named. Without it, `create` answers null and `openHandle` fails.
  */
 export interface WireSharing {
+  /** The name of the backing store `store` lives on, or undefined when it cannot be opened again. */
   backingOf(store: SessionStateStore): string | undefined;
+  /** Opens another handle on the backing store so named. */
   open(backing: string, options: CreateOptions): MaybePromise<SessionStateStore>;
 }
 
-/** Serves `factory` on `input`/`output` until the input ends or a `shutdown` request arrives. */
 /**
  * The streams serveWire needs, described structurally so the published declarations need no
  * @types/node: `process.stdin` / `process.stdout` or any Node stream fits.
  */
 export interface WireStreams {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  input: { on(event: string, listener: (...args: any[]) => void): unknown };
-  output: { write(chunk: string): unknown };
+  input: {
+    /** Registers an event listener (Node readline reads the input through it). */
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    on(event: string, listener: (...args: any[]) => void): unknown;
+  };
+  output: {
+    /** Writes one response line. */
+    write(chunk: string): unknown;
+  };
 }
 
 /**
- * W1-W8, the implementation side: serves stores of `factory` over JSON lines on `streams` until the input ends, then closes the open store.
+ * W1-W8, the implementation side: serves stores of `factory` over JSON lines on `streams` until the
+ * input ends or a `shutdown` request arrives, then closes the open store.
  */
 export function serveWire(factory: StoreFactory, streams: WireStreams, implementation = 'session-state-kit', sharing?: WireSharing): Promise<void> {
   const io = streams as { input: Readable; output: Writable };

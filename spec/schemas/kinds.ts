@@ -99,6 +99,7 @@ export const PAYLOAD_SCHEMAS: Record<EventKind, TSchema | null> = {
 /** Kinds whose payload is required (the rest are optional or forbidden). */
 export const PAYLOAD_REQUIRED: ReadonlySet<EventKind> = new Set<EventKind>(['run_failed', 'upstream_missing', 'adopted']);
 
+/** R4: the schema of an event's payload: every kind's fields, all optional and closed; PAYLOAD_SCHEMAS is exact per kind. */
 export const Payload = Type.Object(
   {
     channel: Type.Optional(Token),

@@ -8,8 +8,11 @@
 export interface AbortSignalLike {
   readonly aborted: boolean;
   readonly reason?: unknown;
+  /** Calls `listener` when the signal aborts. */
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  /** Stops calling `listener`. */
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
+/** The AbortSignal type of the consumer's environment where it has one, else AbortSignalLike (see there). */
 export type KitAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : AbortSignalLike;

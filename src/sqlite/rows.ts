@@ -7,8 +7,14 @@ import { rowDecoders } from '../shared/rows.js';
  */
 export type { CursorRow, EventRow } from '../shared/rows.js';
 
-/** R9d: the SQLite tables' row decoders: eventFromRow and cursorFromRow decode a row, the checked ones also reject what no store could have written. */
-export const { eventFromRow, checkedEventFromRow, cursorFromRow, checkedHead } = rowDecoders({
+export const {
+  /** R9d: decodes one row of session_state_events (a payload that does not decode is dropped and reported). */
+  eventFromRow,
+  checkedEventFromRow,
+  /** R9d: decodes one row of session_watch_cursors; a row no store could have written is a CorruptStateError. */
+  cursorFromRow,
+  checkedHead,
+} = rowDecoders({
   events: 'session_state_events',
   heads: 'session_state_heads',
   cursors: 'session_watch_cursors',

@@ -40,6 +40,7 @@ export interface SqliteStatement {
 
 /** A read whose rows come back as arrays, in the SELECT's column order. */
 export interface SqliteValuesStatement {
+  /** Every row, each as an array in the SELECT's column order. */
   all(...params: SqlValue[]): unknown[][];
 }
 
