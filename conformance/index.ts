@@ -8,6 +8,8 @@
  *
  * Multi-handle mode: pass `{ create, openHandle }` (another handle on the same backing store) and
  * the model-based properties spread their commands over `handles` (default 3) handles.
+ *
+ * @module session-state-kit/conformance
  */
 export {
   runConformance,

@@ -5,6 +5,9 @@ import { offersRecordMany } from './properties/batch-r9e.js';
 import { PROPERTIES, type ConformanceProperty, type PropertyContext } from './properties/index.js';
 import { ConformanceFailure, closeQuietly, formatScript, T0, type Scenario } from './script.js';
 
+/**
+ * Options of runConformance: cases per property, the seed and path that replay a run, which properties, shrinking, handles and progress.
+ */
 export interface ConformanceOptions {
   /** Generated cases per property (fixed properties always run once). Default: each property's own. */
   runs?: number;
@@ -31,11 +34,13 @@ export interface ConformanceOptions {
   onProgress?: (event: ConformanceProgress) => void;
 }
 
+/** What runConformance tells `onProgress`: a property started, made progress, or ended with its result. */
 export type ConformanceProgress =
   | { type: 'start'; property: string; index: number; total: number; runs: number }
   | { type: 'progress'; property: string; done: number; runs: number }
   | { type: 'end'; property: string; index: number; total: number; result: PropertyResult };
 
+/** How a property failed: the message, the shrunk counterexample script and how to replay exactly that case. */
 export interface PropertyFailure {
   message: string;
   /** 1-based step of the script after which the property failed (0: setup or epilogue). */
@@ -50,6 +55,7 @@ export interface PropertyFailure {
   replay: { property: string; seed: number; path: string | null; cli: string; api: string };
 }
 
+/** The result of one property: passed or not, cases run, time taken, the seed, and the failure if any. */
 export interface PropertyResult {
   name: string;
   rules: string[];
@@ -62,6 +68,7 @@ export interface PropertyResult {
   failure?: PropertyFailure;
 }
 
+/** The result of a conformance run: passed iff every selected property passed; each property's result and what could not run. */
 export interface ConformanceResult {
   passed: boolean;
   seed: number;
@@ -73,6 +80,7 @@ export interface ConformanceResult {
   notRun: { name: string; reason: string }[];
 }
 
+/** Every property of the suite with its rules, title, default runs and mode, in suite order (for listings). */
 export function listProperties(): { name: string; rules: string[]; title: string; runs: number; fixed: boolean; multiHandle: boolean }[] {
   return PROPERTIES.map((p) => ({ name: p.name, rules: p.rules, title: p.title, runs: p.runs, fixed: p.fixed === true, multiHandle: p.multiHandle === true }));
 }
@@ -92,6 +100,7 @@ export function selectProperties(selectors: readonly string[] | undefined): Conf
   return PROPERTIES.filter((p) => wanted.has(p));
 }
 
+/** A fresh random fast-check seed (a non-negative 31-bit integer), used when no seed is given. */
 export function randomSeed(): number {
   return Math.floor(Math.random() * 0x7fffffff);
 }

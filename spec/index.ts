@@ -1,6 +1,8 @@
 /**
  * session-state-kit/spec: the single source of truth. TypeBox schemas (values and static types),
  * the limits, the kind table and the implementation contract. PROTOCOL.md states the rules.
+ *
+ * @module session-state-kit/spec
  */
 export * from './schemas/limits.js';
 export * from './schemas/primitives.js';

@@ -1,6 +1,8 @@
 /**
  * session-state-kit: spec, pure core and the in-memory reference store. Storage adapters and the
  * conformance suite live behind their own subpaths (`session-state-kit/sqlite`, `/conformance`).
+ *
+ * @module session-state-kit
  */
 export * from '../spec/index.js';
 export * from './core/index.js';

@@ -1,6 +1,8 @@
 /**
  * session-state-kit/core: the pure protocol core. No I/O, no clock, no randomness, no storage:
  * every function takes what it needs (including `now`) and returns what to write.
+ *
+ * @module session-state-kit/core
  */
 export * from './errors.js';
 export * from './clock.js';

@@ -2,6 +2,8 @@
  * session-state-kit/feed: notices across processes (R60-R72). A change feed over any
  * store that implements `PendingSource`, and a delivery helper that wires store, feed and the
  * wake policy (src/core/wake) to a runtime's callbacks.
+ *
+ * @module session-state-kit/feed
  */
 export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, StorePendingSource } from './types.js';
 export { createNoticeFeed, DEFAULT_POLL_INTERVAL_MS, type FileWatcher, type NoticeFeed, type NoticeFeedOptions, type NoticeSignal } from './feed.js';

@@ -30,6 +30,7 @@ export interface PairChange extends PendingPair {
  */
 export type FeedPosition = string;
 
+/** R68, R61: what a feed asks a source's readPending: the changes after a position and, for new subscribers, a snapshot. */
 export interface PendingReadRequest {
   /** Read the changes after this position; absent: no changes, only the snapshot (a first read). */
   since?: FeedPosition;
@@ -37,6 +38,7 @@ export interface PendingReadRequest {
   snapshot?: 'all' | readonly string[];
 }
 
+/** R68: what readPending answers: its position, the pairs changed after `since`, and the requested snapshot. */
 export interface PendingRead {
   /** The position this read stands at: every change up to it is in `changes` or `snapshot`. */
   position: FeedPosition;
@@ -46,6 +48,7 @@ export interface PendingRead {
   snapshot: PendingPair[];
 }
 
+/** R60-R72: what a store offers a change feed: reads of pending notices, a change token and local change events. */
 export interface PendingSource {
   /**
    * R68: one consistent read of what changed after a position and, for new subscribers, of what is

@@ -2,6 +2,8 @@
  * session-state-kit/postgres: the PostgreSQL storage adapter, for runtimes whose sessions live on
  * several machines. It runs on node-postgres (`pg`, an optional peer dependency), loaded only when
  * a store is opened, so importing this module (or the package root) never needs it.
+ *
+ * @module session-state-kit/postgres
  */
 export {
   PostgresStore,

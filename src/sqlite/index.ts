@@ -3,6 +3,8 @@
  * read its files. It runs on better-sqlite3 (Node 20+, an optional peer dependency), node:sqlite
  * (Node 22.13+, built in) and bun:sqlite (Bun, built in); no driver is loaded until a store or a
  * connection is opened, so importing this module needs none of them.
+ *
+ * @module session-state-kit/sqlite
  */
 export {
   SqliteStore,

@@ -84,6 +84,7 @@ import { EFFECTIVE_CURSORS, MIGRATIONS, V7_TAKEN, migrate, type MigrationStep } 
 export type SynchronousMode = 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
 const SYNCHRONOUS_MODES: readonly SynchronousMode[] = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 
+/** Options of the SQLite store: the contract's options (R6, R40, R41, R23b) plus the file, driver, durability, busy timeout and logger. */
 export interface SqliteStoreOptions extends Omit<CreateOptions, 'now'> {
   /** The clock (R6); Date.now when absent. A non-function is refused at construction. */
   now?: () => number;

@@ -4,6 +4,8 @@
  * watch a sessions_send implementation registers, session_unwatch and session_notices. Each handler
  * returns structured data and the compact text a model reads. Pure: no Node, no clock, no I/O
  * beyond the store it is given.
+ *
+ * @module session-state-kit/tools
  */
 export { checkArgs, resolveAgentId } from './args.js';
 export {

@@ -1,6 +1,8 @@
 /**
  * session-state-kit upstream monitoring (PROTOCOL.md section 9): the monitor driver, its link
  * storage seam and the source adapters. The rules live in src/core/upstream.
+ *
+ * @module session-state-kit/upstream
  */
 export * from './types.js';
 export * from './memory-link-store.js';

@@ -30,8 +30,10 @@ export type ClaudeHookInput =
   | PostCompactHookInput
   | SessionEndHookInput;
 
+/** T30-T34: the name of a Claude hook event the kit handles. */
 export type ClaudeHookEventName = ClaudeHookInput['hook_event_name'];
 
+/** T30-T34: every Claude hook event the kit handles. */
 export const CLAUDE_HOOK_EVENTS: readonly ClaudeHookEventName[] = ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'PostCompact', 'SessionEnd'];
 
 /**
@@ -40,6 +42,7 @@ export const CLAUDE_HOOK_EVENTS: readonly ClaudeHookEventName[] = ['SessionStart
  */
 export const MACHINE_PROMPT_SOURCES: ReadonlySet<string> = new Set(['system', 'loop_wakeup', 'schedule_wakeup', 'poll_event']);
 
+/** T9, T30: options of planClaudeHookEvent: the agent id of the session keys and the channel named in records. */
 export interface ClaudeEventOptions {
   /** Agent id of the session keys (default `claude-code`, T9). */
   agentId: string;
@@ -47,6 +50,9 @@ export interface ClaudeEventOptions {
   channel: string;
 }
 
+/**
+ * T9, T30-T34: what one hook event should do: the records to write, a session to reset, whose notices to deliver, a key to introduce.
+ */
 export interface ClaudeEventPlan {
   event: ClaudeHookEventName;
   /** The session the event is about (the main session; for SubagentStart/Stop the child). */

@@ -1,6 +1,8 @@
 /**
  * session-state-kit/claude-agent-sdk: hook callbacks for `@anthropic-ai/claude-agent-sdk`
  * (PROTOCOL.md T9, T30-T34). The SDK is an optional peer: this entry point imports only its types.
+ *
+ * @module session-state-kit/claude-agent-sdk
  */
 export {
   CLAUDE_CODE_AGENT,
