@@ -20,7 +20,7 @@ import { buildFeedFile, harnessFeed, reopen, rotation, TARGETS_PER_WATCHER, watc
 const WATCHERS = 10_000;
 const SUBSCRIBERS = [1_000, 10_000];
 /** Commits per size: each cycle is two (an ack and a record), read by the feed at one wake-up. */
-const COMMITS: Record<CaseContext['mode'], number> = { full: 100_000, smoke: 10_000 };
+const COMMITS: Record<CaseContext['mode'], number> = { full: 100_000, smoke: 6_000 };
 const SAMPLES = 10;
 
 export const fanoutGroup: BenchGroup = {

@@ -62,17 +62,27 @@ async function concurrently(workers: readonly (() => Promise<void>)[], count: nu
   return performance.now() - t0;
 }
 
-async function cursorTableReads(admin: pg.Client, schema: string): Promise<{ rows: number; scans: number }> {
+async function cursorTableReads(admin: pg.Client, schema: string): Promise<{ rows: number; scans: number; seqRows: number; byIndex: Record<string, { scans: number; read: number }> }> {
   await admin.query('SELECT pg_stat_clear_snapshot()');
-  const r = await admin.query<{ rows: string; scans: string }>(
-    'SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS rows, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) AS scans FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2',
+  const r = await admin.query<{ rows: string; scans: string; seq: string }>(
+    'SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS rows, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) AS scans, coalesce(seq_tup_read, 0) AS seq FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = $2',
     [schema, 'session_watch_cursors'],
   );
-  return { rows: Number(r.rows[0]?.rows ?? 0), scans: Number(r.rows[0]?.scans ?? 0) };
+  const ix = await admin.query<{ name: string; scans: string; read: string }>(
+    'SELECT indexrelname AS name, idx_scan AS scans, idx_tup_read AS read FROM pg_stat_user_indexes WHERE schemaname = $1 AND relname = $2',
+    [schema, 'session_watch_cursors'],
+  );
+  const byIndex: Record<string, { scans: number; read: number }> = {};
+  for (const row of ix.rows) byIndex[row.name] = { scans: Number(row.scans), read: Number(row.read) };
+  return { rows: Number(r.rows[0]?.rows ?? 0), scans: Number(r.rows[0]?.scans ?? 0), seqRows: Number(r.rows[0]?.seq ?? 0), byIndex };
 }
 
-/** Backends flush their table statistics at most once a second, when idle: wait for every one to have. */
-const settle = () => new Promise((r) => setTimeout(r, 2_500));
+/**
+ * A backend sends its table statistics to the server when it goes idle, but at most once a second
+ * and, seen here (PostgreSQL 18), up to ten seconds late: with 2.5 s the listeners' first snapshot
+ * reads still landed inside the measured run. Eleven seconds before and after it.
+ */
+const settle = () => new Promise((r) => setTimeout(r, 11_000));
 
 export async function concurrencyBench(args: BenchArgs, admin: pg.Client, open: Open, connect: Connect, progress: (m: string) => void): Promise<CaseResult[]> {
   const plan = PLANS[args.mode];
@@ -206,6 +216,16 @@ export async function concurrencyBench(args: BenchArgs, admin: pg.Client, open: 
           cursorRowsReadPerCommit: rows / commits,
           cursorScansPerCommit: scans / commits,
           signalsPerCommit: (signals - signalsBefore) / commits,
+          seqRowsReadPerCommit: (after.seqRows - before.seqRows) / commits,
+          ...Object.fromEntries(
+            Object.entries(after.byIndex).flatMap(([name, a]) => {
+              const b = before.byIndex[name] ?? { scans: 0, read: 0 };
+              return [
+                [`index ${name} scans per commit`, (a.scans - b.scans) / commits],
+                [`index ${name} entries read per commit`, (a.read - b.read) / commits],
+              ];
+            }),
+          ),
         },
         notes: 'rows = seq_tup_read + idx_tup_fetch of session_watch_cursors (pg_stat_user_tables) over the run; latency = the run\'s wall time per commit (one sample), the ratio against 0 listeners is what listening costs the writers',
       }),
