@@ -34,8 +34,12 @@ export interface NoticeFeed {
   close(): void;
 }
 
-/** Watches one file; calls `onChange` on every change event; returns its stop. Throws when the file cannot be watched. */
-export type FileWatcher = (path: string, onChange: () => void) => () => void;
+/**
+ * Watches one file; calls `onChange` on every event (`'rename'` when the file went away or was
+ * replaced: the feed then watches the path again at its next poll); returns its stop. Throws when
+ * the file cannot be watched.
+ */
+export type FileWatcher = (path: string, onChange: (event: 'change' | 'rename') => void) => () => void;
 
 export interface NoticeFeedOptions {
   /** How often `changeToken()` is polled while someone listens; default 200 ms. An integer 1..3,600,000. */
@@ -66,8 +70,8 @@ interface Subscriber {
   serving: boolean;
 }
 
-function defaultFileWatcher(path: string, onChange: () => void): () => void {
-  const w = fsWatch(path, { persistent: false }, () => onChange());
+function defaultFileWatcher(path: string, onChange: (event: 'change' | 'rename') => void): () => void {
+  const w = fsWatch(path, { persistent: false }, (event) => onChange(event === 'rename' ? 'rename' : 'change'));
   // A watched file that vanishes (a WAL deleted by the last connection's close) is watched again at the next poll.
   w.on('error', () => w.close());
   return () => w.close();
@@ -281,7 +285,17 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
       if (fileStops.has(path)) continue;
       try {
         let stop: (() => void) | undefined;
-        stop = watchFile(path, () => {
+        stop = watchFile(path, (event) => {
+          if (event === 'rename') {
+            // The file went away (a WAL removed by the last connection's close) or was replaced:
+            // this watch follows the old file, so drop it; the next poll watches the path again.
+            fileStops.delete(path);
+            try {
+              stop?.();
+            } catch {
+              // already closed
+            }
+          }
           onFileEvent();
         });
         fileStops.set(path, () => stop?.());

@@ -64,7 +64,7 @@ import { statements, type Statements } from './sql.js';
  * sessions live on several machines. A sibling of the SQLite adapter: the same plan from
  * src/core, none of its SQL. Every contract method is async.
  *
- * Durable: events, heads, cursors, the sequence. Pending notices are cursors with N > L (D1): any
+ * Durable: events, heads, cursors, the sequence. Pending notices are cursors with N > L (R20): any
  * machine reads them, a drain acks them in one transaction. In process memory: only the prune
  * clock. Concurrency (several pools = several machines):
  * - R7: sequences come from one SEQUENCE. Each write on an identity first takes a transaction-level
@@ -651,7 +651,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     }
   }
 
-  // ---- PendingSource (the feed's hooks, D2; not part of the contract) ----
+  // ---- PendingSource (the feed's hooks, R60-R72; not part of the contract) ----
 
   /** Every pending pair of every watcher (N > L), from the cursors; a corrupt row is skipped (R9d). */
   async listPending(): Promise<PendingPair[]> {

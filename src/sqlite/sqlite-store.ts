@@ -858,7 +858,7 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
     this.prune();
   }
 
-  // ---- PendingSource (the feed's hooks, D2; not part of the contract) ----
+  // ---- PendingSource (the feed's hooks, R60-R72; not part of the contract) ----
 
   /** Every pending pair of every watcher (N > L), read from the file through the pending index; a corrupt row is skipped (R9d). */
   listPending(): PendingPair[] {

@@ -155,6 +155,33 @@ describe('feed across two processes (SQLite)', () => {
     }
   });
 
+  it('R70: with the poll an hour apart, the -wal file\'s change events alone bring every commit of another process to the watcher', async () => {
+    const path = join(dir, 'watched.db');
+    const logger = memoryLogger();
+    const store = createSqliteStore({ path, driver: TEST_DRIVER, now: () => Date.now(), logger });
+    const child = await startChild(path);
+    try {
+      const feed = createNoticeFeed(store, { pollIntervalMs: 3_600_000, logger });
+      const seen: NoticeSignal[] = [];
+      const off = feed.subscribe((s) => void seen.push(s), { watcherSessionKey: W });
+      await new Promise((r) => setTimeout(r, 50)); // the first read (nothing pending) is done
+      for (let round = 0; round < ROUNDS; round++) {
+        const target = `agent:main:file-${round}`;
+        const reply = await child.record(target, W);
+        expect(reply.sequence).toBeGreaterThan(0);
+        // No poll can come within the wait (an hour); only the file event reads the commit.
+        await waitFor(() => seen.some((s) => s.changed.some((p) => p.targetSessionKey === target)));
+      }
+      expect(seen.map((s) => s.changed.map((p) => p.targetSessionKey))).toEqual(Array.from({ length: ROUNDS }, (_, i) => [`agent:main:file-${i}`]));
+      off();
+      feed.close();
+      expect(logger.entries).toEqual([]);
+    } finally {
+      await child.stop();
+      store.close();
+    }
+  });
+
   it('R67: delivery in this process acks, in the shared file, exactly what it delivered of the notices another process raised', async () => {
     const path = join(dir, 'deliver.db');
     const logger = memoryLogger();
