@@ -1,6 +1,6 @@
 /**
  * Cross-process notice latency: from a commit in one process to the change feed's signal in
- * another process sharing the store. Three kinds of case:
+ * another process sharing the store. Two kinds of case:
  * - `latency/sqlite@<pairs>` and `latency/postgres@<pairs>`: at default settings (poll 200 ms,
  *   file watch on), with 1k or 100k other pairs pending (W watchers × 10 targets, loaded as the
  *   feed group loads them): SQLite learns of the other process's commit from the `-wal` file
@@ -9,8 +9,10 @@
  * - `latency/sqlite-cross-process@poll<ms>`: the poll alone (file watch off, R70's fallback), as
  *   measured before the file watch existed: about half an interval on average, at most one
  *   interval plus one read. Reported as ms and as multiples of the interval.
- * The checked figures are multiples of the poll interval (machine-independent: a feed that missed
- *   ticks, or fell back to the poll where the file watch should wake it, moves them).
+ * Each sample runs from the writer's record() returning (its commit done) to the listener's signal;
+ * the sample from the call's start, which includes the commit itself (an fsync on PostgreSQL), is
+ * reported beside it. The checked figures are multiples of the poll interval (machine-independent:
+ * a feed that missed ticks, or fell back to the poll where the file watch should wake it, moves them).
  *
  * The bench runner is synchronous here and this case needs processes and timers, so the group
  * runs this file, bundled, as a script (`measure`) in a child Node process, which forks the
