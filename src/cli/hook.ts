@@ -5,6 +5,9 @@ import { noticesText } from '../tools/text.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { EXIT, type ExitCode, type Io } from './io.js';
 
+/** T17: at most this many notices go into one prompt's context; the rest wait, counted in one line. */
+export const HOOK_MAX_NOTICES = 50;
+
 export const HOOK_USAGE = `session-state-kit hook claude-code --db <file> [--agent <id>]
 
 A Claude Code hook (PROTOCOL.md T9). Reads the hook's JSON payload on stdin:
@@ -15,11 +18,14 @@ A Claude Code hook (PROTOCOL.md T9). Reads the hook's JSON payload on stdin:
                      the model the session's pending notices as additional context
 
 A Claude Code session <session_id> is the session "agent:<agent>:<session_id>" (--agent, default
-claude-code). Notices are acknowledged only after they were printed. Input it cannot use
-(not JSON, another event, a session id that is not a valid key) is ignored: exit 0, nothing
-written, one line on stderr. A hook never blocks the person's prompt.
+claude-code). At most ${HOOK_MAX_NOTICES} notices are shown per prompt (one line counts the rest), and
+they are acknowledged only after they were printed to a reader (not when stdout is closed or
+/dev/null). Input it cannot use (not JSON, not UTF-8, another event, a session id that is not a
+valid key) is ignored: exit 0, nothing written, one line on stderr. A hook never blocks the
+person's prompt.
 
   --db <file>    SQLite state database (created if missing), shared with "session-state-kit mcp"
+                 (a file: '' and :memory: share nothing and are refused)
   --agent <id>   agent id of the session keys (default claude-code)
 
 In .claude/settings.json:
@@ -34,8 +40,6 @@ export const CLAUDE_CODE_AGENT = 'claude-code';
 const CHANNEL = 'claude-code';
 /** Hook payloads are small; a prompt with a pasted file is the largest. */
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
-/** T17: at most this many notices go into one prompt's context; the rest wait, counted in one line. */
-export const HOOK_MAX_NOTICES = 50;
 
 /**
  * T18: the hook and the MCP server exist to share notices through one database file. An empty path

@@ -33,7 +33,7 @@ Without --session the server is unbound: any client can read and acknowledge any
 notices by naming its key. Run it unbound only for a trusted runtime; it says so on stderr.
 
 Register it with an MCP client, e.g. in .mcp.json:
-  {"mcpServers": {"session-state": {"command": "npx", "args": ["session-state-kit", "mcp", "--db", "/tmp/team.db"]}}}
+  {"mcpServers": {"session-state": {"command": "npx", "args": ["session-state-kit", "mcp", "--db", "/tmp/team.db", "--claude-code-session"]}}}
 
 Needs the @modelcontextprotocol/sdk package (an optional peer dependency).
 
