@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -105,6 +106,16 @@ describe('T10-T13 a bound MCP server (real child process, SDK client)', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(message);
     }
+  });
+});
+
+describe('T19 without CLAUDE_CODE_SESSION_ID', () => {
+  it('T19 --claude-code-session outside Claude Code is a usage error, never an unbound server', () => {
+    const env = { ...process.env };
+    delete env['CLAUDE_CODE_SESSION_ID'];
+    const r = spawnSync(process.execPath, [cli.path(), 'mcp', '--db', join(dir, 'noenv.db'), '--claude-code-session'], { env, encoding: 'utf8', input: '', timeout: 30_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--claude-code-session needs CLAUDE_CODE_SESSION_ID in the environment');
   });
 });
 

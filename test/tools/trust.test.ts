@@ -96,6 +96,20 @@ describe('T12 the spawn tree', () => {
     expect(await inScope(caller, parentOf, PEER, 'main')).toBe(false);
   });
 
+  it('T12 once the spawn event is pruned the child leaves the tree: the scope only narrows', async () => {
+    let now = T0;
+    const DAY = 86_400_000;
+    const store = createMemoryStore({ now: () => now, retentionMs: 30 * DAY });
+    store.record(spawn(WORKER, LEAD));
+    const tools = createSessionTools({ store, caller: LEAD });
+    expect((await tools.call('session_status', { sessionKey: WORKER })).result.stateVersion).toBe(1);
+    now = T0 + 31 * DAY;
+    store.record(human(WORKER));
+    store.prune();
+    expect(store.changesSince({ sessionKey: WORKER, agentId: 'main', since: 0 }).stateChanges.historyGap).toBe(true);
+    expect((await refusal(tools.call('session_status', { sessionKey: WORKER }))).name).toBe('ForbiddenError');
+  });
+
   it('T12 a cycle, or a chain longer than MAX_TREE_DEPTH, ends the walk outside the tree', async () => {
     let reads = 0;
     const cycle: ParentOf = (key) => (reads++, key === 'agent:main:a' ? 'agent:main:b' : 'agent:main:a');
