@@ -193,6 +193,7 @@ async function listPage(ctx: ToolContext, options: SessionToolsOptions, args: Se
   const after = args.cursor === undefined ? undefined : decodeCursor(args.cursor);
   const limit = args.limit ?? SESSIONS_LIST_PAGE;
   const raw = await options.listSessions!();
+  if (!Array.isArray(raw)) options.logger?.warn('sessions_list: the runtime listed no rows (not an array)', { type: typeof raw });
   const rows: { sessionKey: string; agentId: string; row: SessionsListRow }[] = [];
   for (const [i, row] of (Array.isArray(raw) ? raw : []).entries()) {
     try {
