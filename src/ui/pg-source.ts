@@ -1,6 +1,10 @@
 import type pg from 'pg';
 import { pendingPairOf } from '../core/index.js';
-import type { PendingPair } from '../feed/types.js';
+import type { PendingPair, PendingReadRequest, PendingSource } from '../feed/types.js';
+import { readPendingWith } from '../postgres/pending-reads.js';
+import { statements } from '../postgres/sql.js';
+import { BadRows } from '../shared/pending-rows.js';
+import { silentLogger } from '../shared/logger.js';
 import { loadPg } from '../postgres/driver.js';
 import { NotAStateSchemaError, toSafeNumber } from '../postgres/errors.js';
 import { cursorAsStoredFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from '../postgres/rows.js';
@@ -29,12 +33,19 @@ import {
 
 const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
 const num = (v: unknown, field: string): number => toSafeNumber(v, field);
+/** Schema step 2 marks cursor changes for the feed (R71). */
+const MARKS_SINCE_VERSION = 2;
 
 export class PgUiSource implements UiSource {
+  private readonly badRows = new BadRows(silentLogger, 'ui');
+
   private constructor(
     private readonly client: pg.Client,
     readonly label: string,
     private readonly s: string,
+    private readonly schema: string,
+    /** The schema's version: from step 2 the store marks cursor changes (R71). */
+    private readonly version: number,
   ) {}
 
   /**
@@ -51,7 +62,7 @@ export class PgUiSource implements UiSource {
       await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
       const version = await readSchemaVersion(client, schema);
       if (version === 0) throw new NotAStateSchemaError(schema, 'it has no session-state tables (never opened by a store)');
-      return new PgUiSource(client, `${label}${schema === 'public' ? '' : ` schema ${schema}`}`, quoteIdent(schema));
+      return new PgUiSource(client, `${label}${schema === 'public' ? '' : ` schema ${schema}`}`, quoteIdent(schema), schema, version);
     } catch (error) {
       await client.end().catch(() => {});
       throw error;
@@ -168,18 +179,49 @@ export class PgUiSource implements UiSource {
   }
 
   /**
-   * R86 on PostgreSQL: the newest sequence (a new event) and the pending pairs' count and L sum
-   * (a new notice, an ack), read through the primary key and the pending index.
+   * R86 on PostgreSQL: the newest sequence (a new event) and, where the schema marks cursor changes
+   * (step 2, R71), the newest mark (a new notice, an ack), each one index probe: the cost does not
+   * grow with the pending pairs. An older schema adds the pending pairs' count and L sum.
    */
   async changeToken(): Promise<string> {
+    const marks = this.version >= MARKS_SINCE_VERSION;
     const r = (
       await this.rows(
-        `SELECT (SELECT coalesce(max(sequence), 0) FROM ${this.t('events')}) AS s,
-                (SELECT count(*) FROM ${this.t('cursors')} WHERE notified > last_seen) AS n,
-                (SELECT coalesce(sum(last_seen), 0) FROM ${this.t('cursors')} WHERE notified > last_seen) AS l`,
+        marks
+          ? `SELECT (SELECT coalesce(max(sequence), 0) FROM ${this.t('events')}) AS s,
+                    (SELECT coalesce(max(changed_xid)::text, '0') FROM ${this.t('cursors')} WHERE changed_xid IS NOT NULL) AS x`
+          : `SELECT (SELECT coalesce(max(sequence), 0) FROM ${this.t('events')}) AS s,
+                    (SELECT count(*) FROM ${this.t('cursors')} WHERE notified > last_seen) AS n,
+                    (SELECT coalesce(sum(last_seen), 0) FROM ${this.t('cursors')} WHERE notified > last_seen) AS l`,
       )
     )[0]!;
-    return `${String(r['s'])}:${String(r['n'])}:${String(r['l'])}`;
+    return marks ? `${String(r['s'])}:${String(r['x'])}` : `${String(r['s'])}:${String(r['n'])}:${String(r['l'])}`;
+  }
+
+  feedSource(): PendingSource {
+    const marks = this.version >= MARKS_SINCE_VERSION;
+    const sql = statements(this.schema);
+    return {
+      // R68, R71: one REPEATABLE READ transaction (this session's transactions are read-only).
+      ...(marks
+        ? {
+            readPending: async (request: PendingReadRequest) => {
+              await this.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+              try {
+                const read = await readPendingWith(async (statement, values) => (await this.client.query(sql[statement], values)).rows, request, this.badRows);
+                await this.client.query('COMMIT');
+                return read;
+              } catch (error) {
+                await this.client.query('ROLLBACK').catch(() => {});
+                throw error;
+              }
+            },
+          }
+        : {}),
+      listPending: () => this.listPending(),
+      changeToken: () => this.changeToken(),
+      onLocalChange: () => () => {}, // this session never writes (R80)
+    };
   }
 
   async listPending(): Promise<PendingPair[]> {

@@ -167,7 +167,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       for (const res of clients) res.write(': keep-alive\n\n');
     }, HEARTBEAT_MS);
     // R86: notices come from the change feed, read from durable state (R60-R63).
-    feed = createNoticeFeed({ listPending: () => source.listPending(), changeToken: () => source.changeToken(), onLocalChange: () => () => {} }, { pollIntervalMs: pollMs, logger });
+    feed = createNoticeFeed(source.feedSource(), { pollIntervalMs: pollMs, logger });
     stopFeed = feed.subscribe((signal) => broadcast('notice', { watcherSessionKey: signal.watcherSessionKey }));
   };
   const stopLive = () => {

@@ -1,5 +1,5 @@
 import type { StateEvent, WakePolicy, WatchCursor } from '../../spec/index.js';
-import type { PendingPair } from '../feed/types.js';
+import type { PendingPair, PendingSource } from '../feed/types.js';
 
 /**
  * What the live view reads from a store (SQLite file or PostgreSQL schema). Every read is one
@@ -114,8 +114,14 @@ export interface UiSource {
   activity(minutes: number): Promise<Activity>;
   /** A cheap token that changes when any process committed (R86). */
   changeToken(): Promise<number | string>;
-  /** The feed's read (src/feed PendingSource): every pending pair. */
+  /** Every pending pair (a full read). */
   listPending(): Promise<PendingPair[]>;
+  /**
+   * What the change feed reads (R86): what changed after a position (R68) where the store's schema
+   * marks changes, every pending pair (R60's diff) where an older schema does not; and, on SQLite,
+   * the `-wal` file whose events bring another process's commit at once (R70).
+   */
+  feedSource(): PendingSource;
   close(): Promise<void>;
 }
 

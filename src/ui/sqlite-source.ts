@@ -1,5 +1,8 @@
 import { noticeOf, pendingPairOf, wakeFor } from '../core/index.js';
-import type { PendingPair } from '../feed/types.js';
+import type { PendingPair, PendingReadRequest, PendingSource } from '../feed/types.js';
+import { BadRows } from '../shared/pending-rows.js';
+import { silentLogger } from '../shared/logger.js';
+import { SqlitePendingReads } from '../sqlite/pending-reads.js';
 import { rowDecoders, type CursorRow, type EventRow } from '../shared/rows.js';
 import { toSafeNumber } from '../sqlite/errors.js';
 import { EFFECTIVE_CURSORS, TABLES, openStateConnectionReadOnly } from '../sqlite/schema.js';
@@ -32,6 +35,8 @@ const C = TABLES.cursors.name;
 const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
 /** Step 7 added the effective view (a pending cursor's newer M lives in its target's slots). */
 const EFFECTIVE_SINCE_VERSION = 7;
+/** Schema step 8 marks cursor changes for the feed (R68). */
+const MARKS_SINCE_VERSION = 8;
 const decode = rowDecoders({ events: E, heads: H, cursors: C });
 /** Larger than any sequence a store assigns (R7 keeps them below 2^53). */
 const NO_UPPER = Number.MAX_SAFE_INTEGER;
@@ -94,13 +99,19 @@ export function watchesSql(from: string, query: Pick<WatchesQuery, 'session' | '
 export class SqliteUiSource implements UiSource {
   private readonly cursorsFrom: string;
 
+  /** R68: the feed's reads, where the file marks changes (schema step 8); absent on an older file, which this read-only view never migrates. */
+  private readonly reads: SqlitePendingReads | undefined;
+
   private constructor(
     private readonly db: SqliteConnection,
     readonly label: string,
+    private readonly path: string = label,
   ) {
     // Belt and braces beside the read-only open: SQLite refuses any write on this connection (R80).
     db.pragma('query_only = 1');
-    this.cursorsFrom = num(db.pragma('user_version'), 'user_version') >= EFFECTIVE_SINCE_VERSION ? EFFECTIVE_CURSORS : C;
+    const version = num(db.pragma('user_version'), 'user_version');
+    this.cursorsFrom = version >= EFFECTIVE_SINCE_VERSION ? EFFECTIVE_CURSORS : C;
+    this.reads = version >= MARKS_SINCE_VERSION ? new SqlitePendingReads(db, new BadRows(silentLogger, 'ui')) : undefined;
   }
 
   /** Opens an existing state file read-only; throws the adapter's typed errors (NotAStateDatabaseError, SchemaTooNewError). */
@@ -215,7 +226,19 @@ export class SqliteUiSource implements UiSource {
   }
 
   async listPending(): Promise<PendingPair[]> {
+    if (this.reads) return this.reads.listPending();
     return (this.db.prepare(UI_SQL.pendingAll).all() as CursorRow[]).map((r) => pendingPairOf(decode.cursorAsStored(r)));
+  }
+
+  feedSource(): PendingSource {
+    const reads = this.reads;
+    return {
+      ...(reads ? { readPending: (request: PendingReadRequest) => reads.read(request) } : {}),
+      listPending: () => this.listPending(),
+      changeToken: () => this.changeToken(),
+      onLocalChange: () => () => {}, // this connection never writes (R80)
+      changeFiles: () => [`${this.path}-wal`],
+    };
   }
 
   async close(): Promise<void> {
