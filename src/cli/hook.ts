@@ -85,6 +85,17 @@ export interface PlannedHook {
 }
 
 /**
+ * T9, T17: dedupe keys are global (R8), so they must name the agent: one Claude Code session
+ * hooked under two --agent values is two sessions. The default agent keeps the plain
+ * `claude-code` space (the keys files already hold, and the Claude Agent SDK hooks share, T30);
+ * another agent gets `claude-code@<agent>`, which no default-agent key can spell (an agent id has
+ * no `@` or `:`).
+ */
+function dedupeSpace(agentId: string): string {
+  return agentId === CLAUDE_CODE_AGENT ? CHANNEL : `${CHANNEL}@${agentId}`;
+}
+
+/**
  * T9: what a payload asks for, decided before anything is opened, or the one-line reason to
  * ignore it. The record input is validated here (R1-R4), so a payload the store would reject
  * writes nothing at all, not even a new database file.
@@ -107,7 +118,7 @@ export function planClaudeCodeHook(input: string, agentId: string): PlannedHook 
   const promptId = p['prompt_id'];
   const record: RecordInput =
     event === 'SessionStart'
-      ? { sessionKey, agentId, kind: 'created', actorType: 'system', summary: `session started via ${CHANNEL}`, dedupeKey: `${CHANNEL}:created:${agentId}:${sessionId}` }
+      ? { sessionKey, agentId, kind: 'created', actorType: 'system', summary: `session started via ${CHANNEL}`, dedupeKey: `${dedupeSpace(agentId)}:created:${sessionId}` }
       : {
           sessionKey,
           agentId,
@@ -116,7 +127,7 @@ export function planClaudeCodeHook(input: string, agentId: string): PlannedHook 
           summary: `human message via ${CHANNEL}`,
           payload: { channel: CHANNEL },
           onlyIfWatched: true,
-          ...(typeof promptId === 'string' && promptId.length > 0 ? { dedupeKey: `${CHANNEL}:prompt:${agentId}:${sessionId}:${promptId}` } : {}),
+          ...(typeof promptId === 'string' && promptId.length > 0 ? { dedupeKey: `${dedupeSpace(agentId)}:prompt:${sessionId}:${promptId}` } : {}),
         };
   try {
     validateRecordInput(record);

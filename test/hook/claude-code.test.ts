@@ -43,7 +43,7 @@ describe('T9 Claude Code hook (recorded payloads, in-process)', () => {
     const first = await hook(store, payload('session-start-startup'));
     expect(first.context).toEqual({ hookEventName: 'SessionStart', additionalContext: IDENTITY });
     expect(store.changesSince({ sessionKey: SESSION, agentId: 'claude-code', since: 0 }).stateChanges.events).toMatchObject([
-      { kind: 'created', actorType: 'system', summary: 'session started via claude-code', dedupeKey: 'claude-code:created:claude-code:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11' },
+      { kind: 'created', actorType: 'system', summary: 'session started via claude-code', dedupeKey: 'claude-code:created:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11' },
     ]);
     await hook(store, payload('session-start-resume'));
     expect(store.stateVersion(SESSION, 'claude-code')).toBe(1);
@@ -65,7 +65,7 @@ describe('T9 Claude Code hook (recorded payloads, in-process)', () => {
     const events = store.changesSince({ sessionKey: SESSION, agentId: 'claude-code', since: 0 }).stateChanges.events;
     expect(events.map((e) => [e.kind, e.actorType, e.summary, e.dedupeKey])).toEqual([
       ['human_direct_message', 'human', 'human message via claude-code', undefined],
-      ['human_direct_message', 'human', 'human message via claude-code', 'claude-code:prompt:claude-code:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11:b1d2e3f4-0a9b-4c8d-9e7f-123456789abc'],
+      ['human_direct_message', 'human', 'human message via claude-code', 'claude-code:prompt:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11:b1d2e3f4-0a9b-4c8d-9e7f-123456789abc'],
     ]);
     expect(store.pendingNotices(LEAD)).toHaveLength(1);
   });
@@ -113,6 +113,7 @@ describe('T9 Claude Code hook (recorded payloads, in-process)', () => {
     const kinds = (sessionKey: string, agentId: string) => store.changesSince({ sessionKey, agentId, since: 0 }).stateChanges.events.map((e) => e.kind);
     expect(kinds(SESSION, 'claude-code')).toEqual(['created']);
     expect(kinds(REVIEWER, 'reviewer')).toEqual(['created']);
+    expect(store.changesSince({ sessionKey: REVIEWER, agentId: 'reviewer', since: 0 }).stateChanges.events[0]?.dedupeKey).toBe('claude-code@reviewer:created:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11');
     // The prompt's dedupe key too: the same prompt_id under another agent is another turn.
     store.watch({ watcherSessionKey: LEAD, targetSessionKey: SESSION, agentId: 'claude-code' });
     store.watch({ watcherSessionKey: 'agent:reviewer:lead', targetSessionKey: 'agent:reviewer:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11', agentId: 'reviewer' });
