@@ -2,6 +2,7 @@ import { fstatSync, statSync } from 'node:fs';
 import type { Notice, NoticeAck, RecordInput, StateEvent } from '../../spec/index.js';
 import { parseAgentScopedKey, validateRecordInput } from '../core/index.js';
 import { noticesText } from '../tools/text.js';
+import { claudeCodeDedupeSpace } from '../integrations/claude-agent-sdk/events.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { EXIT, type ExitCode, type Io } from './io.js';
 
@@ -84,16 +85,8 @@ export interface PlannedHook {
   record: RecordInput;
 }
 
-/**
- * T9, T17: dedupe keys are global (R8), so they must name the agent: one Claude Code session
- * hooked under two --agent values is two sessions. The default agent keeps the plain
- * `claude-code` space (the keys files already hold, and the Claude Agent SDK hooks share, T30);
- * another agent gets `claude-code@<agent>`, which no default-agent key can spell (an agent id has
- * no `@` or `:`).
- */
-function dedupeSpace(agentId: string): string {
-  return agentId === CLAUDE_CODE_AGENT ? CHANNEL : `${CHANNEL}@${agentId}`;
-}
+/** T9, T17: the dedupe key space of an agent, shared with the Claude Agent SDK hooks (T30). */
+const dedupeSpace = claudeCodeDedupeSpace;
 
 /**
  * T9: what a payload asks for, decided before anything is opened, or the one-line reason to
