@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { SessionStateStore } from '../spec/index.js';
 import { DEFAULT_HANDLES, MEMORY_HANDLES, asHandleFactory, type ConformanceTarget, type HandleFactory } from './handles.js';
 import { offersRecordMany } from './properties/batch-r9e.js';
+import { renameTarget } from './renumber.js';
 import { PROPERTIES, type ConformanceProperty, type PropertyContext } from './properties/index.js';
 import { ConformanceFailure, closeQuietly, formatScript, T0, type Scenario } from './script.js';
 
@@ -115,7 +116,8 @@ export async function runConformance(target: ConformanceTarget, options: Conform
   const started = Date.now();
   const seed = options.seed ?? randomSeed();
   const thorough = options.thorough === true;
-  const sub = asHandleFactory(target);
+  // W6: sequences are compared up to an order-preserving renaming (R7 does not ask for dense ones).
+  const sub = renameTarget(asHandleFactory(target));
   const reference = asHandleFactory(options.reference ?? MEMORY_HANDLES);
   const handles = Math.floor(options.handles ?? (sub.openHandle ? DEFAULT_HANDLES : 1));
   if (!(handles >= 1)) throw new RangeError(`handles must be at least 1, got ${options.handles}`);
