@@ -7,7 +7,7 @@
  *
  *   session-state-kit conformance --impl conformance/variants/sparse-sequences.ts
  */
-import type { CreateOptions, StateEvent } from '../../spec/index.js';
+import type { CreateOptions, SessionStateStore, StateEvent } from '../../spec/index.js';
 import { MemoryStore, emptyMemoryState, type MemoryState, type MemoryStoreOptions } from '../../src/memory/index.js';
 
 class SparseSequences extends MemoryStore {
@@ -28,4 +28,4 @@ function sparseState(): MemoryState {
 }
 
 export const create = (options: CreateOptions): MemoryStore => new SparseSequences(options, sparseState());
-export const openHandle = (first: MemoryStore, options: CreateOptions): MemoryStore => first.openHandle(options);
+export const openHandle = (first: SessionStateStore, options: CreateOptions): MemoryStore => (first as MemoryStore).openHandle(options);
