@@ -37,6 +37,10 @@ import * as terminalNotifiesParent from './terminal-notifies-parent.js';
 import * as unwatchKeepsNotice from './unwatch-keeps-notice.js';
 import * as vagueValidationField from './vague-validation-field.js';
 import * as wrongNoticeText from './wrong-notice-text.js';
+import * as deleteDropsOtherAgents from './delete-drops-other-agents.js';
+import * as fractionalClockDrops from './fractional-clock-drops.js';
+import * as watcherCaseFolded from './watcher-case-folded.js';
+import * as watcherQueueCapped from './watcher-queue-capped.js';
 import { createVariantStore } from './variant.js';
 
 export interface BrokenImplementation {
@@ -81,6 +85,10 @@ const modules: Record<string, { breaks: { rule: string; what: string }; create: 
   'unwatch-keeps-notice': unwatchKeepsNotice,
   'ack-ignores-last-seen': ackIgnoresLastSeen,
   'batch-not-atomic': batchNotAtomic,
+  'watcher-queue-capped': watcherQueueCapped,
+  'watcher-case-folded': watcherCaseFolded,
+  'fractional-clock-drops': fractionalClockDrops,
+  'delete-drops-other-agents': deleteDropsOtherAgents,
 };
 
 export const BROKEN: readonly BrokenImplementation[] = Object.entries(modules).map(([name, m]) => ({ name, rule: m.breaks.rule, what: m.breaks.what, create: m.create }));

@@ -318,7 +318,12 @@ export const clock: ConformanceProperty = {
       },
       (run, cmd, o) => {
         const input = recordInput(cmd);
-        if (!input || !o.ok || o.result === null) return;
+        if (!input || !o.ok) return;
+        if (o.result === null) {
+          // Only R9b may skip a valid record; a fractional reading (floored) or any time R6 clamps must not.
+          if (input['onlyIfWatched'] !== true) run.fail(`R6: with now() = ${run.clock.t} a valid record returned nothing: the reading is floored and occurredAt clamped, never a reason to drop the event; input ${describeOutcome({ ok: true, result: input })}`);
+          return;
+        }
         const e = o.result as StateEvent;
         if (seen.has(e.sequence)) return; // a dedupe hit returns the stored event
         seen.add(e.sequence);
