@@ -70,13 +70,14 @@ const DESIGNATED: Record<string, string> = {
   'watcher-case-folded': 'R24-one-pending-notice',
   'fractional-clock-drops': 'R6-clock',
   'delete-drops-other-agents': 'R24-one-pending-notice',
+  'spawn-seeds-self': 'R9b-only-if-watched',
 };
 
 /**
  * Bugs found in a production implementation (and one mutant) that the generators once never
  * reached: each must be caught by the default run (each property's own case count, any seed).
  */
-const DEFAULT_RUN = ['watcher-queue-capped', 'watcher-case-folded', 'fractional-clock-drops', 'delete-drops-other-agents'];
+const DEFAULT_RUN = ['watcher-queue-capped', 'watcher-case-folded', 'fractional-clock-drops', 'delete-drops-other-agents', 'spawn-seeds-self'];
 
 describe('broken implementations', () => {
   it('the unmodified variant (the control) passes every property', async () => {
