@@ -56,3 +56,32 @@ describe('W1: lines end at LF bytes only', () => {
     expect(answers[1]).toMatchObject({ ok: false, error: { name: 'ValidationError', field: 'sessionKey' } });
   }, 30_000);
 });
+
+describe('W4: requests that reach no store', () => {
+  it('a request without now and options outside WireCreateOptions are ProtocolErrors; a refused create leaves no store open', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'conformance/stdio-server.ts', '--store', 'memory'], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+    const out: string[] = [];
+    const closed = new Promise<void>((resolve) => readLines(child.stdout, (l) => out.push(l), resolve));
+    const now = 1767225600000;
+    const send = (r: object) => child.stdin.write(`${JSON.stringify(r)}\n`);
+    send({ id: 1, op: 'create', args: [{}] });
+    send({ id: 2, op: 'create', args: [{ maxRows: 0 }], now });
+    send({ id: 3, op: 'create', args: [{}], now });
+    send({ id: 4, op: 'stateVersion', args: ['agent:main:a', 'main'], now });
+    send({ id: 5, op: 'create', args: [{ noticeLink: 'ftp://example.com/{sessionKey}' }], now });
+    send({ id: 6, op: 'stateVersion', args: ['agent:main:a', 'main'], now });
+    send({ id: 7, op: 'shutdown', args: [], now });
+    await closed;
+    const answers = out.filter((l) => l !== '').map((l) => JSON.parse(l) as { id: number; ok: boolean; result?: unknown; error?: { name: string; field?: string } });
+    expect(answers.map((a) => [a.id, a.ok ? 'ok' : a.error!.name])).toEqual([
+      [1, 'ProtocolError'],
+      [2, 'ProtocolError'],
+      [3, 'ok'],
+      [4, 'ok'],
+      [5, 'ValidationError'],
+      [6, 'ProtocolError'],
+      [7, 'ok'],
+    ]);
+    expect(answers[4]!.error!.field).toBe('noticeLink');
+  }, 30_000);
+});
