@@ -956,6 +956,14 @@ export const HARDENING_VECTORS: VectorSpec[] = [
     ],
   },
   {
+    name: 'r23b-template-edges',
+    rules: ['R23b', 'R23'],
+    description:
+      'Beyond its scheme, characters and length nothing in a noticeLink template is parsed: no host is required, a % is kept as written, every occurrence of {sessionKey} and {agentId} is replaced (percent-encoded as encodeURIComponent does), and other brace text, an unclosed placeholder included, stays as written.',
+    options: { noticeLink: "https:///{agentId}/%zz/{other}/{sessionKey}-{sessionKey}?q='{agentId}'&p={sessionKey" },
+    script: [watch(COORD, "agent:main:a {x} 100%"), human("agent:main:a {x} 100%"), pending(COORD)],
+  },
+  {
     name: 'r43-no-prune-on-dedupe-hit',
     rules: ['R43', 'R8', 'R33'],
     description:
