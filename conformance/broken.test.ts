@@ -71,6 +71,7 @@ const DESIGNATED: Record<string, string> = {
   'fractional-clock-drops': 'R6-clock',
   'delete-drops-other-agents': 'R24-one-pending-notice',
   'spawn-seeds-self': 'R9b-only-if-watched',
+  'prunes-on-dedupe-hit': 'R33-history-gap',
 };
 
 /**
