@@ -72,6 +72,7 @@ const DESIGNATED: Record<string, string> = {
   'delete-drops-other-agents': 'R24-one-pending-notice',
   'spawn-seeds-self': 'R9b-only-if-watched',
   'prunes-on-dedupe-hit': 'R33-history-gap',
+  'link-template-lax': 'R23b-link-template',
 };
 
 /**

@@ -275,7 +275,7 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
     return 0;
   }
   if (parsed.list) {
-    for (const p of listProperties()) io.out(`${p.name.padEnd(26)} ${p.rules.join(' ').padEnd(12)} ${(p.fixed ? 'fixed' : `${p.runs} cases`).padEnd(9)}  ${p.title}${p.multiHandle ? ' (--handles)' : ''}`);
+    for (const p of listProperties()) io.out(`${p.name.padEnd(26)} ${p.rules.join(' ').padEnd(12)} ${(p.fixed ? 'fixed' : `${p.runs} cases`).padEnd(9)}  ${p.title}${p.multiHandle ? ' (multi-handle)' : ''}`);
     return 0;
   }
   if (!parsed.target) {
