@@ -111,7 +111,7 @@ async function measure(path: string, pollMs: number, samples: number): Promise<v
   const off = feed.subscribe(
     (s: NoticeSignal) => {
       const at = now();
-      for (const p of s.pending) if (!signalled.has(p.targetSessionKey)) signalled.set(p.targetSessionKey, at);
+      for (const p of s.changed) if (!signalled.has(p.targetSessionKey)) signalled.set(p.targetSessionKey, at);
       onSignal?.();
     },
     { watcherSessionKey: WATCHER },

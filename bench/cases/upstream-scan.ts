@@ -80,8 +80,32 @@ function writeTranscript(path: string, mib: number): { bytes: number; typed: num
   return { bytes, typed };
 }
 
-/** The monitor's scan: the core cursor, classifier and long-line reader over 1 MiB reads. */
-export function scanWithCore(path: string, onPeak: () => void): number {
+/**
+ * One transcript line of `mib` MiB (a pasted screenshot's base64) between two typed prompts: the
+ * long-line reader's worst case, memory-wise. Written in pieces; returns its typed prompts.
+ */
+function writeLongLine(path: string, mib: number): number {
+  const fd = openSync(path, 'w');
+  try {
+    const typed = (text: string) => `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, origin: { kind: 'human' }, uuid: text, timestamp: '2026-03-01T10:00:00.000Z' })}\n`;
+    writeSync(fd, typed('before'));
+    writeSync(fd, '{"type":"user","message":{"role":"user","content":[{"type":"text","text":"what is wrong here?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"');
+    const block = Buffer.alloc(8 * MiB, 'A');
+    for (let left = mib * MiB; left > 0; left -= block.length) writeSync(fd, block, 0, Math.min(block.length, left));
+    writeSync(fd, `"}}]},"origin":{"kind":"human"},"uuid":"img","timestamp":"2026-03-01T10:00:01.000Z"}\n`);
+    writeSync(fd, typed('after'));
+  } finally {
+    closeSync(fd);
+  }
+  return 3;
+}
+
+/**
+ * The monitor's scan: the core cursor, classifier and long-line reader over 1 MiB reads. With
+ * `freshReads` every read gets its own buffer, as the source adapter does (a reused buffer would
+ * hide a reader that keeps views of past reads alive).
+ */
+export function scanWithCore(path: string, onPeak: () => void, freshReads = false): number {
   const fd = openSync(path, 'r');
   try {
     const st = fstatSync(fd, { bigint: true });
@@ -94,8 +118,9 @@ export function scanWithCore(path: string, onPeak: () => void): number {
     for (let reads = 0; ; reads++) {
       const plan = planJsonlRead(marker, facts, { longReaderHeld: longReaderHeld(longLines, marker, facts.identity) });
       if (plan.length === 0) break;
-      const got = readSync(fd, buffer, 0, plan.length, plan.from);
-      const obs = observeJsonlRead(plan, buffer.subarray(0, got), facts, decode, marker, { dialect: claudeDialect, longLines });
+      const into = freshReads ? Buffer.alloc(plan.length) : buffer;
+      const got = readSync(fd, into, 0, plan.length, plan.from);
+      const obs = observeJsonlRead(plan, into.subarray(0, got), facts, decode, marker, { dialect: claudeDialect, longLines });
       if (obs.status !== 'found') throw new Error('scan did not find the file');
       turns += obs.turns.length;
       marker = parseJsonlMarker(obs.nextMarker)!;
@@ -204,6 +229,23 @@ export const upstreamScanGroup: BenchGroup = {
     if (child.turns !== typed) throw new Error(`child scan counted ${child.turns} human turns, the transcript has ${typed}`);
     const childGrowth = child.maxRss - child.rssBefore;
     ctx.progress(`upstream-scan: fresh process: rss ${(child.rssBefore / MiB).toFixed(1)} MiB before, peak ${(child.maxRss / MiB).toFixed(1)} MiB (+${(childGrowth / MiB).toFixed(1)} MiB)`);
+    // U6: one line of several hundred MiB (3x the transcript size, at least 64 MiB), a fresh
+    // buffer per read as the adapter has: the reader's memory must not grow with the line.
+    const longMiB = Math.max(64, 3 * mib);
+    const longPath = ws.file('long-line').replace(/\.db$/u, '.jsonl');
+    ctx.progress(`upstream-scan: writing one ${longMiB} MiB line`);
+    const longTyped = writeLongLine(longPath, longMiB);
+    let longChild: { rssBefore: number; maxRss: number; turns: number };
+    try {
+      longChild = JSON.parse(
+        execFileSync(process.execPath, ['--import', 'tsx', join(dirname(fileURLToPath(import.meta.url)), '../lib/upstream-scan-child.ts'), longPath, 'fresh-reads'], { encoding: 'utf8' }),
+      ) as { rssBefore: number; maxRss: number; turns: number };
+    } finally {
+      ws.remove(longPath);
+    }
+    if (longChild.turns !== longTyped) throw new Error(`long-line scan counted ${longChild.turns} human turns, the file has ${longTyped}`);
+    const longGrowth = longChild.maxRss - longChild.rssBefore;
+    ctx.progress(`upstream-scan: ${longMiB} MiB line, fresh process: peak ${(longChild.maxRss / MiB).toFixed(1)} MiB (+${(longGrowth / MiB).toFixed(1)} MiB)`);
     const sizeLabel = `${mib} MiB`;
     const units = bytes / MiB;
     const baseline = makeResult({ id: 'upstream-scan/raw-split', group: 'upstream-scan', label: 'raw 1 MiB reads + newline split (baseline)', size: sizeLabel, unit: 'MiB', unitsPerOp: units, latency: summarize(raw) });
@@ -225,9 +267,12 @@ export const upstreamScanGroup: BenchGroup = {
         // Peak resident memory of a fresh process scanning the file, minus its resident memory before the scan.
         rssGrowthMiB: childGrowth / MiB,
         inProcessRssGrowthMiB: rssGrowth / MiB,
+        // The same, for one line of longLineMiB (U6: bounded whatever the line's length).
+        longLineMiB: longMiB,
+        longLineRssGrowthMiB: longGrowth / MiB,
         humanTurns: typed,
       },
-      notes: 'one op = a whole scan of the file from offset 0; rssGrowthMiB = peak RSS of a fresh process during one scan minus its RSS before it',
+      notes: 'one op = a whole scan of the file from offset 0; rssGrowthMiB = peak RSS of a fresh process during one scan minus its RSS before it; longLineRssGrowthMiB = the same for a file with one line of longLineMiB',
     });
     return [subject, baseline];
   },

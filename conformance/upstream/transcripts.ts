@@ -15,7 +15,10 @@ export interface TranscriptFixture {
   shape: string;
   /** Messages our side sent (U4), oldest first. */
   own: (string | { text: string; images: number })[];
-  records: [Tag, unknown][];
+  /** A third element is the typed text by hand, where the record's shape has no single text field. */
+  records: ([Tag, unknown] | [Tag, unknown, string])[];
+  /** U10: the first record shows no person drives the thread: the monitor links nothing, so nothing counts. */
+  machineDriven?: boolean;
 }
 
 export interface TranscriptExpectation {
@@ -24,6 +27,8 @@ export interface TranscriptExpectation {
   dialect: 'claude' | 'codex';
   shape: string;
   own: (string | { text: string; images: number })[];
+  /** U10: the thread is machine-driven (a Codex sub-agent or exec session): Continue links nothing. */
+  machineDriven: boolean;
   /** Turns a person typed (echoes of `own` excluded): what the monitor must count. */
   humanTurns: number;
   humanTexts: string[];
@@ -158,6 +163,70 @@ export const FIXTURES: TranscriptFixture[] = [
       ],
     } satisfies TranscriptFixture;
   })(),
+  (() => {
+    let n = 0;
+    const e = (type: string, payload: Record<string, unknown>) => ({ timestamp: T(++n), type, payload });
+    const model = (...texts: string[]) => e('response_item', { type: 'message', role: 'user', content: texts.map((text) => ({ type: 'input_text', text })) });
+    const done = (item: Record<string, unknown>) => e('event_msg', { type: 'item_completed', thread_id: '019c-person', turn_id: `turn-${n}`, item });
+    const user = (content: unknown[]) => done({ type: 'UserMessage', id: `item-${n}`, content });
+    const text = (t: string) => ({ type: 'text', text: t, text_elements: [] });
+    return {
+      name: 'codex-paginated',
+      dialect: 'codex',
+      shape:
+        'Codex CLI 0.147+ paginated rollouts (public sources date the change to 0.147-0.149; records as in 0.150-0.155): a typed prompt is event_msg item_completed with a UserMessage item (text, image, local_image parts), never the legacy user_message event; response_item user messages are model input with injected context',
+      own: ['continue'],
+      records: [
+        ['not', e('session_meta', { id: '019c-person', cwd: '/work/api', originator: 'codex_cli_rs', cli_version: '0.155.0', source: 'cli', base_instructions: { text: 'You are Codex.' } })],
+        ['not', model('<recommended_plugins>\n- github\n</recommended_plugins>', '# AGENTS.md instructions\n\n<INSTRUCTIONS>\nRun tests.\n</INSTRUCTIONS>', '<environment_context>\n  <cwd>/work/api</cwd>\n</environment_context>')],
+        ['not', e('turn_context', { cwd: '/work/api', model: 'gpt-5.4', effort: 'medium' })],
+        ['not', model('Add a health endpoint')],
+        ['human', user([text('Add a health endpoint')]), 'Add a health endpoint'],
+        ['not', done({ type: 'Reasoning', id: 'r1', summary_text: ['Planning'] })],
+        ['not', done({ type: 'CommandExecution', id: 'c1', command: 'rg health', exit_code: 1 })],
+        ['not', done({ type: 'AgentMessage', id: 'a1', content: [{ type: 'Text', text: 'Added GET /health.' }], phase: 'final_answer' })],
+        ['not', e('event_msg', { type: 'task_complete', turn_id: 'turn-4' })],
+        ['not', model('<turn_aborted>\nThe user interrupted the previous turn.\n</turn_aborted>')],
+        ['not', model('# Context from my IDE setup:\n\n## Active file: src/app.ts\n\n## My request for Codex:\nnow the readiness probe')],
+        ['human', user([text('# Context from my IDE setup:\n\n## Active file: src/app.ts\n\n## My request for Codex:\nnow the readiness probe'), { type: 'local_image', path: '/tmp/probe.png' }]), 'now the readiness probe'],
+        ['not', done({ type: 'AgentMessage', id: 'a2', content: [{ type: 'Text', text: 'Done.' }], phase: 'final_answer' })],
+        ['not', model('<skill>\n<name>deploy</name>\n</skill>')],
+        ['not', user([text('<skill>\n<name>deploy</name>\nSteps...\n</skill>')])],
+        ['not', model('continue')],
+        ['own', user([text('continue')]), 'continue'],
+      ],
+    } satisfies TranscriptFixture;
+  })(),
+  (() => {
+    let n = 0;
+    const e = (type: string, payload: Record<string, unknown>) => ({ timestamp: T(++n), type, payload });
+    const prompt = 'Find every caller of parseRequest and report file:line';
+    return {
+      name: 'codex-subagent',
+      dialect: 'codex',
+      shape:
+        'Codex CLI 0.15x sub-agent rollout: same rollout-*.jsonl name and dated folder as a person\'s session; only session_meta says source.subagent.thread_spawn (newer builds also thread_source: "subagent"); its prompt is written by the parent agent',
+      own: [],
+      machineDriven: true,
+      records: [
+        [
+          'not',
+          e('session_meta', {
+            id: '019c-child',
+            forked_from_id: '019c-person',
+            cwd: '/work/api',
+            originator: 'codex_cli_rs',
+            cli_version: '0.155.0',
+            source: { subagent: { thread_spawn: { parent_thread_id: '019c-person', depth: 1, agent_nickname: 'Curie', agent_role: 'explorer' } } },
+            thread_source: 'subagent',
+          }),
+        ],
+        ['not', e('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] })],
+        ['not', e('event_msg', { type: 'item_completed', thread_id: '019c-child', turn_id: 'turn-1', item: { type: 'UserMessage', id: 'm1', content: [{ type: 'text', text: prompt }] } })],
+        ['not', e('event_msg', { type: 'item_completed', thread_id: '019c-child', turn_id: 'turn-1', item: { type: 'AgentMessage', id: 'a1', content: [{ type: 'Text', text: 'src/a.ts:12' }] } })],
+      ],
+    } satisfies TranscriptFixture;
+  })(),
 ];
 
 /** The hand-tagged text a human record carries (for the expectation file). */
@@ -184,7 +253,7 @@ export function buildTranscripts(): { files: Record<string, string>; expectation
   for (const f of FIXTURES) {
     const file = `transcripts/${f.name}.jsonl`;
     files[file] = f.records.map(([, r]) => `${typeof r === 'string' ? r : JSON.stringify(r)}\n`).join('');
-    const human = f.records.filter(([t]) => t === 'human');
+    const human = f.machineDriven ? [] : f.records.filter(([t]) => t === 'human');
     expectations.push({
       name: f.name,
       file,
@@ -192,8 +261,9 @@ export function buildTranscripts(): { files: Record<string, string>; expectation
       shape: f.shape,
       own: f.own,
       humanTurns: human.length,
-      humanTexts: human.map(([, r]) => taggedText(r)),
-      ownEchoes: f.records.filter(([t]) => t === 'own').length,
+      machineDriven: f.machineDriven === true,
+      humanTexts: human.map(([, r, typed]) => typed ?? taggedText(r)),
+      ownEchoes: f.machineDriven ? 0 : f.records.filter(([t]) => t === 'own').length,
       lines: f.records.length,
     });
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { classifyClaudeLine, isSelfEcho, normalizeUserText, ownEchoSet } from '../../src/core/upstream/index.js';
+import { classifyClaudeLine, classifyCodexEntry, codexMachineDriver, isSelfEcho, normalizeUserText, ownEchoSet } from '../../src/core/upstream/index.js';
 import { createClaudeJsonlSource, createCodexRolloutSource, createRemoteHistorySource } from '../../src/upstream/index.js';
 import { buildTranscripts } from './transcripts.js';
 import { runCursorScript, runEchoCase, runMissScript, runWatchScript } from './properties.js';
@@ -44,6 +44,17 @@ describe('upstream vectors: replay against the implementation', () => {
     }
   });
 
+  it('U10 codex-classify.json: both turn shapes, model input, every injected form, IDE context, machine-driven threads', () => {
+    const file = read('codex-classify.json');
+    for (const c of file.cases) {
+      const got = classifyCodexEntry(c.record);
+      expect(got.human, c.name).toBe(c.human);
+      if (got.human) expect({ text: got.text, images: got.images }, c.name).toEqual({ text: c.text, images: c.images });
+      else expect(got.reason, c.name).toBe(c.reason);
+    }
+    for (const t of file.threads) expect(codexMachineDriver(t.firstRecord) !== undefined, t.name).toBe(t.machineDriven);
+  });
+
   it('U2 miss-streak.json', async () => {
     for (const c of read('miss-streak.json').cases) {
       const got = await runMissScript(c.steps);
@@ -64,9 +75,9 @@ describe('upstream vectors: replay against the implementation', () => {
     }
   });
 
-  it('U6 U4 transcripts.json: Claude Code 2.x, Claude Code 1.x and Codex fixtures give their hand-counted human turns', async () => {
+  it('U6 U4 U10 transcripts.json: Claude Code 2.x, Claude Code 1.x, Codex legacy, paginated and sub-agent fixtures give their hand-counted human turns', async () => {
     const cases = read('transcripts.json').cases;
-    expect(cases.map((c) => c.name)).toEqual(['claude-code-2x', 'claude-code-1x', 'codex-cli']);
+    expect(cases.map((c) => c.name)).toEqual(['claude-code-2x', 'claude-code-1x', 'codex-cli', 'codex-paginated', 'codex-subagent']);
     const tmp = mkdtempSync(join(tmpdir(), 'ssk-fixtures-'));
     try {
       for (const c of cases) {
@@ -74,6 +85,12 @@ describe('upstream vectors: replay against the implementation', () => {
         writeFileSync(path, readFileSync(join(dir, c.file)));
         const source = c.dialect === 'codex' ? createCodexRolloutSource() : createClaudeJsonlSource({ followCandidates: 0 });
         const target = { hostId: 'gateway:local', threadId: c.name, ref: { filePath: path } };
+        // U10: a machine-driven thread is refused at Continue, so none of its turns is ever read.
+        expect(await source.machineDriven?.(target), c.name).toSatisfy((d: unknown) => (c.machineDriven ? typeof d === 'string' : d === undefined));
+        if (c.machineDriven) {
+          expect(c.humanTurns, c.name).toBe(0);
+          continue;
+        }
         const o = await source.check({ ...target, marker: { offset: 0, epoch: 0 } });
         if (o.status !== 'found') throw new Error(`${c.name}: ${o.status}`);
         const echo = ownEchoSet(c.own);

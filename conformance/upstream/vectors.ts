@@ -30,6 +30,13 @@ export interface UpstreamVectorFiles {
     cases: { name: string; scanMaxBytes: number; actions: CursorAction[]; expect: { offset: number; humanTexts: string[]; long?: number }[] }[];
   };
   'transcripts.json': { format: string; rule: 'U6'; description: string; cases: TranscriptExpectation[] };
+  'codex-classify.json': {
+    format: string;
+    rule: 'U10';
+    description: string;
+    cases: { name: string; record: unknown; human: boolean; text?: string; images?: number; reason?: string }[];
+    threads: { name: string; firstRecord: unknown; machineDriven: boolean }[];
+  };
   'remote-history.json': {
     format: string;
     rule: 'U7';
@@ -193,6 +200,14 @@ export function buildUpstreamVectors(): UpstreamVectorFiles {
         'Whole transcripts (files under transcripts/) read from offset 0 by the source adapter of their dialect; `own` are the messages our side sent. Expect the human turns a person typed (in order) and the own echoes, tagged by hand per record.',
       cases: buildTranscripts().expectations,
     },
+    'codex-classify.json': {
+      format,
+      rule: 'U10',
+      description:
+        'One Codex rollout record each (`cases`), classified by the Codex dialect: expect whether a person typed it, and its text and image count, or the reason it is not. `threads`: a rollout\'s first record, and whether it shows that no person drives the thread (a sub-agent or exec session: Continue links nothing).',
+      cases: codexCases(),
+      threads: codexThreads(),
+    },
     'remote-history.json': {
       format,
       rule: 'U7',
@@ -237,6 +252,56 @@ function queued(prompt: unknown, origin: Record<string, unknown>): string {
 
 function renameEcho(m: { human: number; echo: number }) {
   return { humanTurns: m.human, echoTurns: m.echo };
+}
+
+const CT = '2026-09-01T10:00:00.000Z';
+const codexEvent = (payload: Record<string, unknown>) => ({ timestamp: CT, type: 'event_msg', payload });
+const codexUserItem = (content: unknown[], inner = 'item_completed') => codexEvent({ type: inner, thread_id: 't', turn_id: 'u', item: { type: 'UserMessage', id: 'm', content } });
+const codexText = (text: string) => ({ type: 'text', text, text_elements: [] });
+
+/** U10 Codex records, each tagged by hand (the expectations are written here, never computed). */
+function codexCases(): UpstreamVectorFiles['codex-classify.json']['cases'] {
+  const injected = (name: string, text: string) => ({ name: `injected ${name}`, record: codexUserItem([codexText(text)]), human: false, reason: 'injected-context' });
+  return [
+    { name: 'legacy user_message', record: codexEvent({ type: 'user_message', message: 'fix the build', kind: 'plain', images: [] }), human: true, text: 'fix the build', images: 0 },
+    { name: 'legacy user_message with images', record: codexEvent({ type: 'user_message', message: 'see this', images: ['data:image/png;base64,AA'], local_images: ['/tmp/a.png'] }), human: true, text: 'see this', images: 2 },
+    { name: 'legacy user_message tagged as context', record: codexEvent({ type: 'user_message', message: '<environment_context></environment_context>', kind: 'environment_context' }), human: false, reason: 'injected-context' },
+    { name: 'paginated UserMessage', record: codexUserItem([codexText('add a health endpoint')]), human: true, text: 'add a health endpoint', images: 0 },
+    { name: 'paginated UserMessage with images', record: codexUserItem([codexText('what is wrong'), { type: 'image', image_url: 'data:image/png;base64,AA' }, { type: 'local_image', path: '/tmp/b.png' }]), human: true, text: 'what is wrong', images: 2 },
+    { name: 'paginated UserMessage, two text parts', record: codexUserItem([codexText('first'), codexText('second')]), human: true, text: 'first\nsecond', images: 0 },
+    { name: 'paginated UserMessage started (the turn in flight)', record: codexUserItem([codexText('add a health endpoint')], 'item_started'), human: false, reason: 'record' },
+    { name: 'paginated AgentMessage', record: codexEvent({ type: 'item_completed', item: { type: 'AgentMessage', content: [{ type: 'Text', text: 'done' }] } }), human: false, reason: 'assistant' },
+    { name: 'model input copy', record: { timestamp: CT, type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'add a health endpoint' }] } }, human: false, reason: 'model-input' },
+    injected('environment', '<environment_context>\n  <cwd>/w</cwd>\n</environment_context>'),
+    injected('AGENTS.md without a directory', '# AGENTS.md instructions\n\n<INSTRUCTIONS>\nx\n</INSTRUCTIONS>'),
+    injected('AGENTS.md for a directory', '# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nx\n</INSTRUCTIONS>'),
+    injected('user instructions', '<user_instructions>\nbe brief\n</user_instructions>'),
+    injected('turn aborted, any case', '<TURN_ABORTED>\ninterrupted\n</TURN_ABORTED>'),
+    injected('skill', '<skill>\n<name>deploy</name>\n</skill>'),
+    injected('user shell command', '<user_shell_command>\nls\n</user_shell_command>'),
+    injected('subagent notification', '<subagent_notification>\n{"agent_id":"a"}\n</subagent_notification>'),
+    injected('goal continuation', '<codex_internal_context source="goal">\nContinue working\n</codex_internal_context>'),
+    injected('IDE context without a request', '# Context from my IDE setup:\n\n## Active file: a.ts\n'),
+    { name: 'IDE context with a request', record: codexUserItem([codexText('# Context from my IDE setup:\n\n## Active file: a.ts\n\n## My request for Codex:\nrename it')]), human: true, text: 'rename it', images: 0 },
+    { name: 'injected part next to a typed part', record: codexUserItem([codexText('<skill>\n<name>x</name>\n</skill>'), codexText('run it')]), human: true, text: 'run it', images: 0 },
+    { name: 'a form quoted later is typed', record: codexUserItem([codexText('why does <environment_context> repeat?')]), human: true, text: 'why does <environment_context> repeat?', images: 0 },
+    { name: 'pre-envelope user message', record: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'old prompt' }] }, human: true, text: 'old prompt', images: 0 },
+    { name: 'pre-envelope AGENTS.md and environment in one message', record: { type: 'message', role: 'user', content: [{ type: 'input_text', text: '# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nx\n</INSTRUCTIONS>' }, { type: 'input_text', text: '<environment_context>\n</environment_context>' }] }, human: false, reason: 'injected-context' },
+  ];
+}
+
+function codexThreads(): UpstreamVectorFiles['codex-classify.json']['threads'] {
+  const meta = (payload: Record<string, unknown>) => ({ timestamp: CT, type: 'session_meta', payload: { id: 'c', cwd: '/w', cli_version: '0.155.0', ...payload } });
+  return [
+    { name: 'interactive cli session', firstRecord: meta({ source: 'cli' }), machineDriven: false },
+    { name: 'IDE session', firstRecord: meta({ source: 'vscode' }), machineDriven: false },
+    { name: 'a person\'s fork', firstRecord: meta({ source: 'cli', forked_from_id: 'p' }), machineDriven: false },
+    { name: 'spawned sub-agent', firstRecord: meta({ source: { subagent: { thread_spawn: { parent_thread_id: 'p', depth: 1 } } } }), machineDriven: true },
+    { name: 'review sub-agent', firstRecord: meta({ source: { subagent: 'review' } }), machineDriven: true },
+    { name: 'newer builds: thread_source', firstRecord: meta({ source: 'cli', thread_source: 'subagent' }), machineDriven: true },
+    { name: 'exec session', firstRecord: meta({ source: 'exec' }), machineDriven: true },
+    { name: 'pre-envelope header', firstRecord: { id: 'c', timestamp: CT, instructions: null }, machineDriven: false },
+  ];
 }
 
 function remoteUser(uuid: string, text: string) {

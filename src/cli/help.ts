@@ -125,9 +125,11 @@ Codex CLI rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl). One line of ou
   waiting    bytes after the last newline: a line still being written, classified once complete
 
 The file is read in 1 MiB pieces; lines longer than that go through the same bounded long-line
-reader as the monitor. Nothing is written.
+reader as the monitor. Nothing is written. A Codex sub-agent or exec rollout (its first record
+says so) shows its prompts as machine (machine-thread): the monitor never links such a thread.
 
-  --dialect <d>   claude or codex (default auto: codex when the first record is a Codex envelope)
+  --dialect <d>   claude or codex (default auto: codex when the first record is a Codex envelope or
+                  a pre-envelope Codex record; the header says what decided)
   --own <text>    a message our side sent, for the self-echo column (repeatable; image-only: "")
   --json          one JSON object per line, then {"summary": ...}
 

@@ -101,10 +101,19 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`session-state-kit: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(EXIT.failure);
-  },
-);
+/**
+ * Exit once stdout and stderr are flushed. Writes to a pipe are asynchronous: what a slow reader
+ * has not taken yet waits in the process, and process.exit() would drop it (a long
+ * `upstream scan --json | consumer` arrived cut, with exit 0). An empty write's callback runs
+ * after every write queued before it.
+ */
+function exitFlushed(code: number): void {
+  process.exitCode = code;
+  const flush = (stream: NodeJS.WriteStream, then: () => void) => (stream.writableLength === 0 ? then() : stream.write('', then));
+  flush(process.stdout, () => flush(process.stderr, () => process.exit(code)));
+}
+
+main(process.argv.slice(2)).then(exitFlushed, (error: unknown) => {
+  process.stderr.write(`session-state-kit: ${error instanceof Error ? error.message : String(error)}\n`);
+  exitFlushed(EXIT.failure);
+});

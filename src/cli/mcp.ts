@@ -1,6 +1,6 @@
 import type { MaybePromise } from '../../spec/index.js';
 import type { SessionsListRow } from '../../spec/schemas/tools.js';
-import type { PendingSource } from '../feed/index.js';
+import type { StorePendingSource } from '../feed/index.js';
 import type { ToolStore } from '../tools/index.js';
 import { parseCommand, parseInteger, wantsHelp } from './args.js';
 import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
@@ -68,7 +68,7 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitC
 
   const mcp = await loadMcp();
   const { createNoticeFeed } = await import('../feed/index.js');
-  let store: ToolStore & PendingSource;
+  let store: ToolStore & StorePendingSource;
   let listSessions: (() => MaybePromise<SessionsListRow[]>) | undefined;
   if (values.db !== undefined) {
     const path = values.db;

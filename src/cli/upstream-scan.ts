@@ -1,9 +1,11 @@
-import { open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { LIMITS } from '../../spec/index.js';
 import {
   claudeDialect,
   codexDialect,
   isSelfEcho,
+  notHuman,
   longReaderHeld,
   observeJsonlRead,
   ownEchoSet,
@@ -31,17 +33,28 @@ interface Row {
   images?: number;
 }
 
-function detect(head: string): TranscriptDialect {
+/**
+ * `--dialect auto`: the first record decides. A Codex envelope (`session_meta`, or any
+ * `{type, payload}`), and a Codex rollout from before the envelope (a bare response item
+ * `{type: "message", role, content}`, or the leading `{id, timestamp, instructions}` header those
+ * files start with) read as Codex; everything else as Claude Code. `how` says what decided.
+ */
+export function detectDialect(head: string): { dialect: TranscriptDialect; how: string } {
   for (const text of head.split('\n')) {
     if (text.trim() === '') continue;
+    let v: Record<string, unknown>;
     try {
-      const v = JSON.parse(text) as Record<string, unknown>;
-      return v['type'] === 'session_meta' || (v['payload'] !== undefined && typeof v['payload'] === 'object') ? codexDialect : claudeDialect;
+      v = JSON.parse(text) as Record<string, unknown>;
     } catch {
       continue;
     }
+    if (typeof v !== 'object' || v === null) continue;
+    if (v['type'] === 'session_meta' || (v['payload'] !== undefined && typeof v['payload'] === 'object')) return { dialect: codexDialect, how: 'Codex envelope' };
+    if (v['type'] === 'message' && typeof v['role'] === 'string' && v['message'] === undefined) return { dialect: codexDialect, how: 'pre-envelope Codex response item' };
+    if (v['type'] === undefined && typeof v['id'] === 'string' && 'instructions' in v) return { dialect: codexDialect, how: 'pre-envelope Codex session header' };
+    return { dialect: claudeDialect, how: 'first record is not a Codex shape' };
   }
-  return claudeDialect;
+  return { dialect: claudeDialect, how: 'no JSON record in the first 64 KiB' };
 }
 
 const snippet = (s: string, n = 72) => {
@@ -60,8 +73,12 @@ export async function upstreamCommand(argv: readonly string[], io: Io): Promise<
 
   let handle;
   try {
-    handle = await open(path, 'r');
+    // U6: only a regular file is a transcript. stat first, and open without blocking: opening a
+    // FIFO for reading waits for a writer forever (a FIFO swapped in after the stat still opens).
+    if (!(await stat(path)).isFile()) throw new CliError(EXIT.notFound, `${path} is not a regular file`);
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
+    if (error instanceof CliError) throw error;
     const code = (error as { code?: string }).code;
     throw new CliError(EXIT.notFound, `cannot open ${path}: ${code ?? String(error)}`);
   }
@@ -80,7 +97,25 @@ export async function upstreamCommand(argv: readonly string[], io: Io): Promise<
       }
       return buf.subarray(0, got);
     };
-    const dialect = dialectName === 'codex' ? codexDialect : dialectName === 'claude' ? claudeDialect : detect(utf8Decode(await read(0, Math.min(facts.size, 64 * 1024))));
+    const detected = dialectName === 'auto' ? detectDialect(utf8Decode(await read(0, Math.min(facts.size, 64 * 1024)))) : undefined;
+    let dialect = detected?.dialect ?? (dialectName === 'codex' ? codexDialect : claudeDialect);
+    const chosen = detected ? `detected: ${detected.how}; choose with --dialect claude|codex` : 'chosen with --dialect';
+    // U10: a thread its first record shows no person drives (a Codex sub-agent or exec session)
+    // is never linked by the monitor; its human-shaped lines are shown as machine.
+    let first: { record: unknown } | undefined;
+    let driver: string | undefined;
+    const base = dialect;
+    dialect = {
+      ...base,
+      classify: (entry, options) => {
+        if (first === undefined) {
+          first = { record: entry };
+          driver = base.machineDriven?.(entry);
+        }
+        const result = base.classify(entry, options);
+        return result.human && driver !== undefined ? notHuman('machine-thread', driver) : result;
+      },
+    };
     const echo = ownEchoSet((values.own ?? []).map((t) => (t === '' ? { text: '', images: 1 } : t)), Number.MAX_SAFE_INTEGER);
     const counts: Record<Verdict, number> = { human: 0, 'own echo': 0, machine: 0, meta: 0, waiting: 0 };
     let lineNo = 0;
@@ -103,7 +138,7 @@ export async function upstreamCommand(argv: readonly string[], io: Io): Promise<
       } else if (r.detail !== undefined) row.detail = r.detail;
       emit(row);
     };
-    if (!values.json) io.out(`  line      offset  verdict   why                 text / detail   (${dialect.name} transcript, ${facts.size} bytes)`);
+    if (!values.json) io.out(`  line      offset  verdict   why                 text / detail   (${dialect.name} transcript, ${chosen}; ${facts.size} bytes)`);
 
     const cache = new Map<string, LongLineEntry>();
     const longLines = { get: (k: string) => cache.get(k), set: (k: string, v: LongLineEntry) => void cache.set(k, v), delete: (k: string) => void cache.delete(k) };
@@ -124,7 +159,9 @@ export async function upstreamCommand(argv: readonly string[], io: Io): Promise<
       emit({ line: lineNo, offset: marker.offset, bytes: facts.size - marker.offset, verdict: 'waiting', reason: 'incomplete', detail: 'no newline yet: classified once the line is complete' });
     }
     const summary = { dialect: dialect.name, bytes: facts.size, lines: lineNo, humanTurns: counts.human, ownEchoes: counts['own echo'], machine: counts.machine, meta: counts.meta, waiting: counts.waiting };
+    if (driver !== undefined) Object.assign(summary, { machineDriven: driver });
     if (values.json) io.out(JSON.stringify({ summary }));
+    else if (driver !== undefined) io.out(`\nmachine-driven thread: ${driver}; the monitor does not link it (U10)`);
     else io.out(`\n${summary.lines} line(s): ${summary.humanTurns} human turn(s), ${summary.ownEchoes} own echo(es), ${summary.machine} machine, ${summary.meta} meta, ${summary.waiting} waiting`);
     return EXIT.ok;
   } finally {

@@ -71,3 +71,56 @@ export function diffPending(previous: PendingSnapshot | undefined, next: Pending
   }
   return gained.sort(compareCodeUnits);
 }
+
+/** R68: a pair whose notice changed (src/feed `PairChange` has this shape). */
+export interface FeedChange extends FeedPair {
+  pending: boolean;
+}
+
+/**
+ * R60 over changes (R68): the pairs that are news for their watcher, grouped by watcher, each
+ * watcher's pairs in R26 order. A change to a pair that is still pending is news (it became
+ * pending, quotes another L or was woken: a source reports no other change of a pending pair); a
+ * pair no longer pending is not, and neither is a watcher that only lost pairs. A pair listed
+ * twice counts once, as its last listing says. Watchers in code-unit order.
+ */
+export function newsByWatcher<P extends FeedChange>(changes: readonly P[]): Map<string, P[]> {
+  const last = new Map<string, Map<string, P>>();
+  for (const c of changes) {
+    let slots = last.get(c.watcherSessionKey);
+    if (!slots) last.set(c.watcherSessionKey, (slots = new Map()));
+    slots.delete(pairSlot(c)); // re-inserted: the last listing wins
+    slots.set(pairSlot(c), c);
+  }
+  const out = new Map<string, P[]>();
+  for (const watcher of [...last.keys()].sort(compareCodeUnits)) {
+    const news = [...last.get(watcher)!.values()].filter((c) => c.pending).sort(compareFeedPairs);
+    if (news.length > 0) out.set(watcher, news);
+  }
+  return out;
+}
+
+/**
+ * R68 for a source that can only list everything pending: the changes between two full reads.
+ * A pair new in `next`, quoting another L, or woken is a pending change (R60's three cases); a
+ * pair gone from `next` is a change to not pending. A pair pending unchanged is no change.
+ */
+export function changesBetween<P extends FeedPair>(previous: PendingSnapshot<P> | undefined, next: PendingSnapshot<P>): (P & { pending: boolean })[] {
+  const out: (P & { pending: boolean })[] = [];
+  for (const [watcher, pairs] of next) {
+    const before = previous?.get(watcher);
+    const old = before ? new Map(before.map((p) => [pairSlot(p), p])) : undefined;
+    for (const p of pairs) {
+      const o = old?.get(pairSlot(p));
+      if (o === undefined || o.lastSeenSequence !== p.lastSeenSequence || (o.wake === 'next-turn' && p.wake === 'immediate')) out.push({ ...p, pending: true });
+    }
+  }
+  if (previous) {
+    for (const [watcher, pairs] of previous) {
+      const now = next.get(watcher);
+      const still = now ? new Set(now.map(pairSlot)) : undefined;
+      for (const p of pairs) if (!still?.has(pairSlot(p))) out.push({ ...p, pending: false });
+    }
+  }
+  return out;
+}

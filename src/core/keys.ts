@@ -1,3 +1,4 @@
+import { LIMITS, SESSION_KEY_EXCLUDED } from '../../spec/index.js';
 /**
  * R1, R13, R24, R25: session-key grammar and the notice context key.
  * Agent-scoped keys are `agent:<agentId>:<rest>`; anything else (`global`, `main`) is bare:
@@ -190,3 +191,23 @@ export function identityKey(sessionKey: string, agentId: string): string {
 }
 
 const identityKeys = new Map<string, { readonly agentId: string; readonly key: string }>();
+
+// Printable ASCII but the two quotation marks: every such string of 1..512 characters is a key R1 allows.
+const PLAIN_ASCII_KEY = /^[\x20\x21\x23-\x26\x28-\x7e]{1,512}$/;
+const SESSION_KEY_PATTERN = new RegExp(`^[^${SESSION_KEY_EXCLUDED}]+$`, 'u');
+
+/**
+ * R1 as a test, for values read back from a shared file (R9d): a key another program wrote must
+ * pass the checks `record` and `watch` apply before it reaches a notice text (R23). The common
+ * plain-ASCII key is decided without the Unicode pattern.
+ */
+export function isValidSessionKey(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  if (PLAIN_ASCII_KEY.test(value)) return true;
+  return value.length >= 1 && value.length <= LIMITS.keyMaxLength && isWellFormed(value) && SESSION_KEY_PATTERN.test(value);
+}
+
+/** R1's agent id, as a test (R9d). */
+export function isValidAgentId(value: unknown): value is string {
+  return typeof value === 'string' && AGENT_ID.test(value);
+}

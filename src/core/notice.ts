@@ -217,3 +217,20 @@ export function parseNoticeText(text: string): { targetSessionKey: string; lastS
   if (!Number.isSafeInteger(lastSeenSequence)) return undefined;
   return m[2] === undefined ? { targetSessionKey: m[1]!, lastSeenSequence } : { targetSessionKey: m[1]!, lastSeenSequence, link: m[2] };
 }
+
+/**
+ * R68: whether a cursor write changed the pair's notice as a change feed sees it: it became
+ * pending or stopped being pending, or, pending before and after, it quotes another L (R23: another
+ * text) or wakes otherwise (R25). Every other write (M rising under a frozen N, a refreshed
+ * `updatedAt`, a provenance change that leaves the wake) leaves the notice as it was.
+ */
+export function noticeChanged(before: WatchCursor | undefined, after: WatchCursor | undefined): boolean {
+  const was = before !== undefined && isPending(before);
+  const is = after !== undefined && isPending(after);
+  if (was !== is) return true;
+  if (!is) return false;
+  return (
+    before!.lastSeenSequence !== after!.lastSeenSequence ||
+    wakeFor(before!.watcherSessionKey, before!.provenance) !== wakeFor(after!.watcherSessionKey, after!.provenance)
+  );
+}

@@ -1,4 +1,4 @@
-import type { MaybePromise, Notice, NoticeAck } from '../../spec/index.js';
+import { LIMITS, type MaybePromise, type Notice, type NoticeAck } from '../../spec/index.js';
 import { WakeScheduler, isWakeable, type WakePolicyOptions } from '../core/index.js';
 import { consoleLogger, errorDetails, guardedLogger, type Logger } from '../shared/logger.js';
 import type { NoticeFeed, NoticeSignal } from './feed.js';
@@ -38,6 +38,12 @@ export interface DeliveryOptions {
   setTimer?: (fn: () => void, ms: number) => () => void;
   /** Retry delay after a failed delivery or ack; default the coalescing window (at least 1 ms). */
   retryMs?: number;
+  /**
+   * R67: at most this many notices per `deliver` call and per ack; a watcher with more gets them in
+   * pages, in R26 order, each acked before the next is delivered. Default and maximum
+   * `LIMITS.maxNoticesPerAck` (10,000), what one `ackNotices` takes.
+   */
+  pageSize?: number;
   logger?: Logger;
 }
 
@@ -46,6 +52,8 @@ export interface Delivery {
   close(): void;
   /** Resolves when no delivery is in flight (for tests and orderly shutdown). */
   idle(): Promise<void>;
+  /** How many watchers delivery holds state for (owed a look, a retry, or in flight): diagnostics and tests. */
+  readonly tracked: number;
   readonly scheduler: WakeScheduler;
 }
 
@@ -68,11 +76,15 @@ export function startDelivery(options: DeliveryOptions): Delivery {
   const logger = guardedLogger(options.logger ?? consoleLogger);
   const retryMs = options.retryMs ?? Math.max(1, scheduler.policy.coalesceMs);
   if (!Number.isSafeInteger(retryMs) || retryMs < 1) throw new RangeError(`retryMs must be a positive safe integer, got ${String(retryMs)}`);
+  const pageSize = options.pageSize ?? LIMITS.maxNoticesPerAck;
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > LIMITS.maxNoticesPerAck) {
+    throw new RangeError(`pageSize must be an integer from 1 to ${LIMITS.maxNoticesPerAck}, got ${String(pageSize)}`);
+  }
 
   // best effort (R9): a throwing logger must not stop delivery
   const log = (message: string, details: Record<string, unknown>) => logger.error(message, details);
 
-  /** The latest pending pairs the feed reported per watcher (what a deferred wake is judged on). */
+  /** The latest news the feed reported per wakeable watcher (what a deferred wake and a retry are judged on). */
   const latest = new Map<string, PendingPair[]>();
   const inFlight = new Map<string, Promise<void>>();
   const rerun = new Set<string>();
@@ -145,29 +157,42 @@ export function startDelivery(options: DeliveryOptions): Delivery {
     }
     emptyOnce.delete(watcher);
     // Judged again on durable state.
-    if (!isWakeable(watcher, notices, scheduler.policy.laneOf)) return;
-    let outcome: void | boolean;
-    try {
-      // A copy: what is acked is what was read and handed over, whatever the runtime does with its array.
-      outcome = await deliver(watcher, notices.map((n) => ({ ...n })));
-    } catch (error) {
-      log('notice delivery: deliver failed; the notices stay pending and are retried', { watcherSessionKey: watcher, notices: notices.length, ...errorDetails(error) });
-      retryLater(watcher);
+    if (!isWakeable(watcher, notices, scheduler.policy.laneOf)) {
+      latest.delete(watcher); // read on its next turn (R64): nothing to remember
       return;
     }
-    if (outcome === false) return;
-    let acked: Notice[];
-    try {
-      acked = await store.ackNotices(watcher, notices);
-    } catch (error) {
-      log('notice delivery: ack failed; the notices stay pending and will be delivered again', { watcherSessionKey: watcher, ...errorDetails(error) });
-      retryLater(watcher);
-      return;
+    // R67: in pages no larger than one ack takes, each acked before the next is handed over.
+    for (let from = 0; from < notices.length; from += pageSize) {
+      const page = notices.slice(from, from + pageSize);
+      let outcome: void | boolean;
+      try {
+        // A copy: what is acked is what was read and handed over, whatever the runtime does with its array.
+        outcome = await deliver(watcher, page.map((n) => ({ ...n })));
+      } catch (error) {
+        log('notice delivery: deliver failed; the notices stay pending and are retried', { watcherSessionKey: watcher, notices: page.length, ...errorDetails(error) });
+        retryLater(watcher);
+        return;
+      }
+      if (outcome === false) {
+        latest.delete(watcher); // the watcher's own turn reads them
+        return;
+      }
+      let acked: Notice[];
+      try {
+        acked = await store.ackNotices(watcher, page);
+      } catch (error) {
+        log('notice delivery: ack failed; the notices stay pending and will be delivered again', { watcherSessionKey: watcher, ...errorDetails(error) });
+        retryLater(watcher);
+        return;
+      }
+      // Fewer acked than delivered: changed meanwhile (the feed signals a new L) or the ack could
+      // not be written. Look again later; a notice still pending unchanged is delivered again.
+      if (acked.length < page.length) {
+        retryLater(watcher);
+        return;
+      }
     }
-    // Fewer acked than delivered: changed meanwhile (the feed signals a new L) or the ack could
-    // not be written. Look again later; a notice still pending unchanged is delivered again.
-    if (acked.length < notices.length) retryLater(watcher);
-    else latest.delete(watcher); // nothing owed: keep memory to the watchers with something pending
+    latest.delete(watcher); // nothing owed: keep memory to the watchers with something pending
   };
 
   const run = (watcher: string) => {
@@ -187,8 +212,11 @@ export function startDelivery(options: DeliveryOptions): Delivery {
   };
 
   const onSignal = (s: NoticeSignal) => {
-    latest.set(s.watcherSessionKey, s.pending);
-    consider(s.watcherSessionKey, s.pending);
+    // R64: news that can never wake the watcher (a sub-agent, an ambient cursor, a side lane) is
+    // left for its next turn and not remembered: memory stays with the watchers delivery serves.
+    if (!isWakeable(s.watcherSessionKey, s.changed, scheduler.policy.laneOf)) return;
+    latest.set(s.watcherSessionKey, s.changed);
+    consider(s.watcherSessionKey, s.changed);
   };
   const unsubscribe = feed.subscribe(onSignal);
 
@@ -204,6 +232,9 @@ export function startDelivery(options: DeliveryOptions): Delivery {
     },
     async idle() {
       while (inFlight.size > 0) await Promise.all([...inFlight.values()]);
+    },
+    get tracked() {
+      return new Set([...latest.keys(), ...inFlight.keys(), ...retries.keys(), ...emptyOnce]).size;
     },
   };
 }

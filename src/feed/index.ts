@@ -3,8 +3,8 @@
  * store that implements `PendingSource`, and a delivery helper that wires store, feed and the
  * wake policy (src/core/wake) to a runtime's callbacks.
  */
-export type { PendingPair, PendingSource } from './types.js';
-export { createNoticeFeed, DEFAULT_POLL_INTERVAL_MS, type NoticeFeed, type NoticeFeedOptions, type NoticeSignal } from './feed.js';
+export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, StorePendingSource } from './types.js';
+export { createNoticeFeed, DEFAULT_POLL_INTERVAL_MS, type FileWatcher, type NoticeFeed, type NoticeFeedOptions, type NoticeSignal } from './feed.js';
 export { startDelivery, type Delivery, type DeliveryOptions, type DeliveryStore } from './delivery.js';
 export {
   WAKE_COALESCE_MS,

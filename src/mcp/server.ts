@@ -30,7 +30,7 @@ export interface SessionStateMcpOptions {
   /** Drives notifications/resources/updated (D2); without it, subscriptions are accepted but never fire. */
   feed?: Pick<NoticeFeed, 'subscribe'>;
   /** Lists resources for watchers with pending notices; optional. */
-  pending?: Pick<PendingSource, 'listPending'>;
+  pending?: Required<Pick<PendingSource, 'listPending'>>;
   /** T2 */
   defaultAgentId?: string;
   /** Rows for sessions_list (T4); without it the tool is not offered. */

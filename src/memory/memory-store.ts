@@ -46,7 +46,8 @@ import {
   type PreparedRecord,
   type PruneConfig,
 } from '../core/index.js';
-import type { PendingPair, PendingSource } from '../feed/types.js';
+import type { PairChange, PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
+import { PairChangeLog } from './change-log.js';
 import { resolveClock } from '../shared/clock.js';
 import { ChangeListeners } from '../shared/listeners.js';
 import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
@@ -86,10 +87,12 @@ export interface MemoryState {
   dedupe: Map<string, StateEvent>;
   /** Bumped by every write that may change pending state, from any handle (the feed's change token). */
   changes: number;
+  /** R68: which pairs' notices changed, in change order (the feed reads what changed after its position). */
+  changeLog: PairChangeLog;
 }
 
 export function emptyMemoryState(): MemoryState {
-  return { nextSequence: 1, events: [], sessionEvents: new Map(), heads: new Map(), cursors: new Map(), dedupe: new Map(), changes: 0 };
+  return { nextSequence: 1, events: [], sessionEvents: new Map(), heads: new Map(), cursors: new Map(), dedupe: new Map(), changes: 0, changeLog: new PairChangeLog() };
 }
 
 const NO_CURSORS: readonly WatchCursor[] = Object.freeze([]);
@@ -134,7 +137,7 @@ function upperBound(events: readonly StateEvent[], since: number): number {
   return lo;
 }
 
-export class MemoryStore implements SessionStateStore, PendingSource {
+export class MemoryStore implements SessionStateStore, StorePendingSource {
   private readonly config: PruneConfig;
   private lastPruneAt: number;
   private closed = false;
@@ -244,7 +247,10 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     // Every planned cursor is on this event's target, so they all go into one per-target map.
     let onTarget = byWatcher;
     if (!onTarget) state.cursors.set(id, (onTarget = new Map()));
-    for (const c of plan.cursorWrites) onTarget.set(c.watcherSessionKey, c); // R18: the notices are these cursors
+    for (const c of plan.cursorWrites) {
+      state.changeLog.write(onTarget.get(c.watcherSessionKey), c); // R68
+      onTarget.set(c.watcherSessionKey, c); // R18: the notices are these cursors
+    }
     return { event: stored, inserted: true, cursorsWritten: true };
   }
 
@@ -284,6 +290,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     const existing = byWatcher?.get(r.watcherSessionKey);
     if (!byWatcher || !existing) return { unwatched: false };
     byWatcher.delete(r.watcherSessionKey);
+    this.state.changeLog.forget(existing);
     if (byWatcher.size === 0) this.state.cursors.delete(id);
     if (isPending(existing)) this.changed();
     return { unwatched: true };
@@ -402,6 +409,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
       for (const [watcher, c] of byWatcher) {
         if (c.updatedAt < cutoff) {
           byWatcher.delete(watcher);
+          this.state.changeLog.forget(c);
           expiredPending ||= isPending(c);
         }
       }
@@ -416,6 +424,8 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     // R50: the watcher starts a new lifecycle; its log, head and watchers stay.
     let removed = false;
     for (const [id, byWatcher] of this.state.cursors) {
+      const c = byWatcher.get(sessionKey);
+      if (c) this.state.changeLog.forget(c);
       removed = byWatcher.delete(sessionKey) || removed;
       if (byWatcher.size === 0) this.state.cursors.delete(id);
     }
@@ -436,6 +446,8 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     }
     this.state.sessionEvents.delete(id);
     this.state.heads.delete(id);
+    const onTarget = this.state.cursors.get(id);
+    for (const c of onTarget?.values() ?? []) this.state.changeLog.forget(c);
     if (this.state.cursors.delete(id)) this.changed();
     this.resetSession(sessionKey);
   }
@@ -465,6 +477,38 @@ export class MemoryStore implements SessionStateStore, PendingSource {
       }
     }
     return out;
+  }
+
+  /**
+   * R68: the pairs whose notices changed after `since` and the pending pairs of the watchers
+   * asked for, at one position (the change log's sequence). Costs the changes, not the cursors
+   * (but for a snapshot of every watcher, which a new subscriber of every watcher asks for).
+   */
+  readPending(request: PendingReadRequest): PendingRead {
+    this.assertOpen();
+    const log = this.state.changeLog;
+    const position = String(log.sequence);
+    const changes: PairChange[] = [];
+    if (request.since !== undefined) {
+      const since = Number(request.since);
+      if (!Number.isSafeInteger(since) || since < 0) throw new RangeError(`readPending: not a position of this store: ${JSON.stringify(request.since)}`);
+      for (const p of log.since(since)) {
+        const c = this.state.cursors.get(identityKey(p.targetSessionKey, p.targetAgentId))?.get(p.watcherSessionKey);
+        if (c) changes.push({ ...pendingPairOf(c), pending: isPending(c) });
+      }
+    }
+    let snapshot: PendingPair[] = [];
+    if (request.snapshot === 'all') snapshot = this.listPending();
+    else if (request.snapshot) {
+      const wanted = new Set(request.snapshot);
+      for (const byWatcher of this.state.cursors.values()) {
+        for (const w of wanted) {
+          const c = byWatcher.get(w);
+          if (c && isPending(c)) snapshot.push(pendingPairOf(c));
+        }
+      }
+    }
+    return { position, changes, snapshot };
   }
 
   /** Changes with every write of any handle sharing this state that may change pending state. */
@@ -507,6 +551,7 @@ export class MemoryStore implements SessionStateStore, PendingSource {
     const id = identityKey(c.targetSessionKey, c.targetAgentId);
     let byWatcher = this.state.cursors.get(id);
     if (!byWatcher) this.state.cursors.set(id, (byWatcher = new Map()));
+    this.state.changeLog.write(byWatcher.get(c.watcherSessionKey), c); // R68
     byWatcher.set(c.watcherSessionKey, c);
   }
 }

@@ -28,7 +28,7 @@ import {
   isValidationError,
   isWatched,
   noticeOf,
-  pendingPairOf,
+  noticeChanged,
   validateNoticeLinkTemplate,
   withNoticeLinks,
   normalizeChangesSince,
@@ -47,13 +47,14 @@ import {
   validateWatchRequest,
   type PruneConfig,
 } from '../core/index.js';
-import type { PendingPair, PendingSource } from '../feed/types.js';
+import type { PairChange, PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
+import { BadRows, checkedPairRow } from '../shared/pending-rows.js';
 import type { PgPoolSettings, PgQueryable } from './pg-types.js';
 import { resolveClock } from '../shared/clock.js';
 import { ChangeListeners } from '../shared/listeners.js';
 import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { loadPg, type PgModule } from './driver.js';
-import { classifyOpenError, describeError, isRetryable, PostgresEncodingError, toSafeNumber } from './errors.js';
+import { classifyOpenError, CorruptStateError, describeError, isRetryable, PostgresEncodingError, toSafeNumber } from './errors.js';
 import { checkedEventFromPgRow, checkedPgHead, cursorArrays, cursorFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
 import { MIGRATIONS, TABLES, migrate, quoteIdent, type PgMigrationStep } from './schema.js';
 import { statements, type Statements } from './sql.js';
@@ -141,12 +142,14 @@ function describeTarget(config: pg.PoolConfig): { target: string; user: string |
   return { target: `${host ?? 'localhost'}:${port ?? 5432}/${database ?? user ?? 'postgres'}`, user };
 }
 
-export class PostgresStore implements SessionStateStore, PendingSource {
+export class PostgresStore implements SessionStateStore, StorePendingSource {
   private readonly sql: Statements;
   private readonly config: PruneConfig;
   private readonly logger: Logger;
   private readonly readClock: () => number;
   private readonly noticeLink: string | undefined;
+  /** R9d: corrupt cursor rows, each logged once and skipped. */
+  private readonly badRows: BadRows;
   /** R9: logger calls that threw (swallowed, so a broken logger never fails the caller's action). */
   loggerFailures = 0;
   private readonly channel: string;
@@ -172,6 +175,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     this.logger = guardedLogger(options.logger ?? consoleLogger, () => this.loggerFailures++);
     this.readClock = resolveClock(options.now);
     this.localListeners = new ChangeListeners(this.logger, 'postgres store: a change listener');
+    this.badRows = new BadRows(this.logger, 'postgres store', { target });
     this.noticeLink = options.noticeLink;
     this.schema = options.schema ?? 'public';
     this.target = target;
@@ -302,10 +306,11 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     return lockKey(this.schema, agentId, sessionKey);
   }
 
-  private async putCursors(c: Tx, cursors: readonly WatchCursor[], notify: boolean): Promise<void> {
+  /** `changed[i]`: write i changes its pair's notice (core noticeChanged), so it stamps the transaction (R68). */
+  private async putCursors(c: Tx, cursors: readonly WatchCursor[], notify: boolean, changed: readonly boolean[]): Promise<void> {
     if (cursors.length === 0) return;
-    if (notify) await this.run(c, 'upsertCursorsNotify', [...cursorArrays(cursors), this.channel]);
-    else await this.run(c, 'upsertCursors', cursorArrays(cursors));
+    if (notify) await this.run(c, 'upsertCursorsNotify', [...cursorArrays(cursors, changed), this.channel]);
+    else await this.run(c, 'upsertCursors', cursorArrays(cursors, changed));
   }
 
   private toEvent(row: PgEventRow): StateEvent {
@@ -367,8 +372,9 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     const sequence = toSafeNumber(inserted.rows[0]?.sequence, `${TABLES.events}.sequence`);
     const stored: StateEvent = Object.freeze({ sequence, ...event });
     const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
+    const before = new Map(cursorsOnTarget.map((x) => [x.watcherSessionKey, x]));
     // R18: the notices are these cursor rows; committing them is what makes them pending.
-    await this.putCursors(c, plan.cursorWrites, true);
+    await this.putCursors(c, plan.cursorWrites, true, plan.cursorWrites.map((w) => noticeChanged(before.get(w.watcherSessionKey), w)));
     return { event: stored, inserted: true, notified: plan.cursorWrites.length > 0 };
   }
 
@@ -393,7 +399,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
         if (next) {
           // A promotion changes a pending notice's wake (R25): the feed must re-read.
           changed = existing !== undefined && isPending(existing) && existing.provenance !== next.provenance;
-          await this.putCursors(c, [next], changed);
+          await this.putCursors(c, [next], changed, [noticeChanged(existing, next)]);
         }
         return { watched: true };
       }, [this.identityLock(r.targetSessionKey, r.agentId)]),
@@ -461,7 +467,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
     validateSessionKey(watcherSessionKey, 'watcherSessionKey');
     return this.guard('pendingNotices', [] as Notice[], async () => {
       const rows = (await this.run<PgCursorRow>(this.pool, 'pendingOfWatcher', [watcherSessionKey])).rows;
-      return withNoticeLinks(pendingNoticesOf(rows.map(cursorFromPgRow)), this.noticeLink); // R20, R26 (sorted in JS: UTF-16 order), R23b
+      return withNoticeLinks(pendingNoticesOf(this.readableCursors(rows)), this.noticeLink); // R20, R26 (sorted in JS: UTF-16 order), R23b
     });
   }
 
@@ -473,9 +479,10 @@ export class PostgresStore implements SessionStateStore, PendingSource {
       // R27: one transaction reads the pending cursors FOR UPDATE and acks them: a second drainer
       // waits, then sees them acked (or a follow-up, R28), so each notice goes to exactly one.
       this.tx(async (c) => {
-        const cursors = (await this.run<PgCursorRow>(c, 'pendingOfWatcherForUpdate', [watcherSessionKey])).rows.map(cursorFromPgRow);
+        // A corrupt row (R9d) is no notice and is not acked: it stays for an operator to see.
+        const cursors = this.readableCursors((await this.run<PgCursorRow>(c, 'pendingOfWatcherForUpdate', [watcherSessionKey])).rows);
         const out = pendingNoticesOf(cursors);
-        await this.putCursors(c, cursors.map((x) => acknowledge(x, now).cursor), true);
+        await this.putCursors(c, cursors.map((x) => acknowledge(x, now).cursor), true, cursors.map(() => true)); // an ack moves L (R68)
         return out;
       }),
     );
@@ -504,7 +511,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
           out.push(noticeOf(cursor));
           writes.push(acknowledge(cursor, now).cursor);
         }
-        await this.putCursors(c, writes, true);
+        await this.putCursors(c, writes, true, writes.map(() => true)); // an ack moves L (R68)
         return out.sort(compareNotices);
       }),
     );
@@ -646,11 +653,81 @@ export class PostgresStore implements SessionStateStore, PendingSource {
 
   // ---- PendingSource (the feed's hooks, D2; not part of the contract) ----
 
-  /** Every pending pair of every watcher (N > L), from the cursors. */
+  /** Every pending pair of every watcher (N > L), from the cursors; a corrupt row is skipped (R9d). */
   async listPending(): Promise<PendingPair[]> {
     this.assertOpen();
-    const rows = (await this.run<PgCursorRow>(this.pool, 'allPending', [])).rows;
-    return rows.map((row) => pendingPairOf(cursorFromPgRow(row)));
+    return this.pairsOfRows((await this.run<PairRow>(this.pool, 'allPendingPairs', [])).rows, true);
+  }
+
+  /**
+   * R68: in one REPEATABLE READ transaction (one snapshot for every statement), the pairs changed
+   * by transactions the position's snapshot did not see (index from its xmin: the cost of the
+   * change, plus whatever a transaction still open at the last read wrote), and the pending pairs of
+   * the watchers a new subscriber asks for (R61). The new position is this transaction's snapshot:
+   * a transaction still running now is invisible in it, so its rows come with a later read.
+   */
+  async readPending(request: PendingReadRequest): Promise<PendingRead> {
+    this.assertOpen();
+    if (request.since !== undefined && !/^\d+:\d+:[\d,]*$/.test(request.since)) throw new RangeError(`readPending: not a position of this store: ${JSON.stringify(request.since)}`);
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on('error', onError);
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        const position = (await this.run<{ snapshot: string }>(client, 'currentSnapshot', [])).rows[0]!.snapshot;
+        const changes = request.since === undefined ? [] : this.pairsOfRows((await this.run<PairRow>(client, 'changedSince', [request.since])).rows, false);
+        let snapshot: PendingPair[] = [];
+        if (request.snapshot === 'all') snapshot = this.pairsOfRows((await this.run<PairRow>(client, 'allPendingPairs', [])).rows, true);
+        else if (request.snapshot && request.snapshot.length > 0) {
+          snapshot = this.pairsOfRows((await this.run<PairRow>(client, 'pendingPairsOfWatchers', [[...new Set(request.snapshot)]])).rows, true);
+        }
+        await client.query('COMMIT');
+        return { position, changes, snapshot };
+      } catch (error) {
+        await client.query('ROLLBACK').catch((e: unknown) => {
+          broken = e instanceof Error ? e : new Error(String(e));
+        });
+        throw error;
+      }
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  }
+
+  /** Cursor rows decoded and checked (R9d); a corrupt one is logged once and skipped, never a notice. */
+  private readableCursors(rows: readonly PgCursorRow[]): WatchCursor[] {
+    const out: WatchCursor[] = [];
+    for (const row of rows) {
+      try {
+        out.push(cursorFromPgRow(row));
+      } catch (error) {
+        if (!(error instanceof CorruptStateError)) throw error;
+        this.badRows.report(error);
+      }
+    }
+    return out;
+  }
+
+  /** Feed rows decoded and checked (R9d); `pendingOnly`: a snapshot, whose rows are pending by their query. */
+  private pairsOfRows(rows: readonly PairRow[], pendingOnly: true): PendingPair[];
+  private pairsOfRows(rows: readonly PairRow[], pendingOnly: false): PairChange[];
+  private pairsOfRows(rows: readonly PairRow[], pendingOnly: boolean): PendingPair[] | PairChange[] {
+    const out: PairChange[] = [];
+    for (const row of rows) {
+      const pair = checkedPairRow(
+        TABLES.cursors,
+        { watcherSessionKey: row.watcher_session_key, targetSessionKey: row.target_session_key, targetAgentId: row.target_agent_id, lastSeen: row.last_seen, notified: row.notified, provenance: row.provenance },
+        this.badRows,
+      );
+      if (pair) out.push(pair);
+    }
+    if (!pendingOnly) return out;
+    return out.map(({ pending: _pending, ...pair }) => pair);
   }
 
   onLocalChange(listener: () => void): () => void {
@@ -707,6 +784,7 @@ export class PostgresStore implements SessionStateStore, PendingSource {
 }
 
 type MaxRow = { agent_id: string; session_key: string; max_sequence: string; recorded_at: string };
+type PairRow = { watcher_session_key: unknown; target_session_key: unknown; target_agent_id: unknown; last_seen: unknown; notified: unknown; provenance: unknown };
 
 /** The dedicated LISTEN connection behind subscribeRemote, with reconnection. */
 class RemoteListener {

@@ -24,8 +24,8 @@ export const cursorAsStoredFromPgRow = decoders.cursorAsStored;
 /** changesSince's head, watermark and lowest sequence, checked against each other and the page (R5, R9d). */
 export const checkedPgHead = decoders.checkedHead;
 
-/** Cursor rows as the eight parallel arrays the unnest upsert takes. */
-export function cursorArrays(cursors: readonly WatchCursor[]): unknown[] {
+/** Cursor rows as the nine parallel arrays the unnest upsert takes; `changed[i]`: write i changes its pair's notice (R68). */
+export function cursorArrays(cursors: readonly WatchCursor[], changed: readonly boolean[]): unknown[] {
   return [
     cursors.map((c) => c.watcherSessionKey),
     cursors.map((c) => c.targetSessionKey),
@@ -35,5 +35,6 @@ export function cursorArrays(cursors: readonly WatchCursor[]): unknown[] {
     cursors.map((c) => c.materialSequence),
     cursors.map((c) => c.provenance),
     cursors.map((c) => c.updatedAt),
+    cursors.map((_, i) => changed[i] === true),
   ];
 }

@@ -83,8 +83,23 @@ CREATE INDEX session_watch_cursors_target ON ${s}.${TABLES.cursors} (target_agen
 CREATE INDEX session_watch_cursors_pending ON ${s}.${TABLES.cursors} (watcher_session_key) WHERE notified > last_seen;
 `;
 
+// Step 2 (R68): the change feed reads what changed, not everything pending. A cursor write that
+// changes the pair's notice records the writing transaction's id (pg_current_xact_id(), a 64-bit
+// xid that never wraps). Transactions commit in any order, so a reader does not keep a number but
+// a snapshot (pg_current_snapshot()): the next read returns the rows changed by transactions that
+// snapshot did not see, found through this index from the snapshot's xmin. No counter row, so
+// concurrent writers never queue on one. A step-1 schema has NULL everywhere: its pending notices
+// reach a feed through the snapshot every subscriber starts from (R61).
+const V2 = (s: string) => `
+ALTER TABLE ${s}.${TABLES.cursors} ADD COLUMN changed_xid xid8;
+CREATE INDEX session_watch_cursors_changed ON ${s}.${TABLES.cursors} (changed_xid) WHERE changed_xid IS NOT NULL;
+`;
+
 /** Every schema step ever released, oldest first. Append only. */
-export const MIGRATIONS: readonly PgMigrationStep[] = [{ version: 1, description: 'signal log, heads, watch cursors, global sequence', sql: V1 }];
+export const MIGRATIONS: readonly PgMigrationStep[] = [
+  { version: 1, description: 'signal log, heads, watch cursors, global sequence', sql: V1 },
+  { version: 2, description: 'change feed: cursors carry the id of the transaction that last changed their notice, indexed', sql: V2 },
+];
 
 /** The schema version this code writes and fully understands. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

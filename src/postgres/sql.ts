@@ -14,10 +14,14 @@ export function statements(schema: string) {
   const E = `${s}.${TABLES.events}`;
   const H = `${s}.${TABLES.heads}`;
   const C = `${s}.${TABLES.cursors}`;
+  // R68 (schema step 2): a write that changes the pair's notice (u.ch) stamps the transaction's id; any other keeps the row's.
   const upsertCursorsTail =
     'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
-    'last_seen = excluded.last_seen, notified = excluded.notified, material = excluded.material, provenance = excluded.provenance, updated_at = excluded.updated_at';
-  const unnestCursors = 'unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::bigint[]) AS u(w, t, a, l, n, m, p, at)';
+    'last_seen = excluded.last_seen, notified = excluded.notified, material = excluded.material, provenance = excluded.provenance, updated_at = excluded.updated_at, ' +
+    `changed_xid = coalesce(excluded.changed_xid, ${C}.changed_xid)`;
+  const unnestCursors = 'unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::bigint[], $9::boolean[]) AS u(w, t, a, l, n, m, p, at, ch)';
+  const cursorValues = 'u.w, u.t, u.a, u.l, u.n, u.m, u.p, u.at, CASE WHEN u.ch THEN pg_current_xact_id() END';
+  const pairColumns = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, provenance';
   return {
     // record
     eventByDedupeKey: `SELECT ${EVENT_COLUMNS} FROM ${E} WHERE dedupe_key = $1`,
@@ -34,9 +38,15 @@ export function statements(schema: string) {
       'RETURNING (SELECT sequence FROM e) AS sequence',
     // Cursor rows in one statement; the NOTIFY rides along (delivered at commit, D3).
     upsertCursorsNotify:
-      `INSERT INTO ${C} (${CURSOR_COLUMNS}) SELECT u.w, u.t, u.a, u.l, u.n, u.m, u.p, u.at FROM ${unnestCursors} CROSS JOIN (SELECT pg_notify($9, '')) AS notify ` +
+      `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} CROSS JOIN (SELECT pg_notify($10, '')) AS notify ` +
       upsertCursorsTail,
-    upsertCursors: `INSERT INTO ${C} (${CURSOR_COLUMNS}) SELECT u.w, u.t, u.a, u.l, u.n, u.m, u.p, u.at FROM ${unnestCursors} ` + upsertCursorsTail,
+    upsertCursors: `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} ` + upsertCursorsTail,
+    // R68: the reader's new position, and the pairs changed by transactions an old position did not see.
+    currentSnapshot: 'SELECT pg_current_snapshot()::text AS snapshot',
+    changedSince:
+      `SELECT ${pairColumns} FROM ${C} WHERE changed_xid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(changed_xid, $1::pg_snapshot) ORDER BY changed_xid`,
+    pendingPairsOfWatchers: `SELECT ${pairColumns} FROM ${C} WHERE watcher_session_key = ANY($1::text[]) AND notified > last_seen`,
+    allPendingPairs: `SELECT ${pairColumns} FROM ${C} WHERE notified > last_seen`,
     notify: "SELECT pg_notify($1, '')",
     // reads
     cursor: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND target_session_key = $2 AND target_agent_id = $3`,

@@ -1,5 +1,5 @@
 import { StateEvent, type WatchCursor } from '../../spec/index.js';
-import { assertSchema, isValidationError } from '../core/index.js';
+import { assertSchema, isValidAgentId, isValidSessionKey, isValidationError } from '../core/index.js';
 import { toSafeNumber } from './integers.js';
 import { CorruptStateError } from './state-errors.js';
 
@@ -138,6 +138,14 @@ export function rowDecoders(tables: StateTables): RowDecoders {
     const L = cursor.lastSeenSequence;
     const N = cursor.notifiedSequence;
     const M = cursor.materialSequence;
+    // R9d: keys written by another program are checked like input (R1) before any notice text quotes them (R23).
+    if (!isValidSessionKey(cursor.watcherSessionKey) || !isValidSessionKey(cursor.targetSessionKey) || !isValidAgentId(cursor.targetAgentId)) {
+      throw new CorruptStateError(
+        C,
+        `(${JSON.stringify(row.watcher_session_key)}, ${JSON.stringify(row.target_session_key)}, ${JSON.stringify(row.target_agent_id)})`,
+        'a key or agent id that R1 does not allow',
+      );
+    }
     if (L < 0 || L > N || N > M || cursor.updatedAt < 0 || !['spawn', 'explicit', 'ambient'].includes(cursor.provenance)) {
       throw new CorruptStateError(
         C,

@@ -47,8 +47,10 @@ export const TABLES = {
    */
   cursors: {
     name: 'session_watch_cursors',
-    columns: ['watcher_session_key', 'target_session_key', 'target_agent_id', 'last_seen', 'notified', 'material', 'provenance', 'updated_at', 'folded'],
+    columns: ['watcher_session_key', 'target_session_key', 'target_agent_id', 'last_seen', 'notified', 'material', 'provenance', 'updated_at', 'folded', 'changed'],
   },
+  /** Step 8 (R68): one row, the change sequence: the `changed` value of the newest notice change. */
+  feed: { name: 'session_state_feed', columns: ['id', 'change_sequence'] },
   /**
    * Step 7: per watched identity and notify class (material: every notifying kind, what explicit
    * cursors take; nonterminal: all but terminal runs, what spawn and ambient cursors take, R16) the
@@ -263,6 +265,24 @@ FROM (
 );
 `;
 
+// Step 8 (R68): the change feed reads what changed, not everything pending. Every cursor write that
+// changes the pair's notice (it becomes pending or not, quotes another L, or wakes otherwise) sets
+// the row's `changed` to the next value of one durable counter, in the same transaction; SQLite
+// commits one writer at a time, so counter order is commit order and a reader that has seen up to
+// c reads `changed > c` and nothing else, through an index that holds exactly what it needs. The
+// counter lives in a row of its own so that no deletion (unwatch, reset, expiry) can lower it: a
+// value is never reused. A file from step 7 starts the counter at 0 with every cursor at 0: its
+// pending notices reach a feed through the snapshot every subscriber starts from (R61).
+const V8 = `
+CREATE TABLE session_state_feed (
+  id              INTEGER PRIMARY KEY CHECK (id = 1),
+  change_sequence INTEGER NOT NULL CHECK (change_sequence >= 0)
+) STRICT;
+INSERT INTO session_state_feed (id, change_sequence) VALUES (1, 0);
+ALTER TABLE session_watch_cursors ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX session_watch_cursors_changed ON session_watch_cursors (changed, last_seen, notified, provenance) WHERE changed > 0;
+`;
+
 /** Every schema step ever released, oldest first. Append only. */
 export const MIGRATIONS: readonly MigrationStep[] = [
   { version: 1, description: 'signal log, heads, watch cursors, meta', up: (db) => db.exec(V1) },
@@ -272,6 +292,7 @@ export const MIGRATIONS: readonly MigrationStep[] = [
   { version: 5, description: 'cursor key led by the target (set-based notification); watcher index', up: (db) => db.exec(V5) },
   { version: 6, description: 'pending index holds N too, so the pending read never visits the table', up: (db) => db.exec(V6) },
   { version: 7, description: 'slots keep the newest notifying events of watched targets; pending cursors are not rewritten per event (effective view)', up: (db) => db.exec(V7) },
+  { version: 8, description: 'change feed: cursors carry the change sequence of their last notice change (one durable counter), indexed', up: (db) => db.exec(V8) },
 ];
 
 /** The schema version this code writes and fully understands. */

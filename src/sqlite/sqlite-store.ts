@@ -27,7 +27,9 @@ import {
   isPruneDue,
   isValidationError,
   noticeOf,
-  pendingPairOf,
+  noticeChanged,
+  isValidAgentId,
+  isValidSessionKey,
   normalizeChangesSince,
   watcherNoticeMaker,
   eligibleWatchers,
@@ -49,7 +51,8 @@ import {
   withNoticeLinks,
   type PruneConfig,
 } from '../core/index.js';
-import type { PendingPair, PendingSource } from '../feed/types.js';
+import type { PairChange, PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
+import { BadRows, checkedPairRow } from '../shared/pending-rows.js';
 import { resolveClock } from '../shared/clock.js';
 import { eventInsertValues } from '../shared/rows.js';
 import { ChangeListeners } from '../shared/listeners.js';
@@ -107,6 +110,13 @@ export interface SqliteStoreInternals {
   migrations?: readonly MigrationStep[];
 }
 
+/**
+ * R68 (schema step 8): the change sequence a write that changes pending notices tags its cursors
+ * with. SQLite evaluates the uncorrelated subquery once per statement; the writer then moves the
+ * counter on (bumpChangeSequence), under the write lock, so the value is never handed out twice.
+ */
+const NEXT_CHANGE = '(SELECT change_sequence + 1 FROM session_state_feed WHERE id = 1)';
+
 const EVENT_COLUMNS =
   'sequence, dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json';
 const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
@@ -122,7 +132,7 @@ const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id
  */
 function notifyIdleCursorsSql(onlyExplicit: boolean): string {
   return (
-    'UPDATE session_watch_cursors SET notified = ?, material = max(material, ?), updated_at = ?, folded = ? ' +
+    `UPDATE session_watch_cursors SET notified = ?, material = max(material, ?), updated_at = ?, folded = ?, changed = ${NEXT_CHANGE} ` +
     'WHERE target_agent_id = ? AND target_session_key = ? AND notified = last_seen ' +
     'AND watcher_session_key IS NOT ? AND watcher_session_key <> target_session_key' +
     (onlyExplicit ? " AND provenance = 'explicit'" : '')
@@ -204,10 +214,23 @@ export const SQL = {
   notifyIdleCursors: notifyIdleCursorsSql(false),
   notifyIdleExplicitCursors: notifyIdleCursorsSql(true),
   // A cursor written whole (seed, watch, ackNotices) from its effective state, and how far it is folded.
+  // The last parameter says whether the write changes the pair's notice (R68: then it takes the next change sequence).
   upsertCursor:
-    `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}, folded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ` +
+    `INSERT INTO session_watch_cursors (${CURSOR_COLUMNS}, folded, changed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN ${NEXT_CHANGE} ELSE 0 END) ` +
     'ON CONFLICT (watcher_session_key, target_session_key, target_agent_id) DO UPDATE SET ' +
-    'last_seen = excluded.last_seen, notified = excluded.notified, material = excluded.material, provenance = excluded.provenance, updated_at = excluded.updated_at, folded = excluded.folded',
+    'last_seen = excluded.last_seen, notified = excluded.notified, material = excluded.material, provenance = excluded.provenance, updated_at = excluded.updated_at, folded = excluded.folded, ' +
+    'changed = CASE WHEN excluded.changed > 0 THEN excluded.changed ELSE session_watch_cursors.changed END',
+  // R68: moves the change sequence on after a statement tagged cursors with its next value.
+  bumpChangeSequence: 'UPDATE session_state_feed SET change_sequence = change_sequence + 1 WHERE id = 1',
+  changeSequence: 'SELECT change_sequence FROM session_state_feed WHERE id = 1',
+  // R68: the pairs whose notice changed after a position, from the step-8 index alone.
+  changedSince:
+    'SELECT watcher_session_key, target_session_key, target_agent_id, last_seen, notified, provenance FROM session_watch_cursors INDEXED BY session_watch_cursors_changed ' +
+    'WHERE changed > ? AND changed > 0 ORDER BY changed',
+  // R61: one watcher's pending pairs for a new subscriber's snapshot, from the pending index.
+  pendingPairsOfWatcher:
+    'SELECT watcher_session_key, target_session_key, target_agent_id, last_seen, notified, provenance FROM session_watch_cursors INDEXED BY session_watch_cursors_pending ' +
+    'WHERE watcher_session_key = ? AND notified > last_seen',
   // reads
   cursor: `SELECT ${CURSOR_COLUMNS}, fold_to FROM ${EFFECTIVE_CURSORS} WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?`,
   head: 'SELECT last_sequence, pruned_max_sequence FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
@@ -233,18 +256,18 @@ export const SQL = {
   // R27-R28 for every pending cursor of a watcher at once (core acknowledge): L := N, N := max(M, N).
   // SQLite evaluates every SET expression on the old row, so L takes the old N.
   ackPendingOfWatcher:
-    'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_pending SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
+    `UPDATE session_watch_cursors INDEXED BY session_watch_cursors_pending SET last_seen = notified, notified = max(material, notified), updated_at = ?, changed = ${NEXT_CHANGE} ` +
     'WHERE watcher_session_key = ? AND notified > last_seen',
   // The same through the watcher index, which the UPDATE does not change, so SQLite runs it in one
   // pass; it visits the watcher's idle cursors too, so only for a watcher whose cursors are mostly
   // pending (ACK_ONE_PASS_SPREAD, counted by the next statement from the same index).
   ackPendingOfWatcherOnePass:
-    'UPDATE session_watch_cursors INDEXED BY session_watch_cursors_watcher SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
+    `UPDATE session_watch_cursors INDEXED BY session_watch_cursors_watcher SET last_seen = notified, notified = max(material, notified), updated_at = ?, changed = ${NEXT_CHANGE} ` +
     'WHERE watcher_session_key = ? AND notified > last_seen',
   cursorCountOfWatcher: 'SELECT count(*) AS n FROM session_watch_cursors INDEXED BY session_watch_cursors_watcher WHERE watcher_session_key = ?',
   // R27-R28 for one pending cursor, by its key: what a drain of a few notices runs per notice (ACK_BY_KEY_MAX).
   ackPendingCursor:
-    'UPDATE session_watch_cursors SET last_seen = notified, notified = max(material, notified), updated_at = ? ' +
+    `UPDATE session_watch_cursors SET last_seen = notified, notified = max(material, notified), updated_at = ?, changed = ${NEXT_CHANGE} ` +
     'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key = ? AND notified > last_seen',
   pendingAll: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE notified > last_seen`,
   // R52
@@ -335,7 +358,7 @@ function describeError(error: unknown): Record<string, unknown> {
   return { error: String(error) };
 }
 
-export class SqliteStore implements SessionStateStore, PendingSource {
+export class SqliteStore implements SessionStateStore, StorePendingSource {
   private readonly db: SqliteConnection;
   private readonly stmt: Statements;
   private readonly values: ValueReads;
@@ -346,6 +369,8 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   private closed = false;
   private readonly readClock: () => number;
   private readonly noticeLink: string | undefined;
+  /** R9d: corrupt cursor rows, each logged once and skipped. */
+  private readonly badRows: BadRows;
   /** R9: logger calls that threw (swallowed, so a broken logger never fails the caller's action). */
   loggerFailures = 0;
   readonly path: string;
@@ -363,6 +388,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     this.logger = guardedLogger(options.logger ?? consoleLogger, () => this.loggerFailures++);
     this.path = options.path ?? ':memory:';
     this.listeners = new ChangeListeners(this.logger, 'sqlite store: a change listener', { path: this.path });
+    this.badRows = new BadRows(this.logger, 'sqlite store', { path: this.path });
     const synchronous = options.synchronous ?? 'NORMAL';
     if (!SYNCHRONOUS_MODES.includes(synchronous)) throw new RangeError(`synchronous must be one of ${SYNCHRONOUS_MODES.join(', ')}`);
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
@@ -421,8 +447,12 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     }
   }
 
-  /** A cursor computed from its effective state (the `cursor` read); `folded`: a target sequence at or above every slot event it took in (schema step 7). */
-  private putCursor(c: WatchCursor, folded: number): void {
+  /**
+   * A cursor computed from its effective state (the `cursor` read); `folded`: a target sequence at
+   * or above every slot event it took in (schema step 7); `changesNotice`: the write changes the
+   * pair's notice (core noticeChanged), so it takes the next change sequence (R68).
+   */
+  private putCursor(c: WatchCursor, folded: number, changesNotice: boolean): void {
     this.stmt.upsertCursor.run(
       c.watcherSessionKey,
       c.targetSessionKey,
@@ -433,7 +463,9 @@ export class SqliteStore implements SessionStateStore, PendingSource {
       c.provenance,
       c.updatedAt,
       folded,
+      changesNotice ? 1 : 0,
     );
+    if (changesNotice) this.stmt.bumpChangeSequence.run(); // R68
   }
 
   record(input: Parameters<SessionStateStore['record']>[0]): StateEvent | undefined {
@@ -525,7 +557,9 @@ export class SqliteStore implements SessionStateStore, PendingSource {
         const row = this.stmt.cursor.get(w, event.sessionKey, event.agentId) as CursorRow | undefined;
         const id = { watcherSessionKey: w, targetSessionKey: event.sessionKey, targetAgentId: event.agentId };
         // The spawn is the identity's newest event, so its sequence is the head to fold to.
-        this.putCursor(seedOnSpawn(row ? toCursor(row) : undefined, id, event.sequence, now), event.sequence);
+        const existing = row ? toCursor(row) : undefined;
+        const next = seedOnSpawn(existing, id, event.sequence, now);
+        this.putCursor(next, event.sequence, noticeChanged(existing, next));
       }
       return plan.watchers.length > 0;
     }
@@ -536,7 +570,9 @@ export class SqliteStore implements SessionStateStore, PendingSource {
     else this.stmt.upsertSlots.run(event.sessionKey, event.agentId, s, actor, now, s, actor, now, event.agentId, event.sessionKey);
     for (const w of plan.addWatchers) this.stmt.insertBlankCursor.run(w, event.sessionKey, event.agentId, now);
     const idle = plan.onlyExplicit ? this.stmt.notifyIdleExplicitCursors : this.stmt.notifyIdleCursors;
-    return idle.run(s, s, now, s, event.agentId, event.sessionKey, actor).changes > 0;
+    if (idle.run(s, s, now, s, event.agentId, event.sessionKey, actor).changes === 0) return false;
+    this.stmt.bumpChangeSequence.run(); // R68: the cursors made pending took the next change sequence
+    return true;
   }
 
   watch(request: WatchRequest): WatchResult {
@@ -555,7 +591,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
         const id = { watcherSessionKey: r.watcherSessionKey, targetSessionKey: r.targetSessionKey, targetAgentId: r.agentId };
         // R21b: an ambient re-registration writes nothing.
         const next = registerWatch(existing, id, headVersion, now, r.provenance);
-        if (next) this.putCursor(next, headVersion);
+        if (next) this.putCursor(next, headVersion, noticeChanged(existing, next));
         // A promotion changes a pending notice's wake (R25).
         promoted = next !== undefined && existing !== undefined && isPending(existing) && existing.provenance !== next.provenance;
         return { watched: true };
@@ -630,14 +666,25 @@ export class SqliteStore implements SessionStateStore, PendingSource {
   private noticesOfRows(watcherSessionKey: string, rows: readonly PendingTuple[]): Notice[] {
     if (rows.length === 0) return [];
     const noticeFor = watcherNoticeMaker(watcherSessionKey);
-    const notices = new Array<Notice>(rows.length);
+    const notices: Notice[] = [];
     for (let i = 0; i < rows.length; i++) {
       const [targetSessionKey, targetAgentId, lastSeenValue, provenance] = rows[i]!;
-      const lastSeen = toSafeNumber(lastSeenValue, 'session_watch_cursors.last_seen');
-      if (lastSeen < 0 || !PROVENANCES.has(provenance)) {
-        throw new CorruptStateError('session_watch_cursors', `(${watcherSessionKey}, ${targetSessionKey}, ${targetAgentId})`, `needs last_seen >= 0 and a known provenance; has ${lastSeen}, ${JSON.stringify(provenance)}`);
+      // R9d: a row another program wrote is checked like input (R1) before its key reaches a notice
+      // text a model reads (R23); a bad one is logged once and skipped, the others are served.
+      let lastSeen: number;
+      try {
+        if (!isValidSessionKey(targetSessionKey) || !isValidAgentId(targetAgentId)) {
+          throw new CorruptStateError('session_watch_cursors', pairRowName(watcherSessionKey, targetSessionKey, targetAgentId), 'a key or agent id that R1 does not allow');
+        }
+        lastSeen = toSafeNumber(lastSeenValue, 'session_watch_cursors.last_seen');
+        if (lastSeen < 0 || !PROVENANCES.has(provenance)) {
+          throw new CorruptStateError('session_watch_cursors', pairRowName(watcherSessionKey, targetSessionKey, targetAgentId), `needs last_seen >= 0 and a known provenance; has ${lastSeen}, ${JSON.stringify(provenance)}`);
+        }
+      } catch (error) {
+        this.badRows.report(error instanceof CorruptStateError ? error : new CorruptStateError('session_watch_cursors', pairRowName(watcherSessionKey, targetSessionKey, targetAgentId), String(error)));
+        continue;
       }
-      notices[i] = noticeFor(targetSessionKey, targetAgentId, lastSeen, provenance as CursorProvenance);
+      notices.push(noticeFor(targetSessionKey, targetAgentId, lastSeen, provenance as CursorProvenance));
     }
     return notices.sort(compareNotices);
   }
@@ -660,7 +707,8 @@ export class SqliteStore implements SessionStateStore, PendingSource {
         // R28 (core acknowledge): a follow-up stays pending iff M > old N. Three ways to the same
         // rows, by how many are pending (see ACK_BY_KEY_MAX).
         let acked = 0;
-        if (pending.length <= ACK_BY_KEY_MAX) {
+        // A skipped corrupt row (R9d) is no notice, so nothing acks it: only the good rows, by key.
+        if (pending.length <= ACK_BY_KEY_MAX || pending.length < rows.length) {
           for (const n of pending) acked += this.stmt.ackPendingCursor.run(now, n.targetAgentId, n.targetSessionKey, watcherSessionKey).changes;
         } else if (toSafeNumber((this.stmt.cursorCountOfWatcher.get(watcherSessionKey) as { n: unknown }).n, 'count(*)') <= ACK_ONE_PASS_SPREAD * pending.length) {
           acked = this.stmt.ackPendingOfWatcherOnePass.run(now, watcherSessionKey).changes;
@@ -669,6 +717,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
         }
         // The write lock is held since the read, so the same rows matched; anything else rolls back.
         if (acked !== pending.length) throw new Error(`drain acked ${acked} cursors, read ${pending.length}`);
+        this.stmt.bumpChangeSequence.run(); // R68: every acked cursor took the next change sequence
         return pending;
       }),
     );
@@ -691,7 +740,7 @@ export class SqliteStore implements SessionStateStore, PendingSource {
           const cursor = row ? toCursor(row) : undefined;
           if (!ackMatches(cursor, t.lastSeen)) continue;
           out.push(noticeOf(cursor));
-          this.putCursor(acknowledge(cursor, now).cursor, foldToOf(row!)); // a matched cursor was read
+          this.putCursor(acknowledge(cursor, now).cursor, foldToOf(row!), true); // a matched cursor was read; an ack moves L (R68)
         }
         return out.sort(compareNotices);
       }),
@@ -811,10 +860,50 @@ export class SqliteStore implements SessionStateStore, PendingSource {
 
   // ---- PendingSource (the feed's hooks, D2; not part of the contract) ----
 
-  /** Every pending pair of every watcher (N > L), read from the file through the pending index. */
+  /** Every pending pair of every watcher (N > L), read from the file through the pending index; a corrupt row is skipped (R9d). */
   listPending(): PendingPair[] {
     this.assertOpen();
-    return (this.stmt.pendingAll.all() as CursorRow[]).map((row) => pendingPairOf(toCursor(row)));
+    return this.pairsOfRows(this.stmt.pendingAll.all() as CursorRow[], true);
+  }
+
+  /**
+   * R68: in one read transaction, the pairs whose notice changed after `since` (the step-8 index:
+   * the cost of the change) and the pending pairs of the watchers a new subscriber asks for (R61),
+   * at one position, the change sequence. A corrupt row is logged once and skipped (R9d).
+   */
+  readPending(request: PendingReadRequest): PendingRead {
+    this.assertOpen();
+    const since = request.since === undefined ? undefined : positionNumber(request.since);
+    return readTransaction(this.db, () => {
+      const position = toSafeNumber((this.stmt.changeSequence.get() as { change_sequence: unknown }).change_sequence, 'session_state_feed.change_sequence');
+      const changes = since === undefined ? [] : this.pairsOfRows(this.stmt.changedSince.all(since) as CursorRow[], false);
+      let snapshot: PendingPair[] = [];
+      if (request.snapshot === 'all') snapshot = this.pairsOfRows(this.stmt.pendingAll.all() as CursorRow[], true);
+      else if (request.snapshot) for (const w of new Set(request.snapshot)) snapshot.push(...this.pairsOfRows(this.stmt.pendingPairsOfWatcher.all(w) as CursorRow[], true));
+      return { position: String(position), changes, snapshot };
+    });
+  }
+
+  /** Feed rows decoded and checked (R9d); `pendingOnly`: a snapshot, whose rows are pending by their query. */
+  private pairsOfRows(rows: readonly CursorRow[], pendingOnly: true): PendingPair[];
+  private pairsOfRows(rows: readonly CursorRow[], pendingOnly: false): PairChange[];
+  private pairsOfRows(rows: readonly CursorRow[], pendingOnly: boolean): PendingPair[] | PairChange[] {
+    const out: PairChange[] = [];
+    for (const row of rows) {
+      const pair = checkedPairRow(
+        'session_watch_cursors',
+        { watcherSessionKey: row.watcher_session_key, targetSessionKey: row.target_session_key, targetAgentId: row.target_agent_id, lastSeen: row.last_seen, notified: row.notified, provenance: row.provenance },
+        this.badRows,
+      );
+      if (pair) out.push(pair);
+    }
+    if (!pendingOnly) return out;
+    return out.map(({ pending: _pending, ...pair }) => pair);
+  }
+
+  /** R70: the file another connection's commit writes first; the feed watches it. None for ':memory:'. */
+  changeFiles(): readonly string[] {
+    return this.path === ':memory:' || this.path === '' ? [] : [`${this.path}-wal`];
   }
 
   /**
@@ -892,6 +981,18 @@ type PendingTuple = [targetSessionKey: string, targetAgentId: string, lastSeen: 
 /** The target's newest slot event a cursor read through the effective view saw: what a cursor written from it is folded to. */
 function foldToOf(row: CursorRow): number {
   return toSafeNumber((row as CursorRow & { fold_to: unknown }).fold_to, 'session_state_slots.material_sequence');
+}
+
+/** How errors name a cursor row. */
+function pairRowName(watcher: unknown, target: unknown, agent: unknown): string {
+  return `(${JSON.stringify(watcher)}, ${JSON.stringify(target)}, ${JSON.stringify(agent)})`;
+}
+
+/** A feed position of this store: a change sequence (R68). */
+function positionNumber(position: string): number {
+  const n = Number(position);
+  if (position === '' || !Number.isSafeInteger(n) || n < 0) throw new RangeError(`readPending: not a position of this store: ${JSON.stringify(position)}`);
+  return n;
 }
 
 /** What one recordMany transaction remembers between its inputs. */

@@ -11,6 +11,7 @@ import {
   longReaderHeld,
   observeJsonlRead,
   parseJsonlMarker,
+  SkeletonParser,
   planJsonlRead,
   type JsonlFileFacts,
   type LongLineCache,
@@ -72,6 +73,25 @@ async function readAt(handle: FileHandle, from: number, length: number, signal?:
     got += bytesRead;
   }
   return buffer.subarray(0, got);
+}
+
+/** U10: bytes read for a file's first record; a longer first line leaves the thread undecided. */
+const FIRST_RECORD_MAX = 8 * 1024 * 1024;
+
+/** A file's first record, through the bounded long-line reader (a Codex session_meta carries the model instructions). */
+async function firstRecord(handle: FileHandle, size: number, step: number, signal?: AbortSignal): Promise<unknown> {
+  const parser = new SkeletonParser(utf8Decode);
+  for (let at = 0; at < Math.min(size, FIRST_RECORD_MAX); at += step) {
+    const chunk = await readAt(handle, at, Math.min(step, size - at), signal);
+    const nl = chunk.indexOf(0x0a);
+    parser.push(nl < 0 ? chunk : chunk.subarray(0, nl));
+    if (nl >= 0) {
+      const done = parser.end();
+      return done.ok ? done.value : undefined;
+    }
+    if (chunk.length === 0) break;
+  }
+  return undefined;
 }
 
 /** The session id a Claude Code transcript file is named after (`<sessionId>.jsonl`). */
@@ -157,6 +177,14 @@ export function createJsonlTranscriptSource(options: JsonlTranscriptSourceOption
         },
       );
     },
+    ...(dialect.machineDriven
+      ? {
+          async machineDriven(target: SourceTarget, signal?: AbortSignal): Promise<string | undefined> {
+            const first = await withFile(transcriptPath(target), () => undefined, async (handle, f) => firstRecord(handle, f.size, maxBytes, signal));
+            return first === undefined ? undefined : dialect.machineDriven!(first);
+          },
+        }
+      : {}),
     async check(target, signal): Promise<Observation> {
       const marker = parseJsonlMarker(target.marker);
       if (!marker) return { status: 'inconclusive', detail: 'stored marker is not a JSONL byte cursor' };

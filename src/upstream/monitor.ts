@@ -47,7 +47,7 @@ export interface UpstreamMonitorOptions extends Partial<MonitorConfig> {
 
 export type ContinueResult =
   | { linked: true; created: boolean; link: LinkStatusView }
-  | { linked: false; reason: 'no-source' | 'owner-conflict' | 'baseline-failed' | 'raced' | 'storage-error'; detail?: string };
+  | { linked: false; reason: 'no-source' | 'owner-conflict' | 'machine-thread' | 'baseline-failed' | 'raced' | 'storage-error'; detail?: string };
 
 /** U9: what operators see of one link. */
 export interface LinkStatusView {
@@ -342,7 +342,22 @@ export function createUpstreamMonitor(options: UpstreamMonitorOptions): Upstream
     const input = validateContinueInput(raw); // R9: bad input throws before anything is written
     const source = sources.get(input.upstreamKind);
     if (!source) return { linked: false, reason: 'no-source', detail: `no source adapter for upstream kind ${input.upstreamKind}` };
+    // U10: a thread no person drives (its prompts come from a parent agent or a script) is never
+    // linked; a link to that same source made before this check existed is removed. A source that
+    // cannot tell (an unreadable file) leaves the decision to the baseline below.
+    let driver: string | undefined;
+    if (source.machineDriven) {
+      const target = { hostId: input.hostId, threadId: input.threadId, ref: input.ref };
+      driver = await bounded((signal) => source.machineDriven!(target, signal), config.checkTimeoutMs, lifetime.signal).catch(() => undefined);
+    }
     try {
+      if (driver !== undefined) {
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const stale = await links.get(input.sessionKey, input.agentId);
+          if (!stale || !sameSource(stale, input) || (await links.compareAndSet(input.sessionKey, input.agentId, tokenOf(stale), null))) break;
+        }
+        return { linked: false, reason: 'machine-thread', detail: `${driver}: no person types into it` };
+      }
       for (let attempt = 0; attempt < 3; attempt++) {
         const all = await links.list();
         if (all.some((l) => l.sessionKey === input.sessionKey && l.agentId !== input.agentId)) {

@@ -21,6 +21,11 @@ export interface UpstreamSource {
   baseline(target: SourceTarget, signal?: KitAbortSignal): Promise<JsonValue>;
   /** One check from the link's marker. */
   check(target: SourceTarget & { marker: JsonValue }, signal?: KitAbortSignal): Promise<Observation>;
+  /**
+   * U10: asked at every Continue. What shows that no person drives the thread (a Codex sub-agent
+   * or exec session), or undefined. Such a thread is never linked.
+   */
+  machineDriven?(target: SourceTarget, signal?: KitAbortSignal): Promise<string | undefined>;
 }
 
 /** The compare-and-set token of a link (U8): its incarnation and revision. */

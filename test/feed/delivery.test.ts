@@ -4,6 +4,8 @@ import type { Notice } from '../../spec/index.js';
 import { WAKE_COALESCE_MS, createNoticeFeed, defaultLaneOf, startDelivery, type DeliveryOptions } from '../../src/feed/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { ModelStore } from './model-store.js';
+import { LIMITS } from '../../spec/index.js';
+import { createMemoryStore } from '../../src/memory/index.js';
 
 const MAIN = 'agent:main:main';
 const T = 'agent:main:peer';
@@ -254,5 +256,60 @@ describe('delivery model (fast-check, fake time)', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('delivery at scale (memory store, real stores\' limits)', () => {
+  it('R67: more notices than one ack takes are delivered in pages of at most LIMITS.maxNoticesPerAck, each acked before the next', async () => {
+    const store = createMemoryStore({ now: () => Date.now() });
+    const logger = memoryLogger();
+    const count = LIMITS.maxNoticesPerAck + 5;
+    const targets = Array.from({ length: count }, (_, i) => `agent:main:w${String(i).padStart(6, '0')}`);
+    for (const t of targets) store.watch({ watcherSessionKey: MAIN, targetSessionKey: t, agentId: 'main' });
+    for (let i = 0; i < count; i += 1000) {
+      store.recordMany(targets.slice(i, i + 1000).map((t) => ({ sessionKey: t, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human turn' })));
+    }
+    expect(store.pendingNotices(MAIN)).toHaveLength(count);
+    const feed = createNoticeFeed(store, { logger, watchFiles: false });
+    const pages: number[] = [];
+    const delivery = startDelivery({ store, feed, logger, deliver: (_w, notices) => void pages.push(notices.length) });
+    await settle();
+    await delivery.idle();
+    expect(pages).toEqual([LIMITS.maxNoticesPerAck, 5]);
+    expect(store.pendingNotices(MAIN)).toEqual([]); // all acked: nothing retried forever
+    expect(logger.entries).toEqual([]);
+    expect(delivery.tracked).toBe(0);
+    delivery.close();
+    feed.close();
+  });
+
+  it('R64: watchers that are never woken (sub-agents, side lanes, ambient) leave no state in delivery; woken ones none once delivered', async () => {
+    const store = createMemoryStore({ now: () => Date.now() });
+    const logger = memoryLogger();
+    const feed = createNoticeFeed(store, { logger, watchFiles: false });
+    const delivered: string[] = [];
+    const delivery = startDelivery({ store, feed, logger, wake: { coalesceMs: 0 }, deliver: (w) => void delivered.push(w) });
+    await settle();
+    const quiet = [
+      ...Array.from({ length: 3000 }, (_, i) => `agent:main:subagent:s${i}`),
+      ...Array.from({ length: 3000 }, (_, i) => `agent:main:discord:channel:1:thread:${i}`),
+    ];
+    for (const w of quiet) store.watch({ watcherSessionKey: w, targetSessionKey: T, agentId: 'main' });
+    for (let i = 0; i < 50; i++) store.watch({ watcherSessionKey: `agent:main:ambient${i}`, targetSessionKey: T, agentId: 'main', provenance: 'ambient' });
+    store.record({ sessionKey: T, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human turn' });
+    await settle();
+    await delivery.idle();
+    expect(delivered).toEqual([]);
+    expect(delivery.tracked).toBe(0);
+    expect(delivery.scheduler.size).toBe(0);
+    // A main lane is woken, delivered to, acked, and forgotten.
+    store.watch({ watcherSessionKey: MAIN, targetSessionKey: U, agentId: 'main' });
+    store.record({ sessionKey: U, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human turn' });
+    await settle();
+    await delivery.idle();
+    expect(delivered).toEqual([MAIN]);
+    expect(delivery.tracked).toBe(0);
+    delivery.close();
+    feed.close();
   });
 });

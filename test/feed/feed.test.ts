@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createNoticeFeed, type NoticeSignal, type PendingSource } from '../../src/feed/index.js';
+import { createNoticeFeed, type NoticeSignal, type PendingReadRequest, type PendingSource } from '../../src/feed/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { FakeSource, pendingPair } from './fake-source.js';
+import { createMemoryStore } from '../../src/memory/index.js';
 
 const A = 'agent:main:a';
 const B = 'agent:main:b';
@@ -35,7 +36,7 @@ describe('notice feed: initial signal', () => {
     feed.subscribe(onlyB.listener, { watcherSessionKey: B });
     await settle();
     expect(all.watchers()).toEqual([A, B]); // the second subscriber's read changed nothing for the first
-    expect(all.got[0]!.pending).toEqual([pendingPair(A, T, 3)]);
+    expect(all.got[0]!.changed).toEqual([pendingPair(A, T, 3)]);
     expect(onlyB.watchers()).toEqual([B]);
     feed.close();
   });
@@ -120,7 +121,7 @@ describe('notice feed: polling', () => {
     src.commit([]);
     await vi.advanceTimersByTimeAsync(10);
     expect(c.watchers()).toEqual([A, B, A]);
-    expect(c.got[2]!.pending).toEqual([pendingPair(A, T, 9)]);
+    expect(c.got[2]!.changed).toEqual([pendingPair(A, T, 9)]);
     feed.close();
   });
 
@@ -272,7 +273,7 @@ describe('notice feed: async iterator', () => {
     await vi.advanceTimersByTimeAsync(10);
     const second = (await it.next()).value as NoticeSignal;
     expect(second.watcherSessionKey).toBe(B);
-    expect(second.pending.map((p) => p.targetSessionKey)).toEqual([U, T]);
+    expect(second.changed.map((p) => p.targetSessionKey)).toEqual([U, T]);
     const third = it.next();
     ac.abort();
     expect(await third).toEqual({ value: undefined, done: true });
@@ -316,5 +317,114 @@ describe('notice feed: async iterator', () => {
     await loop;
     expect(seen).toEqual([B]);
     expect(() => feed.subscribe(() => {})).toThrow(/closed/);
+  });
+});
+
+describe('notice feed over a source that reads what changed (R68, R69)', () => {
+  const human = (store: ReturnType<typeof createMemoryStore>, target: string) =>
+    store.record({ sessionKey: target, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human turn' });
+
+  it('R68: after the first read the feed asks only for changes; no read lists everything pending, and a snapshot names only newcomers', async () => {
+    const store = createMemoryStore({ now: () => 1_767_225_600_000 });
+    for (let i = 0; i < 200; i++) store.watch({ watcherSessionKey: `agent:main:w${i}`, targetSessionKey: T, agentId: 'main' });
+    human(store, T); // 200 pending pairs
+    const requests: PendingReadRequest[] = [];
+    let listings = 0;
+    const source: PendingSource = {
+      readPending: (r) => {
+        requests.push(r);
+        return store.readPending(r);
+      },
+      listPending: () => {
+        listings++;
+        return store.listPending();
+      },
+      onLocalChange: (l) => store.onLocalChange(l),
+      changeToken: () => store.changeToken(),
+    };
+    const feed = createNoticeFeed(source, { logger: memoryLogger(), watchFiles: false });
+    const a = collect();
+    feed.subscribe(a.listener, { watcherSessionKey: A });
+    await settle();
+    expect(requests).toEqual([{ snapshot: [A] }]); // R61: the newcomer's own watcher only
+    store.watch({ watcherSessionKey: A, targetSessionKey: U, agentId: 'main' });
+    human(store, U);
+    await settle();
+    expect(requests.slice(1).every((r) => r.snapshot === undefined && r.since !== undefined)).toBe(true);
+    expect(a.got.map((s) => s.changed.map((p) => p.targetSessionKey))).toEqual([[U]]);
+    expect(listings).toBe(0);
+    feed.close();
+  });
+
+  it('R69: news goes to the subscribers of its watcher and of every watcher, not to the others; a late subscriber gets a snapshot, the others no repeat', async () => {
+    const store = createMemoryStore({ now: () => 1_767_225_600_000 });
+    const feed = createNoticeFeed(store, { logger: memoryLogger(), watchFiles: false });
+    const a = collect();
+    const b = collect();
+    const all = collect();
+    const bystanders = Array.from({ length: 1000 }, () => collect());
+    feed.subscribe(a.listener, { watcherSessionKey: A });
+    feed.subscribe(b.listener, { watcherSessionKey: B });
+    feed.subscribe(all.listener);
+    bystanders.forEach((c, i) => feed.subscribe(c.listener, { watcherSessionKey: `agent:main:quiet${i}` }));
+    await settle();
+    store.watch({ watcherSessionKey: A, targetSessionKey: T, agentId: 'main' });
+    human(store, T);
+    await settle();
+    expect(a.watchers()).toEqual([A]);
+    expect(b.got).toEqual([]);
+    expect(all.watchers()).toEqual([A]);
+    expect(bystanders.every((c) => c.got.length === 0)).toBe(true);
+    const late = collect();
+    feed.subscribe(late.listener, { watcherSessionKey: A });
+    await settle();
+    expect(late.got.map((s) => s.changed.map((p) => [p.targetSessionKey, p.lastSeenSequence]))).toEqual([[[T, 0]]]);
+    expect(a.got).toHaveLength(1); // the late snapshot is no news for the others
+    expect(all.got).toHaveLength(1);
+    feed.close();
+  });
+});
+
+describe('notice feed: file events (R70)', () => {
+  it('R70: a file event reads the token at once and re-checks shortly after; a rename drops the watch and the next poll watches the path again; no watch outlives the feed', async () => {
+    const src = new FakeSource();
+    const files = ['/tmp/state.db-wal'];
+    (src as PendingSource).changeFiles = () => files;
+    const watches: { path: string; fire: (e: 'change' | 'rename') => void; stopped: boolean }[] = [];
+    const feed = createNoticeFeed(src, {
+      pollIntervalMs: 60_000,
+      logger: memoryLogger(),
+      watchFiles: (path, onChange) => {
+        const w = { path, fire: onChange, stopped: false };
+        watches.push(w);
+        return () => void (w.stopped = true);
+      },
+    });
+    const c = collect();
+    feed.subscribe(c.listener);
+    await settle();
+    expect(watches.map((w) => w.path)).toEqual(files);
+    const tokenReads = src.tokenCalls;
+    // Another process commits: the file event, not the poll an hour away, brings it.
+    src.commit([pendingPair(A, T, 3)]);
+    watches[0]!.fire('change');
+    await settle();
+    expect(c.watchers()).toEqual([A]);
+    expect(src.tokenCalls).toBe(tokenReads + 2); // the check, then the read's own token read (R63); no poll ran
+    // An event before the commit is visible: re-checked at 2, 10 and 40 ms.
+    watches[0]!.fire('change');
+    await settle();
+    src.commit([pendingPair(A, T, 3), pendingPair(B, T, 1)]);
+    await vi.advanceTimersByTimeAsync(40);
+    expect(c.watchers()).toEqual([A, B]);
+    // The WAL is removed: the watch is dropped and armed again at the next poll.
+    watches[0]!.fire('rename');
+    expect(watches[0]!.stopped).toBe(true);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(watches).toHaveLength(2);
+    expect(watches[1]!.stopped).toBe(false);
+    feed.close();
+    expect(watches[1]!.stopped).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -60,7 +60,8 @@ describe.each(kinds)('feed and delivery on %s', (_name, open) => {
     const logger = memoryLogger();
     const { reader, writer } = open(logger);
     for (const w of [MAIN, SUB, THREAD]) expect(await reader.watch({ watcherSessionKey: w, targetSessionKey: T, agentId: 'main' })).toEqual({ watched: true });
-    const feed = createNoticeFeed(reader, { pollIntervalMs: 100, logger });
+    // The poll path (R62): file events (R70) come in real time, which these fake timers do not order.
+    const feed = createNoticeFeed(reader, { pollIntervalMs: 100, logger, watchFiles: false });
     const delivered: { at: number; watcher: string; notices: Notice[] }[] = [];
     const delivery = startDelivery({ store: reader, feed, logger, deliver: (watcher, notices) => void delivered.push({ at: Date.now() - T0, watcher, notices }) });
     await settle();

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNoticeFeed, startDelivery, type NoticeSignal, type PendingSource } from '../../src/feed/index.js';
+import { createNoticeFeed, startDelivery, type NoticeSignal, type PendingReadRequest, type PendingSource } from '../../src/feed/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { createSqliteStore, type SqliteStore } from '../../src/sqlite/index.js';
 import { bundleEntry } from '../sqlite/bundle.js';
@@ -72,7 +72,7 @@ async function startChild(path: string) {
 function counted(store: SqliteStore): PendingSource & { polls: number } {
   const src = {
     polls: 0,
-    listPending: () => store.listPending(),
+    readPending: (request: PendingReadRequest) => store.readPending(request),
     changeToken: () => {
       src.polls++;
       return store.changeToken();
@@ -119,7 +119,7 @@ describe('feed across two processes (SQLite)', () => {
       const feed = createNoticeFeed(src, { pollIntervalMs: POLL_MS, logger });
       const initial = nextSignal(feed, W);
       const s0 = await initial.first;
-      expect(s0.pending.map((p) => [p.targetSessionKey, p.lastSeenSequence, p.wake])).toEqual([['agent:main:peer-0', 0, 'immediate']]);
+      expect(s0.changed.map((p) => [p.targetSessionKey, p.lastSeenSequence, p.wake])).toEqual([['agent:main:peer-0', 0, 'immediate']]);
       initial.off();
 
       // One long-lived subscription: after its initial signal, only polls can signal (this
@@ -136,17 +136,44 @@ describe('feed across two processes (SQLite)', () => {
         // Counted once the commit is known to be done (the signal may even come before the reply).
         const pollsAtCommit = src.polls;
         expect(reply.sequence).toBeGreaterThan(0);
-        await waitFor(() => seen.some((s) => s.pending.some((p) => p.targetSessionKey === target)));
+        await waitFor(() => seen.some((s) => s.changed.some((p) => p.targetSessionKey === target)));
         const signal = seen.at(-1)!;
         // The first poll after the commit sees data_version change; allow one more for a poll
         // already in flight when the commit landed.
         expect(signal.polls - pollsAtCommit, `round ${round}: polls between commit and signal`).toBeLessThanOrEqual(2);
-        expect(signal.pending.find((p) => p.targetSessionKey === target)).toMatchObject({ watcherSessionKey: W, lastSeenSequence: 0, wake: 'immediate' });
-        expect(signal.pending).toHaveLength(round + 1); // the whole pending set, not just the news
+        expect(signal.changed.find((p) => p.targetSessionKey === target)).toMatchObject({ watcherSessionKey: W, lastSeenSequence: 0, wake: 'immediate' });
+        expect(signal.changed).toHaveLength(1); // R60: the news only; the whole pending set is pendingNotices
       }
       expect(seen).toHaveLength(ROUNDS + 1); // one signal per commit, none repeated
       off();
       expect(store.pendingNotices(W)).toHaveLength(ROUNDS + 1); // read from durable state written by the child
+      feed.close();
+      expect(logger.entries).toEqual([]);
+    } finally {
+      await child.stop();
+      store.close();
+    }
+  });
+
+  it('R70: with the poll an hour apart, the -wal file\'s change events alone bring every commit of another process to the watcher', async () => {
+    const path = join(dir, 'watched.db');
+    const logger = memoryLogger();
+    const store = createSqliteStore({ path, driver: TEST_DRIVER, now: () => Date.now(), logger });
+    const child = await startChild(path);
+    try {
+      const feed = createNoticeFeed(store, { pollIntervalMs: 3_600_000, logger });
+      const seen: NoticeSignal[] = [];
+      const off = feed.subscribe((s) => void seen.push(s), { watcherSessionKey: W });
+      await new Promise((r) => setTimeout(r, 50)); // the first read (nothing pending) is done
+      for (let round = 0; round < ROUNDS; round++) {
+        const target = `agent:main:file-${round}`;
+        const reply = await child.record(target, W);
+        expect(reply.sequence).toBeGreaterThan(0);
+        // No poll can come within the wait (an hour); only the file event reads the commit.
+        await waitFor(() => seen.some((s) => s.changed.some((p) => p.targetSessionKey === target)));
+      }
+      expect(seen.map((s) => s.changed.map((p) => p.targetSessionKey))).toEqual(Array.from({ length: ROUNDS }, (_, i) => [`agent:main:file-${i}`]));
+      off();
       feed.close();
       expect(logger.entries).toEqual([]);
     } finally {

@@ -15,6 +15,7 @@ import {
 } from '../../src/postgres/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { freePort } from '../../src/postgres/testing/embedded.js';
+import { SCHEMA_VERSION } from '../../src/postgres/schema.js';
 import { usePostgres } from './server.js';
 
 const pg = usePostgres();
@@ -89,10 +90,10 @@ describe('postgres: typed configuration errors', () => {
     const e = await openError(createPostgresStore({ now, connectionString: pg.url(), schema }));
     expect(e).toBeInstanceOf(SchemaTooNewError);
     expect((e as SchemaTooNewError).foundVersion).toBe(99);
-    expect((e as SchemaTooNewError).supportedVersion).toBe(1);
+    expect((e as SchemaTooNewError).supportedVersion).toBe(SCHEMA_VERSION);
     expect(e.hint).toMatch(/upgrade session-state-kit/);
     const versions = await admin.query(`SELECT version FROM "${schema}".session_state_schema ORDER BY version`);
-    expect(versions.rows.map((r) => r.version)).toEqual([1, 99]);
+    expect(versions.rows.map((r) => r.version)).toEqual([...Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1), 99]);
   });
 
   it('bigint columns decode exactly and refuse values past 2^53 - 1: a record there writes nothing and is logged', async () => {

@@ -36,7 +36,7 @@ describe('createNoticeFeed over PostgreSQL', () => {
 
     await a.watch({ watcherSessionKey: W, targetSessionKey: 'agent:main:peer-1', agentId: A });
     await a.record({ sessionKey: 'agent:main:peer-1', agentId: A, kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' });
-    await waitFor('a signal for the first notice', () => signals.some((s) => s.pending.some((p) => p.targetSessionKey === 'agent:main:peer-1')));
+    await waitFor('a signal for the first notice', () => signals.some((s) => s.changed.some((p) => p.targetSessionKey === 'agent:main:peer-1')));
 
     // The listening connection dies; a notice raised meanwhile is signalled after it is back.
     const admin = await pg.admin();
@@ -44,7 +44,7 @@ describe('createNoticeFeed over PostgreSQL', () => {
     await admin.query('SELECT pg_terminate_backend($1)', [pid]);
     await a.watch({ watcherSessionKey: W, targetSessionKey: 'agent:main:peer-2', agentId: A });
     await a.record({ sessionKey: 'agent:main:peer-2', agentId: A, kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' });
-    await waitFor('a signal for the notice raised while disconnected', () => signals.some((s) => s.pending.some((p) => p.targetSessionKey === 'agent:main:peer-2')));
+    await waitFor('a signal for the notice raised while disconnected', () => signals.some((s) => s.changed.some((p) => p.targetSessionKey === 'agent:main:peer-2')));
     expect(b.listenerPid).not.toBe(pid);
     stop();
     feed.close();

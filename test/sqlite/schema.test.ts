@@ -93,6 +93,7 @@ describe('sqlite schema', () => {
     expect(indexes).toEqual([
       'session_state_events_identity',
       'session_state_events_occurred',
+      'session_watch_cursors_changed',
       'session_watch_cursors_pending',
       'session_watch_cursors_watcher',
     ]);
@@ -197,6 +198,32 @@ describe('sqlite schema', () => {
     expect(store.pendingNotices(PARENT)).toEqual([]);
     expect(store.drainNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
     expect(store.pendingNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([4]); // R28 follow-up
+    store.close();
+  });
+
+  it('migrates a version-7 file to step 8 (R68): its pending notices reach a feed through the first snapshot, and changes after it through the change sequence', async () => {
+    const { path, raw } = releaseFile(7, 9);
+    raw.prepare(`INSERT INTO session_watch_cursors (${CURSOR_V1_COLUMNS}, folded) VALUES (?, ?, 'main', 2, 4, 9, 'explicit', ?, 9)`).run(COORD, CHILD, T0); // pending
+    raw.prepare(`INSERT INTO session_watch_cursors (${CURSOR_V1_COLUMNS}, folded) VALUES (?, ?, 'main', 9, 9, 9, 'spawn', ?, 9)`).run(PARENT, CHILD, T0); // settled
+    const before = rows(raw, `SELECT ${CURSOR_V1_COLUMNS} FROM session_watch_cursors ORDER BY watcher_session_key`);
+    raw.close();
+    expect(header(path).userVersion).toBe(7);
+
+    const store = open(path);
+    expect(header(path).userVersion).toBe(SCHEMA_VERSION);
+    const db = connect(path);
+    expect(rows(db, `SELECT ${CURSOR_V1_COLUMNS} FROM session_watch_cursors ORDER BY watcher_session_key`)).toEqual(before);
+    expect(rows(db, 'SELECT changed FROM session_watch_cursors').map((r) => Number(r['changed']))).toEqual([0, 0]);
+    expect(scalar(db, 'SELECT change_sequence FROM session_state_feed')).toBe(0);
+    db.close();
+    // A feed's first read: position 0 and the old notice in the snapshot; no change yet.
+    const first = store.readPending({ snapshot: 'all' });
+    expect(first).toEqual({ position: '0', changes: [], snapshot: [{ watcherSessionKey: COORD, targetSessionKey: CHILD, targetAgentId: A, lastSeenSequence: 2, wake: 'immediate' }] });
+    // The drain acks it with its follow-up (R28): one change, at change sequence 1.
+    expect(store.drainNotices(COORD).map((n) => n.lastSeenSequence)).toEqual([2]);
+    const next = store.readPending({ since: first.position });
+    expect(next.position).toBe('1');
+    expect(next.changes).toEqual([{ watcherSessionKey: COORD, targetSessionKey: CHILD, targetAgentId: A, lastSeenSequence: 4, wake: 'immediate', pending: true }]);
     store.close();
   });
 

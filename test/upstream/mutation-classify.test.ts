@@ -3,6 +3,7 @@ import {
   DEFAULT_NOT_PERSON_MARKERS,
   classifyClaudeEntry,
   classifyClaudeLine,
+  CODEX_INJECTED_FORMS,
   classifyCodexEntry,
   contentParts,
   notHuman,
@@ -283,7 +284,7 @@ describe('U10 Codex CLI rollouts', () => {
   });
 
   it('U10 the injected forms Codex writes as user text are never a person, after leading whitespace', () => {
-    for (const form of ['<environment_context>', '<user_instructions>', '# AGENTS.md instructions for', '<INSTRUCTIONS>', '<turn_aborted>']) {
+    for (const form of CODEX_INJECTED_FORMS) {
       expect(why(classifyCodexEntry(ev({ type: 'user_message', message: `\n  ${form} /repo` }))), form).toEqual(no('machine', 'injected-context', form));
       expect(why(classifyCodexEntry({ type: 'message', role: 'user', content: [{ type: 'input_text', text: ` ${form}` }] })), form).toEqual(no('machine', 'injected-context', form));
       expect(classifyCodexEntry(ev({ type: 'user_message', message: `quote ${form}` })).human).toBe(true);
@@ -304,7 +305,7 @@ describe('U10 Codex CLI rollouts', () => {
 
   it('U10 response items: the user copy is model input (meta), tool outputs are tool results, the rest the assistant', () => {
     expect(why(classifyCodexEntry(item({ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'do it' }] })))).toEqual(
-      no('meta', 'model-input', 'response_item user message (counted from event_msg user_message)'),
+      no('meta', 'model-input', 'response_item user message (the typed turn is its event_msg)'),
     );
     expect(why(classifyCodexEntry(item({ type: 'message', role: 'assistant', content: [] })))).toEqual(no('machine', 'assistant'));
     expect(why(classifyCodexEntry(item({ type: 'function_call_output', output: 'x' })))).toEqual(no('machine', 'tool-result', 'function_call_output'));

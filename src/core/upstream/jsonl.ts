@@ -1,7 +1,7 @@
 import { LIMITS } from '../../../spec/index.js';
 import type { Observation, UpstreamTurn } from './check.js';
 import { classifyClaudeEntry, classifyLine, isRecord, notHuman, type ClassifyOptions, type LineClass } from './classify.js';
-import { classifyCodexEntry } from './codex.js';
+import { classifyCodexEntry, codexMachineDriver } from './codex.js';
 import { sha256HexBytes } from './hash.js';
 import type { JsonObject, JsonValue } from './link.js';
 import { SkeletonParser, type SkeletonLimits } from './skeleton.js';
@@ -211,10 +211,12 @@ export interface TranscriptDialect {
   classify(entry: unknown, options: ClassifyOptions): LineClass;
   /** Whether a resumed conversation may continue in a new file of the same directory (U6). */
   readonly followsResume: boolean;
+  /** U10: from the file's first record, what shows that a program drives the thread (undefined: a person may). */
+  machineDriven?(firstRecord: unknown): string | undefined;
 }
 
 export const claudeDialect: TranscriptDialect = { name: 'claude', classify: classifyClaudeEntry, followsResume: true };
-export const codexDialect: TranscriptDialect = { name: 'codex', classify: classifyCodexEntry, followsResume: false };
+export const codexDialect: TranscriptDialect = { name: 'codex', classify: classifyCodexEntry, followsResume: false, machineDriven: codexMachineDriver };
 
 /**
  * The adapter's memory for long lines (U6): one reader per file identity. Lost on restart; the
@@ -335,6 +337,14 @@ export function observeJsonlRead(plan: JsonlReadPlan, chunk: Uint8Array, facts: 
   if (!long) {
     const scan = scanJsonlChunk(rest, restFrom, rest === chunk ? maxBytes : Number.MAX_SAFE_INTEGER);
     for (const line of scan.lines) {
+      if (line.bytes.length > maxBytes) {
+        // A line over the limit that ends in this read (one that follows a long line finished
+        // here): the same bounded reader, so its strings are cut as for every long line.
+        const parser = new SkeletonParser(decode, options.skeletonLimits);
+        parser.push(line.bytes);
+        take(line.offset, line.bytes.length, ...skeletonClass(parser.end(), dialect, classifyOptions));
+        continue;
+      }
       const { result, uuid } = classifyDialectLine(decode(line.bytes), dialect, classifyOptions);
       take(line.offset, line.bytes.length, result, uuid);
     }

@@ -18,9 +18,11 @@ export interface SkeletonLimits {
   maxDepth: number;
   /** Array elements kept per array. */
   maxItems: number;
+  /** Values kept in total (properties and elements); later ones are parsed but not kept. Default 16,384. */
+  maxValues?: number;
 }
 
-export const DEFAULT_SKELETON_LIMITS: SkeletonLimits = { stringBytes: 64 * 1024, totalBytes: 256 * 1024, smallString: 256, maxDepth: 32, maxItems: 2048 };
+export const DEFAULT_SKELETON_LIMITS: SkeletonLimits = { stringBytes: 64 * 1024, totalBytes: 256 * 1024, smallString: 256, maxDepth: 32, maxItems: 2048, maxValues: 16 * 1024 };
 
 export interface SkeletonResult {
   ok: boolean;
@@ -44,6 +46,8 @@ export class SkeletonParser {
   private failed = false;
   private truncated = false;
   private retained = 0;
+  private values = 0;
+  private readonly maxValues: number;
   // string state (escaped, strChunks, strKept and strCut are back at these values whenever a string ends)
   private inString = false;
   private escaped = false;
@@ -51,13 +55,20 @@ export class SkeletonParser {
   private strKept = 0;
   private strCap = 0;
   private strCut = false;
+  // Where the next backslash of the piece being pushed is (-1: none left, -2: not searched yet).
+  // Kept across the strings of one push, so a piece of many short strings is searched once, not
+  // once per string; dropped when the push ends (it must not keep the piece alive).
+  private piece: Uint8Array | undefined;
+  private nextBackslash = -2;
   // literal state (numbers, true, false, null)
   private literal: number[] | undefined;
 
   constructor(
     private readonly decode: Utf8Decode,
     private readonly limits: SkeletonLimits = DEFAULT_SKELETON_LIMITS,
-  ) {}
+  ) {
+    this.maxValues = limits.maxValues ?? DEFAULT_SKELETON_LIMITS.maxValues!;
+  }
 
   /** Bytes of strings held now (the memory bound the bench and tests check). */
   retainedBytes(): number {
@@ -65,6 +76,16 @@ export class SkeletonParser {
   }
 
   push(bytes: Uint8Array): void {
+    this.piece = bytes;
+    this.nextBackslash = -2;
+    try {
+      this.pushPiece(bytes);
+    } finally {
+      this.piece = undefined;
+    }
+  }
+
+  private pushPiece(bytes: Uint8Array): void {
     let i = 0;
     const n = bytes.length;
     while (i < n && !this.failed) {
@@ -100,8 +121,16 @@ export class SkeletonParser {
     return { ok: true, value: this.root, truncated: this.truncated };
   }
 
-  /** Whether a value starting now is kept. An unkept container sits deeper than maxDepth, so everything in it does too. */
+  /**
+   * Whether a value starting now is kept: within maxDepth (an unkept container sits deeper, so
+   * everything in it does too) and while fewer than maxValues are kept. The value budget is what
+   * bounds memory for a line of any length: a line of a million tiny keys keeps the first ones.
+   */
   private depthKeeps(): boolean {
+    if (this.values >= this.maxValues) {
+      this.truncated = true;
+      return false;
+    }
     return this.stack.length <= this.limits.maxDepth;
   }
 
@@ -169,7 +198,7 @@ export class SkeletonParser {
     const n = bytes.length;
     // Cached positions (-1: none left in this piece), so text full of escapes stays linear.
     let q = -2;
-    let bs = -2;
+    let bs = this.piece === bytes ? this.nextBackslash : -2;
     while (j < n) {
       if (this.escaped) {
         this.escaped = false;
@@ -178,6 +207,7 @@ export class SkeletonParser {
       }
       if (q !== -1 && q < j) q = bytes.indexOf(QUOTE, j);
       if (bs !== -1 && bs < j) bs = bytes.indexOf(BACKSLASH, j);
+      if (this.piece === bytes) this.nextBackslash = bs;
       if (bs >= 0 && (q < 0 || bs < q)) {
         j = bs + 1;
         this.escaped = true;
@@ -200,7 +230,10 @@ export class SkeletonParser {
     const room = this.strCap - this.strKept;
     if (part.length > room) this.strCut = true;
     const take = Math.min(room, part.length);
-    this.strChunks.push(part.slice(0, take));
+    if (take === 0) return;
+    // A copy, never a view: a view (Buffer#slice is one, even when empty) keeps the whole read
+    // it came from alive, so a long line would stay in memory at its full length.
+    this.strChunks.push(Uint8Array.prototype.slice.call(part, 0, take));
     this.strKept += take;
   }
 
@@ -276,14 +309,19 @@ export class SkeletonParser {
     if (top.t === 'obj') {
       // Own property, like JSON.parse: a `__proto__` key must not become the object's prototype
       // (a transcript line could otherwise make `isMeta` or `type` appear through inheritance).
-      if (top.v) Object.defineProperty(top.v, top.key!, { value: v, enumerable: true, writable: true, configurable: true });
+      if (top.v && this.values < this.maxValues) {
+        Object.defineProperty(top.v, top.key!, { value: v, enumerable: true, writable: true, configurable: true });
+        this.values++;
+      } else if (top.v) this.truncated = true;
       top.key = undefined;
       top.s = 'comma';
       return;
     }
     if (top.v) {
-      if (top.v.length < this.limits.maxItems) top.v.push(v);
-      else this.truncated = true;
+      if (top.v.length < this.limits.maxItems && this.values < this.maxValues) {
+        top.v.push(v);
+        this.values++;
+      } else this.truncated = true;
     }
     top.s = 'comma';
   }
