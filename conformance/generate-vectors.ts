@@ -702,7 +702,7 @@ export function randomSpecs(): VectorSpec[] {
   });
 }
 
-// ---- trust at the edges (issue 12): hostile keys, opaque ids, field order, clock reads, notice link --
+// ---- trust at the edges (R1, R3, R6, R9a, R23b): hostile keys, opaque ids, field order, clock reads, notice link --
 
 const HOSTILE_KEY_CHARS: [string, string][] = [
   ['U+061C arabic letter mark (Cf, bidi)', '\u061c'],
