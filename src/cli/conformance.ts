@@ -202,15 +202,28 @@ async function resolveTarget(
         // Connections to one file each: a temp file per store, removed at the end.
         const { SqliteStore, createSqliteStore } = await import('../sqlite/index.js');
         const { silentLogger } = await import('../shared/logger.js');
-        const { mkdtempSync, rmSync } = await import('node:fs');
+        const { existsSync, mkdtempSync, rmSync } = await import('node:fs');
         const { tmpdir } = await import('node:os');
         const { join } = await import('node:path');
-        const dir = mkdtempSync(join(tmpdir(), 'ssk-conformance-'));
+        // A memory-backed directory where there is one: a file per case, created and removed, is
+        // most of the run's time on a disk.
+        const tempDir = (): string => {
+          if (existsSync('/dev/shm')) {
+            try {
+              return mkdtempSync(join('/dev/shm', 'ssk-conformance-'));
+            } catch {
+              // not writable here: the ordinary temp directory
+            }
+          }
+          return mkdtempSync(join(tmpdir(), 'ssk-conformance-'));
+        };
+        const dir = tempDir();
         let files = 0;
         return {
           factory: {
-            create: (o) => createSqliteStore({ logger: silentLogger, ...o, path: join(dir, `store-${files++}.db`) }),
-            openHandle: (first, o) => createSqliteStore({ logger: silentLogger, ...o, path: (first as InstanceType<typeof SqliteStore>).path }),
+            // Throwaway files: no fsync (synchronous OFF), or the default run waits on the disk.
+            create: (o) => createSqliteStore({ logger: silentLogger, synchronous: 'OFF', ...o, path: join(dir, `store-${files++}.db`) }),
+            openHandle: (first, o) => createSqliteStore({ logger: silentLogger, synchronous: 'OFF', ...o, path: (first as InstanceType<typeof SqliteStore>).path }),
           },
           dispose: async () => rmSync(dir, { recursive: true, force: true }),
         };
