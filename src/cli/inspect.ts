@@ -5,6 +5,7 @@ import { inspectHelpFor, SUBCOMMANDS, type Subcommand } from './help.js';
 import { EXIT, NotFound, UsageError, type ExitCode, type Io } from './io.js';
 import type { PgStateReader } from './pg-state-db.js';
 import { openReadOnly, StateDbReader, toDatabaseProblem, type CursorView, type HeadView } from './state-db.js';
+import { cliInvocation } from './invocation.js';
 
 /** A SQLite file reader, or a PostgreSQL one (`--pg <url>`): the same views, the PostgreSQL ones async. */
 type Reader = StateDbReader | PgStateReader;
@@ -80,13 +81,13 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
   const pgUrl = values.pg;
   if (values.schema !== undefined && pgUrl === undefined) throw new UsageError('--schema needs --pg <url>');
   const [path, subName, ...rest] = pgUrl === undefined ? positionals : [pgUrl, ...positionals];
-  if (path === undefined) throw new UsageError('inspect needs a database file and a subcommand', ['see: session-state-kit inspect --help']);
+  if (path === undefined) throw new UsageError('inspect needs a database file and a subcommand', [`see: ${cliInvocation()} inspect --help`]);
   if (subName === undefined) {
     if (isSubcommand(path)) throw new UsageError(`inspect ${path} needs the database file first: inspect <db-file> ${path}`);
-    throw new UsageError(`inspect needs a subcommand after the file: one of ${SUBCOMMANDS.join(', ')}`, ['see: session-state-kit inspect --help']);
+    throw new UsageError(`inspect needs a subcommand after the file: one of ${SUBCOMMANDS.join(', ')}`, [`see: ${cliInvocation()} inspect --help`]);
   }
   if (!isSubcommand(subName)) {
-    throw new UsageError(`unknown inspect subcommand: ${printable(subName)} (one of ${SUBCOMMANDS.join(', ')})`, ['see: session-state-kit inspect --help']);
+    throw new UsageError(`unknown inspect subcommand: ${printable(subName)} (one of ${SUBCOMMANDS.join(', ')})`, [`see: ${cliInvocation()} inspect --help`]);
   }
   const sub = subName;
   for (const [name, value] of Object.entries(values)) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { CliError, EXIT, EXIT_CODES_HELP, formatCliError, processIo, UsageError, type Io } from './io.js';
 import { wantsHelp } from './args.js';
-import { DEMO_USAGE, UPSTREAM_USAGE, inspectHelpFor } from './help.js';
+import { cliInvocation } from './invocation.js';
+import { DEMO_USAGE, UI_USAGE, UPSTREAM_USAGE, inspectHelpFor } from './help.js';
 import { needsSqlite } from './load-sqlite.js';
 
 /**
@@ -19,13 +20,14 @@ Commands:
   mcp           MCP server on stdio: session tools and notice resources for agents
   hook          agent hooks (claude-code): record a person's turn, hand the session its notices
   upstream scan show how the upstream monitor classifies each line of a transcript, and why
+  ui            a live view of sessions, timelines, watches and notices in the browser (read-only)
   help [cmd]    show this help, or a command's
 
 Run "session-state-kit <command> --help" for a command's options.
 
 ${EXIT_CODES_HELP}`;
 
-const COMMANDS = ['demo', 'inspect', 'conformance', 'bench', 'mcp', 'hook', 'upstream', 'help'] as const;
+const COMMANDS = ['demo', 'inspect', 'conformance', 'bench', 'mcp', 'hook', 'upstream', 'ui', 'help'] as const;
 
 async function commandHelp(command: string, io: Io): Promise<number> {
   switch (command) {
@@ -36,6 +38,7 @@ async function commandHelp(command: string, io: Io): Promise<number> {
     case 'mcp':
     case 'hook':
     case 'upstream':
+    case 'ui':
       // Each command prints its own help, so the text lives in one place.
       return main([command, '--help'], io);
     default:
@@ -69,6 +72,9 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       case 'upstream':
         if (wantsHelp(rest)) return (io.out(UPSTREAM_USAGE), EXIT.ok);
         return await (await import('./upstream-scan.js')).upstreamCommand(rest, io);
+      case 'ui':
+        if (wantsHelp(rest)) return (io.out(UI_USAGE), EXIT.ok);
+        return await (await import('./ui.js')).uiCommand(rest, io);
       case 'help':
         if (rest[0] !== undefined) return await commandHelp(rest[0], io);
         io.out(USAGE);
@@ -81,7 +87,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       default:
         throw new UsageError(
           command.startsWith('-') ? `unknown option ${command}; options go after the command` : `unknown command: ${command}`,
-          [`commands: ${COMMANDS.join(', ')}`, 'see: session-state-kit --help'],
+          [`commands: ${COMMANDS.join(', ')}`, `see: ${cliInvocation()} --help`],
         );
     }
   } catch (error) {

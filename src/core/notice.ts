@@ -16,7 +16,7 @@ export function noticeText(targetSessionKey: string, lastSeenSequence: number): 
 
 /**
  * R25: sub-agent watchers and ambient (queue-only, R21b) cursors are never woken: they see the
- * notice on their next turn. Everyone else is woken at once (the runtime may coalesce, D2).
+ * notice on their next turn. Everyone else is woken at once (the runtime may coalesce, R65).
  */
 export function wakeFor(watcherSessionKey: string, provenance?: CursorProvenance): WakePolicy {
   return wakeOf(isSubagentKey(watcherSessionKey), provenance);

@@ -3,7 +3,7 @@ import { eligibleWatchers } from './record.js';
 
 /**
  * R10-R17 as one set-based step per event, for stores that can update every cursor on a target
- * in one statement instead of reading each cursor and writing it back (issue #17: the per-watcher
+ * in one statement instead of reading each cursor and writing it back (bench/phases.ts: the per-watcher
  * round trip was the cost of an append with watchers). It decides the same things as
  * `planNotifications`, which stays the reference: test/core/set-notifications.test.ts applies both
  * to random cursor sets and holds the results equal.

@@ -1,5 +1,5 @@
 /**
- * session-state-kit/feed: notices across processes (issue 14, design D2). A change feed over any
+ * session-state-kit/feed: notices across processes (R60-R72). A change feed over any
  * store that implements `PendingSource`, and a delivery helper that wires store, feed and the
  * wake policy (src/core/wake) to a runtime's callbacks.
  */

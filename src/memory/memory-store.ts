@@ -465,7 +465,7 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
     this.listeners.clear();
   }
 
-  // ---- PendingSource (the feed's hooks, D2; not part of the contract) ----
+  // ---- PendingSource (the feed's hooks, R60-R72; not part of the contract) ----
 
   /** Every pending pair of every watcher (N > L), from the cursors. */
   listPending(): PendingPair[] {

@@ -47,8 +47,9 @@ import {
   validateWatchRequest,
   type PruneConfig,
 } from '../core/index.js';
-import type { PairChange, PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
-import { BadRows, checkedPairRow } from '../shared/pending-rows.js';
+import type { PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
+import { BadRows } from '../shared/pending-rows.js';
+import { checkPosition, listPendingWith, readPendingWith } from './pending-reads.js';
 import type { PgPoolSettings, PgQueryable } from './pg-types.js';
 import { resolveClock } from '../shared/clock.js';
 import { ChangeListeners } from '../shared/listeners.js';
@@ -64,7 +65,7 @@ import { statements, type Statements } from './sql.js';
  * sessions live on several machines. A sibling of the SQLite adapter: the same plan from
  * src/core, none of its SQL. Every contract method is async.
  *
- * Durable: events, heads, cursors, the sequence. Pending notices are cursors with N > L (D1): any
+ * Durable: events, heads, cursors, the sequence. Pending notices are cursors with N > L (R20): any
  * machine reads them, a drain acks them in one transaction. In process memory: only the prune
  * clock. Concurrency (several pools = several machines):
  * - R7: sequences come from one SEQUENCE. Each write on an identity first takes a transaction-level
@@ -651,16 +652,16 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     }
   }
 
-  // ---- PendingSource (the feed's hooks, D2; not part of the contract) ----
+  // ---- PendingSource (the feed's hooks, R60-R72; not part of the contract) ----
 
   /** Every pending pair of every watcher (N > L), from the cursors; a corrupt row is skipped (R9d). */
   async listPending(): Promise<PendingPair[]> {
     this.assertOpen();
-    return this.pairsOfRows((await this.run<PairRow>(this.pool, 'allPendingPairs', [])).rows, true);
+    return listPendingWith((statement, values) => this.run(this.pool, statement, values).then((r) => r.rows), this.badRows);
   }
 
   /**
-   * R68: in one REPEATABLE READ transaction (one snapshot for every statement), the pairs changed
+   * R68, R71: in one REPEATABLE READ transaction (one snapshot for every statement), the pairs changed
    * by transactions the position's snapshot did not see (index from its xmin: the cost of the
    * change, plus whatever a transaction still open at the last read wrote), and the pending pairs of
    * the watchers a new subscriber asks for (R61). The new position is this transaction's snapshot:
@@ -668,7 +669,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
    */
   async readPending(request: PendingReadRequest): Promise<PendingRead> {
     this.assertOpen();
-    if (request.since !== undefined && !/^\d+:\d+:[\d,]*$/.test(request.since)) throw new RangeError(`readPending: not a position of this store: ${JSON.stringify(request.since)}`);
+    if (request.since !== undefined) checkPosition(request.since);
     const client = await this.pool.connect();
     let broken: Error | undefined;
     const onError = (error: Error) => {
@@ -678,15 +679,9 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       try {
-        const position = (await this.run<{ snapshot: string }>(client, 'currentSnapshot', [])).rows[0]!.snapshot;
-        const changes = request.since === undefined ? [] : this.pairsOfRows((await this.run<PairRow>(client, 'changedSince', [request.since])).rows, false);
-        let snapshot: PendingPair[] = [];
-        if (request.snapshot === 'all') snapshot = this.pairsOfRows((await this.run<PairRow>(client, 'allPendingPairs', [])).rows, true);
-        else if (request.snapshot && request.snapshot.length > 0) {
-          snapshot = this.pairsOfRows((await this.run<PairRow>(client, 'pendingPairsOfWatchers', [[...new Set(request.snapshot)]])).rows, true);
-        }
+        const read = await readPendingWith((statement, values) => this.run(client, statement, values).then((r) => r.rows), request, this.badRows);
         await client.query('COMMIT');
-        return { position, changes, snapshot };
+        return read;
       } catch (error) {
         await client.query('ROLLBACK').catch((e: unknown) => {
           broken = e instanceof Error ? e : new Error(String(e));
@@ -711,23 +706,6 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
       }
     }
     return out;
-  }
-
-  /** Feed rows decoded and checked (R9d); `pendingOnly`: a snapshot, whose rows are pending by their query. */
-  private pairsOfRows(rows: readonly PairRow[], pendingOnly: true): PendingPair[];
-  private pairsOfRows(rows: readonly PairRow[], pendingOnly: false): PairChange[];
-  private pairsOfRows(rows: readonly PairRow[], pendingOnly: boolean): PendingPair[] | PairChange[] {
-    const out: PairChange[] = [];
-    for (const row of rows) {
-      const pair = checkedPairRow(
-        TABLES.cursors,
-        { watcherSessionKey: row.watcher_session_key, targetSessionKey: row.target_session_key, targetAgentId: row.target_agent_id, lastSeen: row.last_seen, notified: row.notified, provenance: row.provenance },
-        this.badRows,
-      );
-      if (pair) out.push(pair);
-    }
-    if (!pendingOnly) return out;
-    return out.map(({ pending: _pending, ...pair }) => pair);
   }
 
   onLocalChange(listener: () => void): () => void {
@@ -784,7 +762,6 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
 }
 
 type MaxRow = { agent_id: string; session_key: string; max_sequence: string; recorded_at: string };
-type PairRow = { watcher_session_key: unknown; target_session_key: unknown; target_agent_id: unknown; last_seen: unknown; notified: unknown; provenance: unknown };
 
 /** The dedicated LISTEN connection behind subscribeRemote, with reconnection. */
 class RemoteListener {

@@ -79,7 +79,7 @@ CREATE TABLE ${s}.${TABLES.cursors} (
   CHECK (last_seen <= notified AND notified <= material)
 );
 CREATE INDEX session_watch_cursors_target ON ${s}.${TABLES.cursors} (target_agent_id, target_session_key);
--- D1: a notice is pending iff N > L; pendingNotices, drainNotices and the feed read only these rows.
+-- R20: a notice is pending iff N > L; pendingNotices, drainNotices and the feed read only these rows.
 CREATE INDEX session_watch_cursors_pending ON ${s}.${TABLES.cursors} (watcher_session_key) WHERE notified > last_seen;
 `;
 

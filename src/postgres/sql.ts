@@ -36,7 +36,7 @@ export function statements(schema: string) {
       `INSERT INTO ${H} (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) SELECT $2, $3, e.sequence, 0, $10 FROM e ` +
       `ON CONFLICT (session_key, agent_id) DO UPDATE SET last_sequence = GREATEST(${H}.last_sequence, excluded.last_sequence), updated_at = excluded.updated_at ` +
       'RETURNING (SELECT sequence FROM e) AS sequence',
-    // Cursor rows in one statement; the NOTIFY rides along (delivered at commit, D3).
+    // Cursor rows in one statement; the NOTIFY rides along (delivered at commit, R62).
     upsertCursorsNotify:
       `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} CROSS JOIN (SELECT pg_notify($10, '')) AS notify ` +
       upsertCursorsTail,
@@ -59,7 +59,7 @@ export function statements(schema: string) {
       `FROM (SELECT 1) AS one LEFT JOIN ${H} h ON h.session_key = $2 AND h.agent_id = $1 ` +
       `LEFT JOIN LATERAL (SELECT ${EVENT_COLUMNS} FROM ${E} WHERE agent_id = $1 AND session_key = $2 AND sequence > $3 ORDER BY sequence LIMIT $4) p ON true ` +
       'ORDER BY p.sequence',
-    // D1: pending = cursors with N > L (served by the partial index).
+    // R20: pending = cursors with N > L (served by the partial index).
     pendingOfWatcher: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND notified > last_seen`,
     pendingOfWatcherForUpdate: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND notified > last_seen ORDER BY target_session_key, target_agent_id FOR UPDATE`,
     allPending: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE notified > last_seen`,

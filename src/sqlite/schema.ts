@@ -145,7 +145,7 @@ const V2 = `DROP TABLE session_state_meta;`;
 // cursor table, about 0.3 ms per 10k cursors, hourly and at open.
 const V3 = `DROP INDEX session_watch_cursors_updated;`;
 
-// Step 4 (design D1, issue 14/18): the cursor table is the only source of pending notices, and a
+// Step 4 (R20, R21b): the cursor table is the only source of pending notices, and a
 // cursor may be ambient (R21b). SQLite cannot alter a CHECK constraint, so the table is rebuilt with
 // the same columns and rows; its pending index now names the pending condition itself (N > L, which
 // pendingNotices, drain, ack and the feed ask per watcher) instead of the old sweep's M > L. Both
@@ -171,7 +171,7 @@ CREATE INDEX session_watch_cursors_target ON session_watch_cursors (target_agent
 CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key) WHERE notified > last_seen;
 `;
 
-// Step 5 (issue 17): the cursor table is keyed by target first. Every event moves all cursors on its
+// Step 5 (bench/phases.ts): the cursor table is keyed by target first. Every event moves all cursors on its
 // target in one UPDATE (R11-R16, set-based); with the watcher leading the key those rows were spread
 // over the table and each was found through a secondary index. Target-first, they are one contiguous
 // key range: 100 watchers cost 0.29x of a raw INSERT instead of 0.22x (bench/phases.ts, SQL only).
@@ -199,7 +199,7 @@ CREATE INDEX session_watch_cursors_watcher ON session_watch_cursors (watcher_ses
 CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key, last_seen, provenance) WHERE notified > last_seen;
 `;
 
-// Step 6 (issue 17): the pending index also holds N. Step 5 meant the pending read to be index-only,
+// Step 6 (bench/phases-drain-prune.ts): the pending index also holds N. Step 5 meant the pending read to be index-only,
 // but the query's own condition (N > L) names N, so SQLite visited the table for every row to test it
 // (EXPLAIN: "USING INDEX", not "USING COVERING INDEX"); a drain of 1k notices paid 1k key searches.
 // N sits after the columns the read sorts and filters by; an event raising M on a pending cursor
@@ -209,7 +209,7 @@ DROP INDEX session_watch_cursors_pending;
 CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_session_key, last_seen, provenance, notified) WHERE notified > last_seen;
 `;
 
-// Step 7 (issue 17): an event no longer rewrites the cursors already pending on its target. With
+// Step 7 (bench/phases.ts): an event no longer rewrites the cursors already pending on its target. With
 // 100 watchers that rewrite was two thirds of an append (bench/phases.ts: 0.28x of a raw INSERT;
 // without it about 0.6x). A watched target's slots row (session_state_slots) keeps instead, per
 // notify class, the newest notifying event and the newest by any other actor (so R12 can leave a

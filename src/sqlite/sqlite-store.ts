@@ -51,8 +51,9 @@ import {
   withNoticeLinks,
   type PruneConfig,
 } from '../core/index.js';
-import type { PairChange, PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
-import { BadRows, checkedPairRow } from '../shared/pending-rows.js';
+import type { PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
+import { BadRows } from '../shared/pending-rows.js';
+import { SqlitePendingReads } from './pending-reads.js';
 import { resolveClock } from '../shared/clock.js';
 import { eventInsertValues } from '../shared/rows.js';
 import { ChangeListeners } from '../shared/listeners.js';
@@ -222,15 +223,6 @@ export const SQL = {
     'changed = CASE WHEN excluded.changed > 0 THEN excluded.changed ELSE session_watch_cursors.changed END',
   // R68: moves the change sequence on after a statement tagged cursors with its next value.
   bumpChangeSequence: 'UPDATE session_state_feed SET change_sequence = change_sequence + 1 WHERE id = 1',
-  changeSequence: 'SELECT change_sequence FROM session_state_feed WHERE id = 1',
-  // R68: the pairs whose notice changed after a position, from the step-8 index alone.
-  changedSince:
-    'SELECT watcher_session_key, target_session_key, target_agent_id, last_seen, notified, provenance FROM session_watch_cursors INDEXED BY session_watch_cursors_changed ' +
-    'WHERE changed > ? AND changed > 0 ORDER BY changed',
-  // R61: one watcher's pending pairs for a new subscriber's snapshot, from the pending index.
-  pendingPairsOfWatcher:
-    'SELECT watcher_session_key, target_session_key, target_agent_id, last_seen, notified, provenance FROM session_watch_cursors INDEXED BY session_watch_cursors_pending ' +
-    'WHERE watcher_session_key = ? AND notified > last_seen',
   // reads
   cursor: `SELECT ${CURSOR_COLUMNS}, fold_to FROM ${EFFECTIVE_CURSORS} WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?`,
   head: 'SELECT last_sequence, pruned_max_sequence FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
@@ -269,7 +261,6 @@ export const SQL = {
   ackPendingCursor:
     `UPDATE session_watch_cursors SET last_seen = notified, notified = max(material, notified), updated_at = ?, changed = ${NEXT_CHANGE} ` +
     'WHERE target_agent_id = ? AND target_session_key = ? AND watcher_session_key = ? AND notified > last_seen',
-  pendingAll: `SELECT ${CURSOR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE notified > last_seen`,
   // R52
   deleteCursor: 'DELETE FROM session_watch_cursors WHERE watcher_session_key = ? AND target_session_key = ? AND target_agent_id = ?',
   // R40-R44 pruning. Each statement but capCut touches only the rows it removes (indexes on
@@ -371,6 +362,8 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
   private readonly noticeLink: string | undefined;
   /** R9d: corrupt cursor rows, each logged once and skipped. */
   private readonly badRows: BadRows;
+  /** R61, R68: the feed's reads. */
+  private readonly pendingReads: SqlitePendingReads;
   /** R9: logger calls that threw (swallowed, so a broken logger never fails the caller's action). */
   loggerFailures = 0;
   readonly path: string;
@@ -415,6 +408,7 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
       const values = {} as Record<string, SqliteValuesStatement>;
       for (const name of VALUE_READS) values[name] = valuesOf(this.db, SQL[name]);
       this.values = values as ValueReads;
+      this.pendingReads = new SqlitePendingReads(this.db, this.badRows);
     } catch (error) {
       try {
         this.db.close();
@@ -858,12 +852,12 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
     this.prune();
   }
 
-  // ---- PendingSource (the feed's hooks, D2; not part of the contract) ----
+  // ---- PendingSource (the feed's hooks, R60-R72; not part of the contract) ----
 
   /** Every pending pair of every watcher (N > L), read from the file through the pending index; a corrupt row is skipped (R9d). */
   listPending(): PendingPair[] {
     this.assertOpen();
-    return this.pairsOfRows(this.stmt.pendingAll.all() as CursorRow[], true);
+    return this.pendingReads.listPending();
   }
 
   /**
@@ -873,32 +867,7 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
    */
   readPending(request: PendingReadRequest): PendingRead {
     this.assertOpen();
-    const since = request.since === undefined ? undefined : positionNumber(request.since);
-    return readTransaction(this.db, () => {
-      const position = toSafeNumber((this.stmt.changeSequence.get() as { change_sequence: unknown }).change_sequence, 'session_state_feed.change_sequence');
-      const changes = since === undefined ? [] : this.pairsOfRows(this.stmt.changedSince.all(since) as CursorRow[], false);
-      let snapshot: PendingPair[] = [];
-      if (request.snapshot === 'all') snapshot = this.pairsOfRows(this.stmt.pendingAll.all() as CursorRow[], true);
-      else if (request.snapshot) for (const w of new Set(request.snapshot)) snapshot.push(...this.pairsOfRows(this.stmt.pendingPairsOfWatcher.all(w) as CursorRow[], true));
-      return { position: String(position), changes, snapshot };
-    });
-  }
-
-  /** Feed rows decoded and checked (R9d); `pendingOnly`: a snapshot, whose rows are pending by their query. */
-  private pairsOfRows(rows: readonly CursorRow[], pendingOnly: true): PendingPair[];
-  private pairsOfRows(rows: readonly CursorRow[], pendingOnly: false): PairChange[];
-  private pairsOfRows(rows: readonly CursorRow[], pendingOnly: boolean): PendingPair[] | PairChange[] {
-    const out: PairChange[] = [];
-    for (const row of rows) {
-      const pair = checkedPairRow(
-        'session_watch_cursors',
-        { watcherSessionKey: row.watcher_session_key, targetSessionKey: row.target_session_key, targetAgentId: row.target_agent_id, lastSeen: row.last_seen, notified: row.notified, provenance: row.provenance },
-        this.badRows,
-      );
-      if (pair) out.push(pair);
-    }
-    if (!pendingOnly) return out;
-    return out.map(({ pending: _pending, ...pair }) => pair);
+    return this.pendingReads.read(request);
   }
 
   /** R70: the file another connection's commit writes first; the feed watches it. None for ':memory:'. */
@@ -986,13 +955,6 @@ function foldToOf(row: CursorRow): number {
 /** How errors name a cursor row. */
 function pairRowName(watcher: unknown, target: unknown, agent: unknown): string {
   return `(${JSON.stringify(watcher)}, ${JSON.stringify(target)}, ${JSON.stringify(agent)})`;
-}
-
-/** A feed position of this store: a change sequence (R68). */
-function positionNumber(position: string): number {
-  const n = Number(position);
-  if (position === '' || !Number.isSafeInteger(n) || n < 0) throw new RangeError(`readPending: not a position of this store: ${JSON.stringify(position)}`);
-  return n;
 }
 
 /** What one recordMany transaction remembers between its inputs. */

@@ -3,12 +3,12 @@
  * reference store with --store memory (same story, line for line), and --db <file> with a real
  * close-and-reopen restart, leaving a file that inspect reads back.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ChangesSinceResponse, Notice } from '../../spec/index.js';
 import { DEMO_CHILD, DEMO_MANAGER } from '../../src/cli/demo.js';
-import { runCli, tempDir, useBuiltCli } from './helpers.js';
+import { runCli, runShell, tempDir, useBuiltCli } from './helpers.js';
 
 const cli = useBuiltCli();
 const dir = tempDir('demo');
@@ -51,7 +51,7 @@ describe.concurrent('demo', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('store closed and the file reopened: the notice is the durable cursor itself');
     expect(r.stdout).toContain(`   ${NOTICE(5)}`);
-    expect(r.stdout).toContain(`session-state-kit inspect ${file} notices ${DEMO_MANAGER}`);
+    expect(r.stdout).toContain(`inspect ${file} notices ${DEMO_MANAGER}`);
     expect(existsSync(file)).toBe(true);
 
     const notices = await runCli(cli.path(), ['inspect', file, 'notices', DEMO_MANAGER, '--json']);
@@ -73,4 +73,26 @@ describe.concurrent('demo', () => {
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--db needs the SQLite store');
   });
+
+  it('every command the demo prints runs as printed, from where the demo ran: the built file run by node, and a fresh clone\'s `npm run demo`', async () => {
+    const printed = (stdout: string) => stdout.split('\n').filter((l) => /^ {3}\S.* inspect /.test(l)).map((l) => l.trim());
+    // A build run directly: `node <that file>`.
+    const built = await runCli(cli.path(), ['demo', '--db', join(dir, 'printed.db')]);
+    const builtLines = printed(built.stdout);
+    expect(builtLines).toHaveLength(3);
+    expect(builtLines[0]).toMatch(/^node \S+cli\.mjs inspect /);
+    // From a checkout's sources, as `npm run demo` runs it: nothing is built or linked, so not `session-state-kit ...`.
+    const source = await runShell('npm run -s demo');
+    expect(source.code, source.stderr).toBe(0);
+    const sourceLines = printed(source.stdout);
+    const kept = /The state is kept in (\S+);/.exec(source.stdout)?.[1];
+    if (kept) onTestFinished(() => rmSync(kept, { force: true }));
+    expect(sourceLines).toHaveLength(3);
+    expect(sourceLines[0]).toMatch(/^npm run -s cli -- inspect /);
+    for (const line of [...builtLines, ...sourceLines]) {
+      const r = await runShell(line);
+      expect(r.code, `${line}\n${r.stderr}`).toBe(0);
+      expect(r.stdout.length, line).toBeGreaterThan(0);
+    }
+  }, 240_000);
 });

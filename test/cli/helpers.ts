@@ -95,3 +95,20 @@ export function fingerprint(path: string): { sha256: string; mtimeMs: number; si
   const st = statSync(path);
   return { sha256: createHash('sha256').update(readFileSync(path)).digest('hex'), mtimeMs: st.mtimeMs, size: st.size };
 }
+
+/** Runs one shell command line from the repository root, as a person would type it there. */
+export function runShell(line: string, options: { cwd?: string } = {}): Promise<Run> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('/bin/sh', ['-c', line], { cwd: options.cwd ?? root, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}

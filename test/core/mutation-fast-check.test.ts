@@ -1,5 +1,5 @@
 /**
- * The fast acceptance check of record() input (#19). It may answer "not sure" for any input, and
+ * The fast acceptance check of record() input (mutation/). It may answer "not sure" for any input, and
  * the exhaustive check then decides, so no result tells a stricter fast check from the real one:
  * only the time does. These tests pin what it must accept by itself, through the probe
  * `recordFastPathAccepts` (not package API): every valid input a producer typically sends, and

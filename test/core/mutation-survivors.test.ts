@@ -1,5 +1,5 @@
 /**
- * #19: behaviour the Stryker run over src/core left unchecked (mutation/survivors/core.md
+ * The mutation run (mutation/): behaviour the Stryker run over src/core left unchecked (mutation/survivors/core.md
  * lists the mutants these tests kill and why the others are equivalent).
  */
 import { describe, expect, it } from 'vitest';

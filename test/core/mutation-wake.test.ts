@@ -1,5 +1,5 @@
 /**
- * R64-R66 edges the mutation run of src/core/wake.ts found unchecked (#19): the memory bound
+ * R64-R66 edges the mutation run of src/core/wake.ts found unchecked (mutation/): the memory bound
  * (when forgotten watchers are swept, and that sweeping stays amortised), takeDue before a
  * watcher's last wake, the earliest owed wake when it is not the first one remembered, and a
  * zero window. Each asks the scheduler only through its public methods.

@@ -10,7 +10,7 @@
  * Sized by count (one build, one pack, one install), with a generous timeout for a shared machine.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -180,4 +180,50 @@ describe('the packed package in an empty project', () => {
       expect(r.status, `README.md line ${b.line}:\n${r.out}`).toBe(0);
     }
   }, 900_000);
+});
+
+/**
+ * The release check: what `npm pack` ships and that the installed CLI works as documented. The
+ * budget is the packed size with room for growth (1.2 MB on 2026-12-04): a release that doubles
+ * it has shipped something by mistake (test data, bench results, a database).
+ */
+const PACKED_BUDGET_BYTES = 3_000_000;
+
+describe('the release: npm pack contents, size, and the installed CLI', () => {
+  it('ships the builds, the spec, the vectors and the README; no tests, bench results, databases or sources; within the size budget', () => {
+    const [pack] = JSON.parse(must('npm', ['pack', '--dry-run', '--json'], { cwd: root })) as { size: number; files: { path: string }[] }[];
+    const paths = pack!.files.map((f) => f.path);
+    for (const required of ['package.json', 'README.md', 'spec/PROTOCOL.md', 'dist/cli.js', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts']) expect(paths).toContain(required);
+    const unwanted = paths.filter((p) => /^(test|bench|mutation|src|runtimes|examples)\/|\.(db|db-wal|db-shm|sqlite|tgz)$|(^|\/)results\//.test(p));
+    expect(unwanted).toEqual([]);
+    expect(pack!.size).toBeLessThanOrEqual(PACKED_BUDGET_BYTES);
+  }, 300_000);
+
+  it('`npx session-state-kit --help` and `demo` work after install, and each command the demo prints runs as printed there', () => {
+    const env = { npm_config_offline: 'true', npm_config_yes: 'false' };
+    const help = run('npx', ['session-state-kit', '--help'], { cwd: consumer, env });
+    expect(help.status, help.out).toBe(0);
+    expect(help.out).toMatch(/\bdemo\b/);
+    const memory = run('npx', ['session-state-kit', 'demo', '--store', 'memory'], { cwd: consumer, env });
+    expect(memory.status, memory.out).toBe(0);
+    expect(memory.out).toContain('changesSince');
+    // better-sqlite3 is an optional peer: a consumer that wants the SQLite adapter installs it. Linked
+    // from this checkout (its native build), so nothing comes from the registry.
+    const link = join(consumer, 'node_modules', 'better-sqlite3');
+    if (!readdirSync(join(consumer, 'node_modules')).includes('better-sqlite3')) symlinkSync(join(root, 'node_modules', 'better-sqlite3'), link, 'dir');
+    const kept = run('npx', ['session-state-kit', 'demo', '--keep'], { cwd: consumer, env });
+    expect(kept.status, kept.out).toBe(0);
+    const file = /The state is kept in (\S+);/.exec(kept.out)?.[1];
+    try {
+      const printed = kept.out.split('\n').filter((l) => /^ {3}\S.* inspect /.test(l)).map((l) => l.trim());
+      expect(printed).toHaveLength(3);
+      for (const line of printed) {
+        expect(line.startsWith('npx session-state-kit inspect ')).toBe(true);
+        const r = run('/bin/sh', ['-c', line], { cwd: consumer, env });
+        expect(r.status, `${line}\n${r.out}`).toBe(0);
+      }
+    } finally {
+      if (file) rmSync(file, { force: true });
+    }
+  }, 300_000);
 });

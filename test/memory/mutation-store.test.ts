@@ -5,7 +5,7 @@ import { MemoryStore, createMemoryStore } from '../../src/memory/index.js';
 import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
 
 /**
- * Behaviour of the memory store that the mutation run (#19) found unpinned: exact stored rows,
+ * Behaviour of the memory store that the mutation run (mutation/) found unpinned: exact stored rows,
  * paging, opening an existing state, the prune schedule and the change-listener signals.
  */
 

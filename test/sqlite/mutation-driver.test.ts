@@ -1,5 +1,5 @@
 /**
- * The driver seam in process (#19): what test/sqlite/driver.test.ts checks next to child processes
+ * The driver seam in process (mutation/): what test/sqlite/driver.test.ts checks next to child processes
  * and other runtimes, here without them, so the mutation run (mutation/vitest.config.ts) reaches
  * src/sqlite/driver and src/sqlite/errors.ts. Every expectation is a behaviour: a code name that
  * sqlite3.h defines, a transaction's effect on another connection, an error's class and fields.

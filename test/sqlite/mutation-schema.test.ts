@@ -1,5 +1,5 @@
 /**
- * Schema versioning and open errors in process (#19): what schema.test.ts and
+ * Schema versioning and open errors in process (mutation/): what schema.test.ts and
  * test/harden/sqlite-edges.test.ts leave to child processes or do not pin down: which migration
  * steps run, that an up-to-date file takes no write lock, the read-only helper's busy timeout and
  * cleanup, and the R9c classification of every driver failure (openError called directly).

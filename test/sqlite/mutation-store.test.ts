@@ -1,7 +1,7 @@
 /**
- * The SQLite store's edges in process (#19): what the contract and differential suites cannot
+ * The SQLite store's edges in process (mutation/): what the contract and differential suites cannot
  * see because the reference store has no such thing. Storage failures injected through a driver
- * object (each entry point's logged fallback, R9/R35), the change hook's exact firing (D2), the
+ * object (each entry point's logged fallback, R9/R35), the change hook's exact firing (R62), the
  * constructor's options and cleanup, a closed store, the factory, and the R41 cap when the
  * sequence span is wider than the rows. Every check is on behaviour: results, rows, log details.
  */

@@ -1,5 +1,5 @@
 /**
- * mutation/survivors.mjs (#19) lists what a part's Stryker report left alive: the list each
+ * mutation/survivors.mjs (mutation/) lists what a part's Stryker report left alive: the list each
  * mutation/survivors/<part>.md accounts for. Run on a hand-made report in a temp directory.
  */
 import { spawnSync } from 'node:child_process';

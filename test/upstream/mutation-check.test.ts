@@ -18,7 +18,7 @@ import {
 } from '../../src/core/upstream/index.js';
 import { T0, continueInput } from './helpers.js';
 
-/** The check state machine (U2, U4, U5, U9), echo keys, UTF-8 and monitor config, against the mutants of #19. */
+/** The check state machine (U2, U4, U5, U9), echo keys, UTF-8 and monitor config, against the mutants the mutation run (mutation/) left alive. */
 
 const link = (over: Partial<UpstreamLink> = {}): UpstreamLink => ({ ...createLink(continueInput('/tmp/x.jsonl'), { offset: 0, epoch: 0 }, 7, T0), ...over });
 const found = (turns: UpstreamTurn[], over: Partial<Extract<Observation, { status: 'found' }>> = {}): Observation => ({ status: 'found', turns, nextMarker: { offset: 9, epoch: 0 }, position: '0.9', ...over });

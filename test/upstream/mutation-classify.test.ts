@@ -13,7 +13,7 @@ import {
   type LineClass,
 } from '../../src/core/upstream/index.js';
 
-/** Who wrote a transcript record (U10), exclusion rule by exclusion rule, against the mutants of #19. */
+/** Who wrote a transcript record (U10), exclusion rule by exclusion rule, against the mutants the mutation run (mutation/) left alive. */
 
 const user = (content: unknown, extra: Record<string, unknown> = {}) => ({ type: 'user', message: { role: 'user', content }, ...extra });
 const queued = (attachment: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: 'attachment', attachment: { type: 'queued_command', ...attachment }, ...extra });

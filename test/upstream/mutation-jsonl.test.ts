@@ -43,7 +43,7 @@ function plain(marker: JsonValue): JsonValue {
 
 /**
  * The pure half of the JSONL source (U6): how stored cursors decode, where a check reads, and what
- * a read turns into. Written against the mutants the first mutation run left alive (#19).
+ * a read turns into. Written against the mutants the first mutation run left alive (mutation/).
  */
 
 const enc = new TextEncoder();

@@ -21,7 +21,7 @@ import {
 import { isValidationError } from '../../src/core/index.js';
 import { A, T0, TARGET, continueInput } from './helpers.js';
 
-/** Links, their validation and their dedupe keys (U1, U2, U3, U5), against the mutants of #19. */
+/** Links, their validation and their dedupe keys (U1, U2, U3, U5), against the mutants the mutation run (mutation/) left alive. */
 
 function rejects(fn: () => unknown): { field: string; code: string; message: string } {
   try {

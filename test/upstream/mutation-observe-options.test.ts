@@ -1,5 +1,5 @@
 /**
- * U6: the classify options given to observeJsonlRead reach the classifier (#19: the mutation run
+ * U6: the classify options given to observeJsonlRead reach the classifier (the mutation run
  * replaced them by `{}` and no test noticed). A custom not-person marker decides which typed
  * lines are turns, and it replaces the defaults.
  */

@@ -12,7 +12,7 @@ import {
   type RemoteMarker,
 } from '../../src/core/upstream/index.js';
 
-/** U7 paired-node history, the pure pager: stored markers, paging limits and resumption (#19). */
+/** U7 paired-node history, the pure pager: stored markers, paging limits and resumption (mutation/). */
 
 const T = '2026-01-01T00:00:00.000Z';
 const user = (id: string, text = `m-${id}`, extra: Record<string, unknown> = {}) => ({ uuid: id, type: 'user', message: { role: 'user', content: text }, timestamp: T, ...extra });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SKELETON_LIMITS, SkeletonParser, type SkeletonLimits } from '../../src/core/upstream/index.js';
 
-/** U6 long-line reader: JSON edge cases, string budgets and escape cuts, against the mutants of #19. */
+/** U6 long-line reader: JSON edge cases, string budgets and escape cuts, against the mutants the mutation run (mutation/) left alive. */
 
 const dec = new TextDecoder();
 const decode = (b: Uint8Array) => dec.decode(b);

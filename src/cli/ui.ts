@@ -1,0 +1,120 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { parseCommand, parseInteger } from './args.js';
+import { cliInvocation } from './invocation.js';
+import { DatabaseProblem, EXIT, UsageError, type ExitCode, type Io } from './io.js';
+import { openReadOnly, toDatabaseProblem } from './state-db.js';
+import type { UiSource } from '../ui/source.js';
+
+/**
+ * `session-state-kit ui`: the live view (PROTOCOL.md section 13). Opens the store read-only
+ * (R80), serves the page on loopback unless told otherwise (R87) and runs until SIGINT/SIGTERM.
+ */
+
+const OPTIONS = {
+  db: { type: 'string' },
+  pg: { type: 'string' },
+  schema: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  token: { type: 'string' },
+  'poll-ms': { type: 'string' },
+  open: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export interface UiCommandOptions {
+  /** Resolves when the server should stop; default: SIGINT or SIGTERM. */
+  until?: Promise<void>;
+}
+
+function signalled(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+function openBrowser(url: string, io: Io): void {
+  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(cmd, args as string[], { stdio: 'ignore', detached: true });
+    child.on('error', () => io.err(`session-state-kit ui: could not open a browser (${cmd}); open ${url} yourself\n`));
+    child.unref();
+  } catch {
+    io.err(`session-state-kit ui: could not open a browser; open ${url} yourself\n`);
+  }
+}
+
+export async function uiCommand(argv: readonly string[], io: Io, options: UiCommandOptions = {}): Promise<ExitCode> {
+  const { values, positionals } = parseCommand(argv, OPTIONS, 'ui');
+  if (positionals.length > 0) throw new UsageError(`ui takes no positional arguments, got ${positionals.join(' ')}`, ['pass the store with --db <file> or --pg <url>']);
+  if ((values.db === undefined) === (values.pg === undefined)) throw new UsageError('ui needs exactly one of --db <file> or --pg <url>', [`see: ${cliInvocation()} ui --help`]);
+  if (values.schema !== undefined && values.pg === undefined) throw new UsageError('--schema needs --pg <url>');
+  const port = values.port === undefined ? 0 : parseInteger(values.port, '--port');
+  if (port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${port}`);
+  const pollMs = values['poll-ms'] === undefined ? undefined : parseInteger(values['poll-ms'], '--poll-ms', 10);
+  const host = values.host ?? '127.0.0.1';
+  const { isLoopbackHost, startUiServer } = await import('../ui/server.js');
+  let token = values.token;
+  if (token !== undefined && !/^[A-Za-z0-9_-]{16,200}$/.test(token)) throw new UsageError('--token must be 16 to 200 characters of A-Z, a-z, 0-9, "_" or "-"');
+  // R87: off loopback a token is always required; one is made when none is given.
+  if (!isLoopbackHost(host) && token === undefined) token = randomBytes(24).toString('base64url');
+
+  let source: UiSource;
+  if (values.db !== undefined) {
+    const path = values.db;
+    openReadOnly(path).close(); // the inspect checks: missing file, not a state database, too new (exit 3)
+    const { SqliteUiSource } = await import('../ui/sqlite-source.js');
+    try {
+      source = SqliteUiSource.open(path);
+    } catch (error) {
+      throw toDatabaseProblem(error, path);
+    }
+  } else {
+    const { PgUiSource } = await import('../ui/pg-source.js');
+    const { redactUrl } = await import('./pg-state-db.js');
+    const { PostgresStoreError, classifyOpenError } = await import('../postgres/errors.js');
+    const url = values.pg!;
+    const schema = values.schema ?? 'public';
+    const label = redactUrl(url);
+    try {
+      source = await PgUiSource.open(url, schema, label);
+    } catch (error) {
+      // The same messages and hints as inspect --pg (exit 3).
+      const typed = classifyOpenError(error, { target: label, user: undefined, schema });
+      if (typed instanceof PostgresStoreError) throw new DatabaseProblem(typed.message.replace(`; ${typed.hint}`, ''), [typed.hint]);
+      throw new DatabaseProblem(`${label}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  let server: Awaited<ReturnType<typeof startUiServer>>;
+  try {
+    server = await startUiServer({
+      source,
+      host,
+      port,
+      ...(token === undefined ? {} : { token }),
+      ...(pollMs === undefined ? {} : { pollMs }),
+      logger: { warn: (m, d) => io.err(`session-state-kit ui: ${m} ${d ? JSON.stringify(d) : ''}\n`), error: (m, d) => io.err(`session-state-kit ui: ${m} ${d ? JSON.stringify(d) : ''}\n`) },
+    });
+  } catch (error) {
+    await source.close();
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen on ${host}:${port} (${String(code)})`, ['pass another --port, or --port 0 for any free port']);
+    throw error;
+  }
+  io.out(`session-state-kit ui: ${source.label} (read-only) at ${server.url}`);
+  io.out('press Ctrl-C to stop');
+  if (values.open === true) openBrowser(server.url, io);
+  await (options.until ?? signalled());
+  await server.close();
+  await source.close();
+  return EXIT.ok;
+}
+
+

@@ -1,0 +1,80 @@
+import type { PairChange, PendingPair, PendingRead, PendingReadRequest } from '../feed/types.js';
+import { checkedPairRow, type BadRows } from '../shared/pending-rows.js';
+import { readTransaction } from './driver/transaction.js';
+import type { SqliteConnection, SqliteStatement } from './driver/types.js';
+import { toSafeNumber } from './errors.js';
+
+/**
+ * The change feed's reads of a SQLite state file (R61, R68), on any connection to it: the store's
+ * own and a read-only one (the live view, `ui`). A position is the change sequence (schema step
+ * 8); a read is one read transaction, so its changes and snapshot stand at one position.
+ */
+const PAIR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, provenance';
+
+export const PENDING_READS_SQL = {
+  changeSequence: 'SELECT change_sequence FROM session_state_feed WHERE id = 1',
+  // R68: the pairs whose notice changed after a position, from the step-8 index alone. The second
+  // term lets the planner prove the partial index's condition.
+  changedSince: `SELECT ${PAIR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_changed WHERE changed > ? AND changed > 0 ORDER BY changed`,
+  // R61: one watcher's pending pairs for a new subscriber's snapshot, from the pending index.
+  pendingOfWatcher: `SELECT ${PAIR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE watcher_session_key = ? AND notified > last_seen`,
+  pendingAll: `SELECT ${PAIR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE notified > last_seen`,
+} as const;
+
+type PairRow = { watcher_session_key: unknown; target_session_key: unknown; target_agent_id: unknown; last_seen: unknown; notified: unknown; provenance: unknown };
+
+export class SqlitePendingReads {
+  private readonly stmt: { [K in keyof typeof PENDING_READS_SQL]: SqliteStatement };
+
+  constructor(
+    private readonly db: SqliteConnection,
+    /** R9d: where corrupt cursor rows are reported (each once) before they are skipped. */
+    private readonly bad: BadRows,
+  ) {
+    const stmt = {} as Record<string, SqliteStatement>;
+    for (const [name, sql] of Object.entries(PENDING_READS_SQL)) stmt[name] = db.prepare(sql);
+    this.stmt = stmt as SqlitePendingReads['stmt'];
+  }
+
+  /** R68: the changes after `since` and the snapshot asked for, at one position. */
+  read(request: PendingReadRequest): PendingRead {
+    const since = request.since === undefined ? undefined : positionNumber(request.since);
+    return readTransaction(this.db, () => {
+      const position = toSafeNumber((this.stmt.changeSequence.get() as { change_sequence: unknown }).change_sequence, 'session_state_feed.change_sequence');
+      const changes = since === undefined ? [] : this.pairs(this.stmt.changedSince.all(since) as PairRow[]);
+      let snapshot: PendingPair[] = [];
+      if (request.snapshot === 'all') snapshot = this.pending(this.stmt.pendingAll.all() as PairRow[]);
+      else if (request.snapshot) for (const w of new Set(request.snapshot)) snapshot.push(...this.pending(this.stmt.pendingOfWatcher.all(w) as PairRow[]));
+      return { position: String(position), changes, snapshot };
+    });
+  }
+
+  /** Every pending pair of every watcher (a full read: tools and sources without positions). */
+  listPending(): PendingPair[] {
+    return this.pending(this.stmt.pendingAll.all() as PairRow[]);
+  }
+
+  private pairs(rows: readonly PairRow[]): PairChange[] {
+    const out: PairChange[] = [];
+    for (const row of rows) {
+      const pair = checkedPairRow(
+        'session_watch_cursors',
+        { watcherSessionKey: row.watcher_session_key, targetSessionKey: row.target_session_key, targetAgentId: row.target_agent_id, lastSeen: row.last_seen, notified: row.notified, provenance: row.provenance },
+        this.bad,
+      );
+      if (pair) out.push(pair);
+    }
+    return out;
+  }
+
+  private pending(rows: readonly PairRow[]): PendingPair[] {
+    return this.pairs(rows).map(({ pending: _pending, ...pair }) => pair);
+  }
+}
+
+/** A feed position of a SQLite store: a change sequence (R68). */
+function positionNumber(position: string): number {
+  const n = Number(position);
+  if (position === '' || !/^\d+$/.test(position) || !Number.isSafeInteger(n)) throw new RangeError(`readPending: not a position of this store: ${JSON.stringify(position)}`);
+  return n;
+}

@@ -1,0 +1,304 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { isValidationError, validateIdentity, validateSessionKey } from '../core/index.js';
+import { createNoticeFeed, type NoticeFeed } from '../feed/index.js';
+import { errorDetails, guardedLogger, type Logger } from '../shared/logger.js';
+import { APP_CSS, APP_JS, pageHtml } from './assets.js';
+import { DEFAULT_PAGE, MAX_PAGE, type UiSource } from './source.js';
+
+/**
+ * The live view's HTTP server (R80-R89): node:http alone, one page, a JSON API of bounded pages,
+ * and one server-sent-event stream. Loopback by default (R87); any other address needs a token.
+ */
+
+/** R88: no inline script or style, nothing from another origin, no framing, no forms. */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+};
+
+export const TOKEN_COOKIE = 'ssk_ui_token';
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+export const DEFAULT_LIVE_POLL_MS = 250;
+const MAX_ACTIVITY_MINUTES = 24 * 60;
+const HEARTBEAT_MS = 15_000;
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export interface UiServerOptions {
+  source: UiSource;
+  /** Default 127.0.0.1. Anything but a loopback address needs `token` (R87). */
+  host?: string;
+  /** Default 0: any free port. */
+  port?: number;
+  token?: string;
+  /** How often the change token is polled while a page listens; default 250 ms. */
+  pollMs?: number;
+  logger?: Logger;
+}
+
+export interface UiServer {
+  /** The page's address (with ?token= when a token is set). */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** A request the API refuses: 400 with the field named, or 404. */
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+function intParam(params: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
+  const raw = params.get(name);
+  if (raw === null || raw === '') return fallback;
+  const n = /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new HttpError(400, `${name} must be an integer from ${min} to ${max}`, name);
+  return n;
+}
+
+function keyParam(params: URLSearchParams, name: string, required: true): string;
+function keyParam(params: URLSearchParams, name: string, required?: false): string | undefined;
+function keyParam(params: URLSearchParams, name: string, required = false): string | undefined {
+  const raw = params.get(name);
+  if (raw === null || raw === '') {
+    if (required) throw new HttpError(400, `${name} is required`, name);
+    return undefined;
+  }
+  try {
+    validateSessionKey(raw, name);
+  } catch (error) {
+    if (isValidationError(error)) throw new HttpError(400, error.message, name);
+    throw error;
+  }
+  return raw;
+}
+
+function agentParam(params: URLSearchParams, name: string, sessionKey: string): string {
+  const raw = params.get(name);
+  if (raw === null || raw === '') throw new HttpError(400, `${name} is required`, name);
+  try {
+    validateIdentity(sessionKey, raw);
+  } catch (error) {
+    if (isValidationError(error)) throw new HttpError(400, error.message, name);
+    throw error;
+  }
+  return raw;
+}
+
+/** Free text for search: bounded, no controls (it is only ever compared, never shown raw). */
+function textParam(params: URLSearchParams, name: string): string | undefined {
+  const raw = params.get(name);
+  if (raw === null || raw === '') return undefined;
+  if (raw.length > 200 || /[\u0000-\u001f\u007f]/.test(raw)) throw new HttpError(400, `${name} must be at most 200 characters without control characters`, name);
+  return raw;
+}
+
+function cookieToken(req: IncomingMessage): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === TOKEN_COOKIE) return decodeURIComponent(v.join('='));
+  }
+  return undefined;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
+  const { source } = options;
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token;
+  const loopback = isLoopbackHost(host);
+  // R87: a listener reachable from other machines without a secret is refused, not warned about.
+  if (!loopback && (token === undefined || token.length < 16)) throw new RangeError(`binding ${host} (not loopback) needs a token of at least 16 characters`);
+  const pollMs = options.pollMs ?? DEFAULT_LIVE_POLL_MS;
+  const logger = guardedLogger(options.logger ?? { warn: () => {}, error: () => {} });
+  const clients = new Set<ServerResponse>();
+  let poller: ReturnType<typeof setInterval> | undefined;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let feed: NoticeFeed | undefined;
+  let stopFeed: (() => void) | undefined;
+  let lastToken: number | string | undefined;
+  let polling = false;
+
+  const broadcast = (event: string, data: unknown) => {
+    const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    for (const res of clients) res.write(frame);
+  };
+
+  /** R86: the cheap token, polled only while a page listens; a change is one small event per page. */
+  const poll = async () => {
+    if (polling) return;
+    polling = true;
+    try {
+      const t = await source.changeToken();
+      if (lastToken !== undefined && t !== lastToken) broadcast('changed', { token: String(t) });
+      lastToken = t;
+    } catch (error) {
+      logger.error('ui: reading the change token failed; retrying', errorDetails(error));
+    } finally {
+      polling = false;
+    }
+  };
+
+  const startLive = () => {
+    void poll();
+    poller = setInterval(() => void poll(), pollMs);
+    heartbeat = setInterval(() => {
+      for (const res of clients) res.write(': keep-alive\n\n');
+    }, HEARTBEAT_MS);
+    // R86: notices come from the change feed, read from durable state (R60-R63).
+    feed = createNoticeFeed(source.feedSource(), { pollIntervalMs: pollMs, logger });
+    stopFeed = feed.subscribe((signal) => broadcast('notice', { watcherSessionKey: signal.watcherSessionKey }));
+  };
+  const stopLive = () => {
+    clearInterval(poller);
+    clearInterval(heartbeat);
+    stopFeed?.();
+    feed?.close();
+    poller = heartbeat = feed = stopFeed = undefined;
+    lastToken = undefined;
+  };
+
+  const authorized = (req: IncomingMessage, url: URL): boolean => {
+    if (token === undefined) return true;
+    const auth = req.headers.authorization;
+    const offered = (auth?.startsWith('Bearer ') ? auth.slice(7) : undefined) ?? url.searchParams.get('token') ?? cookieToken(req);
+    return offered !== undefined && offered !== null && sameSecret(offered, token);
+  };
+
+  const send = (res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}) => {
+    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body), ...extra });
+    res.end(body);
+  };
+  const json = (res: ServerResponse, status: number, value: unknown) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+
+  const api = async (path: string, p: URLSearchParams): Promise<unknown> => {
+    const limit = intParam(p, 'limit', DEFAULT_PAGE, 1, MAX_PAGE);
+    switch (path) {
+      case '/api/info':
+        return { label: source.label, readOnly: true, pageLimit: MAX_PAGE };
+      case '/api/sessions': {
+        const search = textParam(p, 'search');
+        const agent = textParam(p, 'agent');
+        const afterKey = keyParam(p, 'afterKey');
+        // A watcher-only row (R81) has no agent: its keyset is (key, '').
+        const after = afterKey === undefined ? undefined : { sessionKey: afterKey, agentId: p.get('afterAgent') ? agentParam(p, 'afterAgent', afterKey) : '' };
+        return source.sessions({ limit, ...(search ? { search } : {}), ...(agent ? { agent } : {}), ...(after ? { after } : {}) });
+      }
+      case '/api/timeline': {
+        const sessionKey = keyParam(p, 'session', true);
+        const agentId = agentParam(p, 'agent', sessionKey);
+        const before = p.get('before') ? intParam(p, 'before', 0, 1, Number.MAX_SAFE_INTEGER) : undefined;
+        const t = await source.timeline({ sessionKey, agentId, limit, ...(before === undefined ? {} : { before }) });
+        if (!t.head) throw new HttpError(404, 'no such session', 'session');
+        return t;
+      }
+      case '/api/watches': {
+        const session = keyParam(p, 'session');
+        const afterTarget = keyParam(p, 'afterTarget');
+        const afterWatcher = keyParam(p, 'afterWatcher');
+        const afterAgent = p.get('afterAgent');
+        const after =
+          afterTarget !== undefined && afterWatcher !== undefined && afterAgent
+            ? { targetAgentId: agentParam(p, 'afterAgent', afterTarget), targetSessionKey: afterTarget, watcherSessionKey: afterWatcher }
+            : undefined;
+        return source.watches({ limit, pending: p.get('pending') === '1', ...(session ? { session } : {}), ...(after ? { after } : {}) });
+      }
+      case '/api/activity':
+        return source.activity(intParam(p, 'minutes', 60, 1, MAX_ACTIVITY_MINUTES));
+      default:
+        throw new HttpError(404, 'no such endpoint');
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    // A page on another site can point a browser at 127.0.0.1 under its own name (DNS rebinding):
+    // on loopback without a token only our own host names are served.
+    if (token === undefined) {
+      const hostname = (req.headers.host ?? '').replace(/:\d+$/, '');
+      if (!isLoopbackHost(hostname)) return send(res, 421, 'text/plain; charset=utf-8', 'misdirected request: use the address printed by session-state-kit ui\n');
+    }
+    if (!authorized(req, url)) return send(res, 401, 'text/plain; charset=utf-8', 'a token is required: open the address printed by session-state-kit ui\n');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain; charset=utf-8', 'read-only: only GET\n', { allow: 'GET, HEAD' });
+    const cookie: Record<string, string> =
+      token !== undefined && url.searchParams.get('token') !== null ? { 'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/` } : {};
+    switch (url.pathname) {
+      case '/':
+        return send(res, 200, 'text/html; charset=utf-8', pageHtml(), cookie);
+      case '/app.js':
+        return send(res, 200, 'text/javascript; charset=utf-8', APP_JS);
+      case '/app.css':
+        return send(res, 200, 'text/css; charset=utf-8', APP_CSS);
+      case '/favicon.ico':
+        res.writeHead(204, SECURITY_HEADERS);
+        return void res.end();
+      case '/api/live': {
+        res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
+        res.write('retry: 1000\nevent: hello\ndata: {}\n\n');
+        clients.add(res);
+        if (clients.size === 1) startLive();
+        // The response closes when the page goes away (the request itself ended when it was read).
+        res.on('close', () => {
+          clients.delete(res);
+          if (clients.size === 0) stopLive();
+        });
+        return;
+      }
+      default:
+        if (!url.pathname.startsWith('/api/')) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+        try {
+          return json(res, 200, await api(url.pathname, url.searchParams));
+        } catch (error) {
+          if (error instanceof HttpError) return json(res, error.status, { error: error.message, ...(error.field ? { field: error.field } : {}) });
+          logger.error('ui: a read failed', { path: url.pathname, ...errorDetails(error) });
+          return json(res, 500, { error: error instanceof Error ? error.message : String(error) });
+        }
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      logger.error('ui: request failed', errorDetails(error));
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}/${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`,
+    port,
+    close: async () => {
+      stopLive();
+      for (const res of clients) res.end();
+      clients.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

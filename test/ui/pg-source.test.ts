@@ -1,0 +1,100 @@
+/**
+ * The live view on PostgreSQL (`ui --pg <url>`): the same pages as on SQLite, read on a session
+ * whose transactions are all read-only, from a store written by the real PostgreSQL adapter.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
+import { PgUiSource } from '../../src/ui/pg-source.js';
+import { startUiServer } from '../../src/ui/server.js';
+import { usePostgres } from '../postgres/server.js';
+import { runCli, useBuiltCli } from '../cli/helpers.js';
+import { startUi } from './browser.js';
+
+const pg = usePostgres();
+const cli = useBuiltCli();
+const MANAGER = 'agent:main:main';
+const CHILD = 'agent:main:subagent:research';
+let store: PostgresStore;
+let source: PgUiSource;
+let schema = '';
+
+beforeAll(async () => {
+  schema = pg.schema();
+  store = await createPostgresStore({ connectionString: pg.url(), schema, logger: pg.log });
+  await store.record({ sessionKey: CHILD, agentId: 'main', kind: 'child_spawned', actorType: 'agent', actorId: MANAGER, summary: 'child session spawned', watchers: [MANAGER] });
+  await store.record({ sessionKey: CHILD, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: '<b>not bold</b>', payload: { channel: 'telegram' } });
+  source = await PgUiSource.open(pg.url(), schema, 'test server');
+}, 120_000);
+
+afterAll(async () => {
+  await source?.close();
+  await store?.close();
+});
+
+describe('ui --pg', () => {
+  it('R81, R83: sessions and a timeline read as on SQLite', async () => {
+    const sessions = await source.sessions({ limit: 50 });
+    expect(sessions.rows).toEqual([
+      { sessionKey: MANAGER, agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true },
+      expect.objectContaining({ sessionKey: CHILD, agentId: 'main', stateVersion: 2, prunedMaxSequence: 0, earliestAvailableSequence: 1, lastActorType: 'human', lastKind: 'human_direct_message' }),
+    ]);
+    expect((await source.sessions({ limit: 1 })).next).toEqual({ sessionKey: MANAGER, agentId: '' });
+    expect((await source.sessions({ limit: 50, after: { sessionKey: MANAGER, agentId: '' } })).rows.map((r) => r.sessionKey)).toEqual([CHILD]);
+    expect((await source.sessions({ limit: 50, search: 'RESEARCH' })).rows).toHaveLength(1);
+    expect((await source.sessions({ limit: 50, agent: 'main' })).rows).toHaveLength(1);
+    expect((await source.sessions({ limit: 50, agent: 'other' })).rows).toHaveLength(0);
+    const t = await source.timeline({ sessionKey: CHILD, agentId: 'main', limit: 1 });
+    expect(t.events.map((e) => e.summary)).toEqual(['<b>not bold</b>']);
+    expect(t.next).toBe(2);
+    expect(t.gap).toBeUndefined();
+  });
+
+  it('R84: a pending notice carries the text pendingNotices returns', async () => {
+    const expected = await store.pendingNotices(MANAGER);
+    expect(expected).toHaveLength(1);
+    const page = await source.watches({ limit: 50, pending: true });
+    expect(page.rows.map((c) => c.noticeText)).toEqual([expected[0]!.text]);
+    expect(page.rows[0]).toMatchObject({ provenance: 'spawn', wake: 'immediate', pending: true });
+    expect((await source.watches({ limit: 50, session: MANAGER })).rows).toHaveLength(1);
+    expect((await source.listPending()).map((p) => p.watcherSessionKey)).toEqual([MANAGER]);
+  });
+
+  it('R86: the change token moves with a new event and with an ack', async () => {
+    const t0 = await source.changeToken();
+    expect(await source.changeToken()).toBe(t0);
+    await store.record({ sessionKey: CHILD, agentId: 'main', kind: 'goal_changed', actorType: 'human', summary: 'goal updated' });
+    const t1 = await source.changeToken();
+    expect(t1).not.toBe(t0);
+    await store.drainNotices(MANAGER);
+    const t2 = await source.changeToken();
+    expect(t2).not.toBe(t1);
+  });
+
+  it('R80: the session refuses writes, and the server serves the store', async () => {
+    const client = (source as unknown as { client: { query(sql: string): Promise<unknown> } }).client;
+    await expect(client.query(`CREATE TABLE "${schema}".ui_probe (a int)`)).rejects.toThrow(/read-only/);
+    const server = await startUiServer({ source });
+    try {
+      const res = await fetch(`${server.url}api/sessions`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { rows: unknown[] }).rows).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('R80, R87: the CLI serves a PostgreSQL store on loopback, and a schema without the tables is exit 3', async () => {
+    const ui = await startUi(cli.path(), ['--pg', pg.url(), '--schema', schema]);
+    try {
+      expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const res = await fetch(`${ui.url}api/timeline?session=${encodeURIComponent(CHILD)}&agent=main`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { head: { stateVersion: number } }).head.stateVersion).toBe(3);
+    } finally {
+      expect(await ui.stop()).toBe(0);
+    }
+    const empty = await runCli(cli.path(), ['ui', '--pg', pg.url(), '--schema', pg.schema()]);
+    expect(empty.code).toBe(3);
+    expect(empty.stderr).toMatch(/no session-state tables/);
+  });
+});
