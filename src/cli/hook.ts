@@ -1,8 +1,13 @@
+import { fstatSync, statSync } from 'node:fs';
 import type { Notice, NoticeAck, RecordInput, StateEvent } from '../../spec/index.js';
 import { parseAgentScopedKey, validateRecordInput } from '../core/index.js';
 import { noticesText } from '../tools/text.js';
+import { claudeCodeDedupeSpace } from '../integrations/claude-agent-sdk/events.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { EXIT, type ExitCode, type Io } from './io.js';
+
+/** T17: at most this many notices go into one prompt's context; the rest wait, counted in one line. */
+export const HOOK_MAX_NOTICES = 50;
 
 export const HOOK_USAGE = `session-state-kit hook claude-code --db <file> [--agent <id>]
 
@@ -14,11 +19,14 @@ A Claude Code hook (PROTOCOL.md T9). Reads the hook's JSON payload on stdin:
                      the model the session's pending notices as additional context
 
 A Claude Code session <session_id> is the session "agent:<agent>:<session_id>" (--agent, default
-claude-code). Notices are acknowledged only after they were printed. Input it cannot use
-(not JSON, another event, a session id that is not a valid key) is ignored: exit 0, nothing
-written, one line on stderr. A hook never blocks the person's prompt.
+claude-code). At most ${HOOK_MAX_NOTICES} notices are shown per prompt (one line counts the rest), and
+they are acknowledged only after they were printed to a reader (not when stdout is closed or
+/dev/null). Input it cannot use (not JSON, not UTF-8, another event, a session id that is not a
+valid key) is ignored: exit 0, nothing written, one line on stderr. A hook never blocks the
+person's prompt.
 
   --db <file>    SQLite state database (created if missing), shared with "session-state-kit mcp"
+                 (a file: '' and :memory: share nothing and are refused)
   --agent <id>   agent id of the session keys (default claude-code)
 
 In .claude/settings.json:
@@ -33,6 +41,19 @@ export const CLAUDE_CODE_AGENT = 'claude-code';
 const CHANNEL = 'claude-code';
 /** Hook payloads are small; a prompt with a pasted file is the largest. */
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * T18: the hook and the MCP server exist to share notices through one database file. An empty path
+ * or SQLite's `:memory:` (or a `file:` URI in memory mode) opens a private database that every
+ * other process misses and that is gone when the hook exits: refuse it by name.
+ */
+export function sharedDbProblem(path: string): string | undefined {
+  if (path.trim().length === 0) return '--db needs a file path; an empty path opens a private temporary database that no other process shares';
+  if (path === ':memory:' || (/^file:/i.test(path) && /[?&]mode=memory(&|$)/i.test(path))) {
+    return `--db ${JSON.stringify(path)} is an in-memory database: nothing would be stored or shared with other sessions; pass a file path`;
+  }
+  return undefined;
+}
 
 type HookEvent = 'SessionStart' | 'UserPromptSubmit';
 
@@ -54,6 +75,8 @@ export interface ClaudeCodeHookRun {
   write: (text: string) => Promise<void>;
   /** One diagnostic line (stderr). */
   warn: (line: string) => void;
+  /** T17: whether a successful write reached something that reads it (stdout closed or /dev/null: no). Default yes. */
+  reachesReader?: () => boolean;
 }
 
 export interface PlannedHook {
@@ -61,6 +84,9 @@ export interface PlannedHook {
   sessionKey: string;
   record: RecordInput;
 }
+
+/** T9, T17: the dedupe key space of an agent, shared with the Claude Agent SDK hooks (T30). */
+const dedupeSpace = claudeCodeDedupeSpace;
 
 /**
  * T9: what a payload asks for, decided before anything is opened, or the one-line reason to
@@ -85,7 +111,7 @@ export function planClaudeCodeHook(input: string, agentId: string): PlannedHook 
   const promptId = p['prompt_id'];
   const record: RecordInput =
     event === 'SessionStart'
-      ? { sessionKey, agentId, kind: 'created', actorType: 'system', summary: `session started via ${CHANNEL}`, dedupeKey: `${CHANNEL}:created:${sessionId}` }
+      ? { sessionKey, agentId, kind: 'created', actorType: 'system', summary: `session started via ${CHANNEL}`, dedupeKey: `${dedupeSpace(agentId)}:created:${sessionId}` }
       : {
           sessionKey,
           agentId,
@@ -94,7 +120,7 @@ export function planClaudeCodeHook(input: string, agentId: string): PlannedHook 
           summary: `human message via ${CHANNEL}`,
           payload: { channel: CHANNEL },
           onlyIfWatched: true,
-          ...(typeof promptId === 'string' && promptId.length > 0 ? { dedupeKey: `${CHANNEL}:prompt:${sessionId}:${promptId}` } : {}),
+          ...(typeof promptId === 'string' && promptId.length > 0 ? { dedupeKey: `${dedupeSpace(agentId)}:prompt:${sessionId}:${promptId}` } : {}),
         };
   try {
     validateRecordInput(record);
@@ -104,12 +130,21 @@ export function planClaudeCodeHook(input: string, agentId: string): PlannedHook 
   return { event, sessionKey, record };
 }
 
-/** T9: the additional context for the model, or undefined when there is nothing to say. */
-export function hookContext(plan: PlannedHook, notices: readonly Notice[]): string | undefined {
+/**
+ * T9, T17: the additional context for the model, or undefined when there is nothing to say. Shows
+ * the first HOOK_MAX_NOTICES notices (R26 order, as given) and one line counting the rest;
+ * `shown` is what it printed, the only notices the run may acknowledge.
+ */
+export function hookContext(plan: PlannedHook, notices: readonly Notice[], max = HOOK_MAX_NOTICES): { text: string; shown: Notice[] } | undefined {
   const lines: string[] = [];
   if (plan.event === 'SessionStart') lines.push(`Session-state key of this session: "${plan.sessionKey}". Pass it as watcherSessionKey to the session-state tools.`);
-  if (notices.length > 0) lines.push(noticesText(notices));
-  return lines.length > 0 ? lines.join('\n') : undefined;
+  const shown = notices.slice(0, max);
+  if (shown.length > 0) lines.push(noticesText(shown));
+  const more = notices.length - shown.length;
+  if (more > 0) {
+    lines.push(`${more} more pending ${more === 1 ? 'notice' : 'notices'} not shown here: call session_notices with watcherSessionKey "${plan.sessionKey}" to read them, or they follow with your next prompts.`);
+  }
+  return lines.length > 0 ? { text: lines.join('\n'), shown } : undefined;
 }
 
 /** T9: one hook run. Never throws: every failure is one line through `warn`, and the prompt goes on. */
@@ -129,15 +164,20 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
     const notices = await store.pendingNotices(plan.sessionKey);
     const context = hookContext(plan, notices);
     if (context === undefined) return;
-    const output = JSON.stringify({ hookSpecificOutput: { hookEventName: plan.event, additionalContext: context } });
+    const output = JSON.stringify({ hookSpecificOutput: { hookEventName: plan.event, additionalContext: context.text } });
     try {
       await run.write(`${output}\n`);
     } catch (error) {
       // Not printed, so not delivered: the notices stay pending for the next prompt.
       return run.warn(`could not write the hook output: ${error instanceof Error ? error.message : String(error)}`);
     }
-    // Delivered: acknowledge exactly the notices printed (a newer one stays pending).
-    if (notices.length > 0) await store.ackNotices(plan.sessionKey, notices);
+    if (context.shown.length === 0) return;
+    // T17: a write to a closed stdout (the OS hands the process /dev/null) succeeds, yet nobody read it.
+    if (run.reachesReader !== undefined && !run.reachesReader()) {
+      return run.warn(`stdout reaches no reader (closed or /dev/null): ${context.shown.length} notice(s) left pending, not acknowledged`);
+    }
+    // Delivered: acknowledge exactly the notices printed (a newer one, or one not shown, stays pending).
+    await store.ackNotices(plan.sessionKey, context.shown);
   } catch (error) {
     run.warn(`hook failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
@@ -160,9 +200,31 @@ function readStdin(): Promise<string> {
         reject(new Error(`input is larger than ${MAX_INPUT_BYTES} bytes`));
       } else chunks.push(chunk);
     });
-    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('end', () => {
+      // T17: a lossy decode would turn distinct session ids into one key (each bad byte becomes U+FFFD).
+      try {
+        resolve(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(Buffer.concat(chunks)));
+      } catch {
+        reject(new Error('input is not valid UTF-8'));
+      }
+    });
     process.stdin.on('error', reject);
   });
+}
+
+/**
+ * T17: whether stdout leads anywhere. Node gives a process whose stdout was closed /dev/null in its
+ * place, where every write succeeds; that device (and /dev/null given explicitly) reaches nobody.
+ */
+function stdoutReachesReader(): boolean {
+  try {
+    const out = fstatSync(1);
+    if (!out.isCharacterDevice()) return true;
+    const devNull = statSync('/dev/null');
+    return !(out.rdev === devNull.rdev && out.ino === devNull.ino && out.dev === devNull.dev);
+  } catch {
+    return true;
+  }
 }
 
 function writeStdout(text: string): Promise<void> {
@@ -192,6 +254,8 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
         ? `unexpected arguments: ${extra.join(' ')}`
         : values.db === undefined
           ? 'needs --db <file>'
+          : sharedDbProblem(values.db) !== undefined
+            ? sharedDbProblem(values.db)
           : !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(agentId)
             ? `--agent must be an agent id, got ${JSON.stringify(agentId)}`
             : undefined;
@@ -216,6 +280,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     agentId,
     warn,
     write: writeStdout,
+    reachesReader: stdoutReachesReader,
     openStore: async () => {
       const { loadSqlite } = await import('./load-sqlite.js');
       const { createSqliteStore } = await loadSqlite();
