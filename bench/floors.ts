@@ -10,9 +10,9 @@ import type { Limit } from './lib/report.js';
  * Raise a floor only from a reference run's figures, with the same margin. The append and
  * prune-cap floors were re-derived on 2026-12-02 after schema step 2 (no per-append row counter)
  * from two full runs, two `--filter append` runs and one smoke run on the same VM. Raised on
- * 2026-12-03 (issue 17) from the reference run bench/results/reference-2026-12-03.json and the
+ * 2026-12-03 from the reference run bench/results/reference-2026-12-03.json and the
  * smoke runs of that day (load 6-10), each about half of the lower of the two. The memory-store and
- drain floors were raised again that evening (issue 17) from the evening reference run and an idle
+ drain floors were raised again that evening from the evening reference run and an idle
  smoke run, about half of the lower. The 10- and 100-watcher append floors were raised on
  2026-12-04 after schema step 7, from bench/results/reference-2026-12-04.json and a smoke run.
  The prune, drain and pending floors were raised later that day from reference-2026-12-04b.json
@@ -86,6 +86,6 @@ export const LIMITS_FOR_CHECK: readonly Limit[] = [
   // --- memory: not a ratio; bytes of JS heap kept per append after a forced GC.
   // --- upstream-scan: the monitor reading a Claude Code transcript from offset 0 (8 MiB smoke, 100 MiB full; one id, both sizes).
   { id: 'upstream-scan/core', metric: 'ratioVsParse', min: 0.4, why: 'measured 0.8-1.2 against decode + JSON.parse of every line (2026-12-03, loaded VM): classification adds little to parsing; per-line regexes or a quadratic long-line reader would fall below' },
-  { id: 'upstream-scan/core', metric: 'rssGrowthMiB', max: 64, why: 'issue 13: a scan adds under 64 MiB resident memory, long lines included; measured +23.5 MiB (100 MiB file, fresh process)' },
+  { id: 'upstream-scan/core', metric: 'rssGrowthMiB', max: 64, why: 'U6: a scan adds under 64 MiB resident memory, long lines included; measured +23.5 MiB (100 MiB file, fresh process)' },
   { id: 'memory/sqlite', metric: 'heapSlopeBytesPerAppend', max: 8, why: 'measured 0.19-0.46 B/append over 50k appends; retaining one small object per append would exceed 16' },
 ];

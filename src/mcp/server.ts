@@ -27,7 +27,7 @@ import { NOTICES_URI_TEMPLATE, noticesUri, watcherOfUri } from './uri.js';
  */
 export interface SessionStateMcpOptions {
   store: ToolStore;
-  /** Drives notifications/resources/updated (D2); without it, subscriptions are accepted but never fire. */
+  /** Drives notifications/resources/updated (R60-R63); without it, subscriptions are accepted but never fire. */
   feed?: Pick<NoticeFeed, 'subscribe'>;
   /** Lists resources for watchers with pending notices; optional. */
   pending?: Required<Pick<PendingSource, 'listPending'>>;

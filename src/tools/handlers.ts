@@ -20,7 +20,7 @@ export interface ToolOutput<T> {
   text: string;
 }
 
-/** The unwatch method of the store contract (design D1); typed here so any store that has it works. */
+/** The unwatch method of the store contract (R52); typed here so any store that has it works. */
 export interface UnwatchRequest {
   watcherSessionKey: string;
   targetSessionKey: string;
@@ -173,7 +173,7 @@ export async function watchAfterSend(ctx: ToolContext, request: SendWatchRequest
   return sessionWatch(ctx, args);
 }
 
-/** T6: `session_unwatch` over the store's unwatch (D1): `unwatched` says whether a watch existed. */
+/** T6: `session_unwatch` over the store's unwatch (R52): `unwatched` says whether a watch existed. */
 export async function sessionUnwatch(ctx: ToolContext, args: unknown): Promise<ToolOutput<SessionUnwatchResult>> {
   const a = checkArgs<SessionUnwatchArgs>(SessionUnwatchArgs, args, ['watcherSessionKey', 'targetSessionKey']);
   const agentId = resolveAgentId(a.targetSessionKey, a.agentId, ctx.defaultAgentId);
