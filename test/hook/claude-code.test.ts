@@ -24,7 +24,7 @@ async function hook(store: MemoryStore, input: string, options: { write?: (text:
     agentId: options.agentId ?? 'claude-code',
     openStore: (): HookStore => {
       opened++;
-      return { record: (i) => store.record(i), pendingNotices: (w) => store.pendingNotices(w), ackNotices: (w, n) => store.ackNotices(w, n), close: () => undefined };
+      return { record: (i) => store.record(i), resetSession: (k) => store.resetSession(k), pendingNotices: (w) => store.pendingNotices(w), ackNotices: (w, n) => store.ackNotices(w, n), close: () => undefined };
     },
     write: options.write ?? (async (text) => void out.push(text)),
     warn: (line) => void warnings.push(line),
