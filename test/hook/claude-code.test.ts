@@ -9,6 +9,8 @@ import { tempDir, useBuiltCli } from '../cli/helpers.js';
 import { runHook } from './run-hook.js';
 
 const payload = (name: string) => readFileSync(join(import.meta.dirname, 'payloads', `${name}.json`), 'utf8');
+/** A recorded payload with one field changed (undefined drops it): only that field is wrong. */
+const withField = (name: string, field: string, value: unknown) => JSON.stringify({ ...(JSON.parse(payload(name)) as Record<string, unknown>), [field]: value });
 const SESSION = 'agent:claude-code:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11';
 const LEAD = 'agent:claude-code:lead';
 const T0 = 1_767_225_600_000;
@@ -154,10 +156,12 @@ describe('T9 Claude Code hook (recorded payloads, in-process)', () => {
     ['not JSON', '{"session_id": '],
     ['an array', '[]'],
     ['another event', payload('stop')],
-    ['no session id', JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'hi' })],
-    ['a numeric session id', JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 7 })],
-    ['a session id with a quote', JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'a"b' })],
-    ['a session id with a newline', JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'a\nb' })],
+    ['no session id', withField('user-prompt-submit', 'session_id', undefined)],
+    ['a numeric session id', withField('user-prompt-submit', 'session_id', 7)],
+    ['a session id with a quote', withField('session-start-startup', 'session_id', 'a"b')],
+    ['a session id with a newline', withField('session-start-startup', 'session_id', 'a\nb')],
+    ['a sub-agent id with a quote', withField('subagent-start', 'agent_id', 'a"b')],
+    ['a sub-agent id that is not a string', withField('subagent-stop', 'agent_id', 7)],
     ['an empty input', ''],
   ];
   it.each(unusable)('T9 %s: one warning, the store is never opened', async (_what, input) => {
