@@ -122,6 +122,12 @@ describe('T9 Claude Code hook (recorded payloads, in-process)', () => {
     await hook(store, payload('user-prompt-submit-with-prompt-id'));
     await hook(store, payload('user-prompt-submit-with-prompt-id'), { agentId: 'reviewer' });
     expect(kinds(REVIEWER, 'reviewer')).toEqual(['created', 'human_direct_message']);
+    // And a sub-agent's (T32): the same Claude Code sub-agent under each agent is a child of each.
+    await hook(store, payload('subagent-start'));
+    await hook(store, payload('subagent-start'), { agentId: 'reviewer' });
+    const child = (agentId: string) => store.changesSince({ sessionKey: `agent:${agentId}:subagent:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11:a7c41e09`, agentId, since: 0 }).stateChanges.events;
+    expect(child('claude-code').map((e) => e.dedupeKey)).toEqual(['claude-code:subagent:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11:a7c41e09']);
+    expect(child('reviewer').map((e) => e.dedupeKey)).toEqual(['claude-code@reviewer:subagent:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11:a7c41e09']);
   });
 
   it('T17 past HOOK_MAX_NOTICES it shows the first ones in R26 order, one line counting the rest, and acks exactly those shown', async () => {
