@@ -9,6 +9,8 @@ import { tempDir, useBuiltCli } from '../cli/helpers.js';
 import { runHook } from './run-hook.js';
 
 const payload = (name: string) => readFileSync(join(import.meta.dirname, 'payloads', `${name}.json`), 'utf8');
+/** A recorded payload with one field changed (undefined drops it): only that field is wrong. */
+const withField = (name: string, field: string, value: unknown) => JSON.stringify({ ...(JSON.parse(payload(name)) as Record<string, unknown>), [field]: value });
 const SESSION = 'agent:claude-code:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11';
 const LEAD = 'agent:claude-code:lead';
 const T0 = 1_767_225_600_000;
@@ -24,7 +26,7 @@ async function hook(store: MemoryStore, input: string, options: { write?: (text:
     agentId: options.agentId ?? 'claude-code',
     openStore: (): HookStore => {
       opened++;
-      return { record: (i) => store.record(i), pendingNotices: (w) => store.pendingNotices(w), ackNotices: (w, n) => store.ackNotices(w, n), close: () => undefined };
+      return { record: (i) => store.record(i), resetSession: (k) => store.resetSession(k), pendingNotices: (w) => store.pendingNotices(w), ackNotices: (w, n) => store.ackNotices(w, n), close: () => undefined };
     },
     write: options.write ?? (async (text) => void out.push(text)),
     warn: (line) => void warnings.push(line),
@@ -120,6 +122,12 @@ describe('T9 Claude Code hook (recorded payloads, in-process)', () => {
     await hook(store, payload('user-prompt-submit-with-prompt-id'));
     await hook(store, payload('user-prompt-submit-with-prompt-id'), { agentId: 'reviewer' });
     expect(kinds(REVIEWER, 'reviewer')).toEqual(['created', 'human_direct_message']);
+    // And a sub-agent's (T32): the same Claude Code sub-agent under each agent is a child of each.
+    await hook(store, payload('subagent-start'));
+    await hook(store, payload('subagent-start'), { agentId: 'reviewer' });
+    const child = (agentId: string) => store.changesSince({ sessionKey: `agent:${agentId}:subagent:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11:a7c41e09`, agentId, since: 0 }).stateChanges.events;
+    expect(child('claude-code').map((e) => e.dedupeKey)).toEqual(['claude-code:subagent:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11:a7c41e09']);
+    expect(child('reviewer').map((e) => e.dedupeKey)).toEqual(['claude-code@reviewer:subagent:3f6c1a52-7d0e-4c53-9a47-0b2f9e8d4c11:a7c41e09']);
   });
 
   it('T17 past HOOK_MAX_NOTICES it shows the first ones in R26 order, one line counting the rest, and acks exactly those shown', async () => {
@@ -154,10 +162,12 @@ describe('T9 Claude Code hook (recorded payloads, in-process)', () => {
     ['not JSON', '{"session_id": '],
     ['an array', '[]'],
     ['another event', payload('stop')],
-    ['no session id', JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'hi' })],
-    ['a numeric session id', JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 7 })],
-    ['a session id with a quote', JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'a"b' })],
-    ['a session id with a newline', JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'a\nb' })],
+    ['no session id', withField('user-prompt-submit', 'session_id', undefined)],
+    ['a numeric session id', withField('user-prompt-submit', 'session_id', 7)],
+    ['a session id with a quote', withField('session-start-startup', 'session_id', 'a"b')],
+    ['a session id with a newline', withField('session-start-startup', 'session_id', 'a\nb')],
+    ['a sub-agent id with a quote', withField('subagent-start', 'agent_id', 'a"b')],
+    ['a sub-agent id that is not a string', withField('subagent-stop', 'agent_id', 7)],
     ['an empty input', ''],
   ];
   it.each(unusable)('T9 %s: one warning, the store is never opened', async (_what, input) => {

@@ -12,8 +12,9 @@ import { parseAgentScopedKey, validateRecordInput } from '../../core/index.js';
 /**
  * The Claude hook events the kit acts on (PROTOCOL.md T9, T30-T34), decided from the payloads alone:
  * what to record, and whether the model is told its key and handed notices. Shared by every way
- * Claude Code reaches the kit (the Agent SDK's hook callbacks; the command hook is meant to move
- * onto it). Types come from the SDK and are erased at build time: nothing here loads the SDK.
+ * Claude Code reaches the kit: the Agent SDK's hook callbacks and the command hook
+ * (`session-state-kit hook claude-code`, T9). Types come from the SDK and are erased at build time:
+ * nothing here loads the SDK.
  */
 
 /** T9: the agent of a Claude Code session key, for the command hook and the SDK alike (one session, one key). */
