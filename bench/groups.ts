@@ -1,5 +1,7 @@
 import { appendGroup, appendSizeGroup } from './cases/append.js';
 import { changesSinceGroup } from './cases/changes-since.js';
+import { fanoutGroup } from './cases/fanout.js';
+import { feedGroup } from './cases/feed.js';
 import { latencyGroup } from './cases/latency.js';
 import type { BenchGroup } from './cases/context.js';
 import { memoryGroup } from './cases/memory.js';
@@ -8,4 +10,4 @@ import { pruneAgeGroup, pruneCapGroup } from './cases/prune.js';
 import { upstreamScanGroup } from './cases/upstream-scan.js';
 
 /** Run order: cheap groups first; the event logs changes-since builds are reused by append-size and prune. */
-export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, pendingGroup, memoryGroup, latencyGroup, upstreamScanGroup];
+export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, pendingGroup, memoryGroup, feedGroup, fanoutGroup, latencyGroup, upstreamScanGroup];

@@ -2,7 +2,7 @@
  * Where a drain's, an age prune's and a pending read's time goes:
  * `npx tsx bench/phases-drain-prune.ts [--pairs 1000] [--removed 1000] [--pending 10000] [--quick] [--only <substr>] [--part drain|prune|pending]`.
  *
- * The companion of bench/phases.ts (which does appends) for the two cases of issue 17 that stayed
+ * The companion of bench/phases.ts (which does appends) for the two append-work cases that stayed
  * under target longest: drain fan-in (1 watcher × n targets), prune by age, and the pending read
  * (1,000 watchers, as bench/run.ts's pending group). Each line rebuilds part of
  * the adapter's work on raw better-sqlite3 with the adapter's own SQL (exported as SQL from

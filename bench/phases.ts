@@ -16,7 +16,7 @@ import { measureInterleaved, type Budget, type TaskSpec } from './lib/measure.js
 import { formatDuration, renderTable } from './lib/report.js';
 
 const TARGET = 'agent:main:target';
-/** recordMany's batch in the issue's target (#17). */
+/** recordMany's batch size in the append targets (R9e). */
 const BATCH = 100;
 
 const USAGE = 'usage: tsx bench/phases.ts [--watchers 1,10] [--quick] [--rounds N] [--only <substr>]';

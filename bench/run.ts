@@ -29,7 +29,7 @@ function exposeGc(): () => void {
   };
 }
 
-function main(args: BenchArgs): number {
+async function main(args: BenchArgs): Promise<number> {
   const started = new Date();
   const t0 = performance.now();
   const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s`;
@@ -54,7 +54,7 @@ function main(args: BenchArgs): number {
     for (const g of groups) {
       const g0 = performance.now();
       try {
-        raw.push(...g.run(ctx));
+        raw.push(...(await g.run(ctx)));
       } catch (error) {
         const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
         errors.push({ group: g.group, error: message });
@@ -136,9 +136,11 @@ if (args.filter !== undefined && (args.filter === 'postgres' || args.filter.star
       process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exitCode = 1;
     });
-} else try {
-  process.exitCode = main(args);
-} catch (error) {
-  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
+} else {
+  main(args)
+    .then((code) => void (process.exitCode = code))
+    .catch((error: unknown) => {
+      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    });
 }

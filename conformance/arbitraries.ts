@@ -12,6 +12,8 @@ export const MAIN = 'main';
 export const OPS = 'ops';
 export const PARENT = 'agent:main:main';
 export const PEER = 'agent:main:peer';
+/** R1/R20: keys are exact identifiers; this one differs from PEER only in case (a case-folding store merges them). */
+export const PEER_CASE = 'agent:main:Peer';
 export const CHILD = 'agent:main:subagent:child';
 export const LEAD = 'agent:main:subagent:lead';
 export const OPS_MAIN = 'agent:ops:main';
@@ -25,13 +27,14 @@ export type Identity = readonly [sessionKey: string, agentId: string];
 export const IDENTITIES: readonly Identity[] = [
   [PARENT, MAIN],
   [PEER, MAIN],
+  [PEER_CASE, MAIN],
   [CHILD, MAIN],
   [OPS_MAIN, OPS],
   [OPS_SUB, OPS],
   [GLOBAL, MAIN],
   [GLOBAL, OPS],
 ];
-export const AGENT_SCOPED_WATCHERS = [PARENT, PEER, CHILD, LEAD, OPS_MAIN, OPS_SUB] as const;
+export const AGENT_SCOPED_WATCHERS = [PARENT, PEER, PEER_CASE, CHILD, LEAD, OPS_MAIN, OPS_SUB] as const;
 export const BARE_WATCHERS = [GLOBAL, BARE_MAIN] as const;
 /** Every key a notice could (wrongly) be queued for. */
 export const WATCHERS: readonly string[] = [...AGENT_SCOPED_WATCHERS, ...BARE_WATCHERS];
@@ -39,6 +42,8 @@ export const ACTOR_IDS: readonly string[] = [PARENT, PEER, CHILD, LEAD, OPS_MAIN
 
 const SUMMARIES = ['human message via telegram', 'goal updated', 'message from another session', 'child run completed', 'session compacted', 'state changed'];
 const SKEWS = [-2 * DAY, -25 * HOUR, -DAY, -23 * HOUR, -HOUR, -1, 1, HOUR, 2 * DAY];
+/** R6: absolute occurredAt values the schema allows at its ends (clamped into the last day). */
+export const EDGE_TIMES = [0, 1, Number.MAX_SAFE_INTEGER] as const;
 export const DEDUPE_KEYS = ['d1', 'd2', 'd3'];
 
 export const NOTIFY_KINDS = EVENT_KINDS.filter((k) => NOTIFY_CLASS[k] === 'notify');
@@ -124,6 +129,7 @@ export function recordDraft(shape: RecordShape = {}): fc.Arbitrary<Draft> {
       sessionId: fc.option(fc.constant('sess-1'), { nil: undefined, freq: 6 }),
       onlyIfWatched: shape.onlyIfWatched ? fc.option(fc.constant(true), { nil: undefined, freq: 4 }) : fc.constant(undefined),
       skew: shape.skew === false ? fc.constant(undefined) : fc.option(fc.constantFrom(...SKEWS), { nil: undefined, freq: 3 }),
+      edge: shape.skew === false ? fc.constant(undefined) : fc.option(fc.constantFrom(...EDGE_TIMES), { nil: undefined, freq: 12 }),
     })
     .chain((r) => payloadFor(r.kind).map((payload) => ({ ...r, payload })))
     .map((r) => {
@@ -140,6 +146,7 @@ export function recordDraft(shape: RecordShape = {}): fc.Arbitrary<Draft> {
         dedupeKey: r.dedupeKey,
         watchers: r.watchers,
         onlyIfWatched: r.onlyIfWatched,
+        occurredAt: r.skew === undefined ? r.edge : undefined,
       });
       return r.skew === undefined ? { cmd: { op: 'record', args: [input] } } : { cmd: { op: 'record', args: [input] }, skew: r.skew };
     });
@@ -237,6 +244,34 @@ export const pruneDraft = fc.constant(simple('prune'));
 export const restartDraft = fc.constant(simple('restart'));
 export const resetDraft = fc.constantFrom(...WATCHERS, ...IDENTITIES.map((i) => i[0])).map((k) => simple('resetSession', [k]));
 export const deleteDraft = identity.map((id) => simple('deleteSession', [id[0], id[1]]));
+/** R51: a bare key exists under several agents; deleting one agent's must leave the other's watches. */
+export const bareDeleteDraft = fc.constantFrom<Identity>([GLOBAL, MAIN], [GLOBAL, OPS]).map((id) => simple('deleteSession', [id[0], id[1]]));
+
+/** R51: a watch on one agent's bare session, then a delete of the same key under either agent. */
+export function bareDeleteDrafts(): fc.Arbitrary<Draft[]> {
+  return fc
+    .record({ w: fc.constantFrom(PARENT, PEER, OPS_MAIN), a: fc.constantFrom(MAIN, OPS), b: fc.constantFrom(MAIN, OPS) })
+    .map(({ w, a, b }) => [
+      { cmd: { op: 'record', args: [{ sessionKey: GLOBAL, agentId: a, kind: 'goal_changed', actorType: 'human', summary: 'goal updated', watchers: [w] }] } },
+      simple('deleteSession', [GLOBAL, b]),
+    ]);
+}
+
+/**
+ * R26: more targets pending for one watcher than a bounded queue would hold (a production queue
+ * dropped all but the last 20): 21 to 26 sessions changed by a person, each naming the watcher,
+ * then a read of the watcher's notices.
+ */
+export function fanOutDrafts(): fc.Arbitrary<Draft[]> {
+  return fc
+    .record({ w: fc.constantFrom(PARENT, PEER_CASE, OPS_MAIN), n: fc.integer({ min: 21, max: 26 }), agent: fc.constantFrom(MAIN, OPS) })
+    .map(({ w, n, agent }) => [
+      ...Array.from({ length: n }, (_, i): Draft => ({
+        cmd: { op: 'record', args: [{ sessionKey: `agent:${agent}:fan-${String(i).padStart(2, '0')}`, agentId: agent, kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram', watchers: [w] }] },
+      })),
+      simple('pendingNotices', [w]),
+    ]);
+}
 
 // ---- bad input (R9): each mutation breaks exactly one field, so the expected field is known ----
 
@@ -299,9 +334,11 @@ export interface ScriptShape {
   onlyIfWatched?: boolean;
 }
 
-/** The general mix: every operation, weighted towards records and notice traffic. */
+/** The general mix: every operation, weighted towards records and notice traffic, now and then a fan-out burst (R26). */
 export function genericDrafts(shape: ScriptShape): fc.Arbitrary<Draft[]> {
-  return fc.array(genericDraft(shape), { maxLength: shape.maxLength, size: 'max' });
+  return fc
+    .array(fc.oneof({ arbitrary: genericDraft(shape).map((d) => [d]), weight: 60 }, { arbitrary: fanOutDrafts(), weight: 1 }, { arbitrary: bareDeleteDrafts(), weight: 2 }), { maxLength: shape.maxLength, size: 'max' })
+    .map((parts) => parts.flat());
 }
 
 /** One command of the general mix. */
@@ -321,6 +358,7 @@ export function genericDraft(shape: Omit<ScriptShape, 'maxLength'>): fc.Arbitrar
     { arbitrary: restartDraft, weight: 2 },
     { arbitrary: resetDraft, weight: 1 },
     { arbitrary: deleteDraft, weight: 1 },
+    { arbitrary: bareDeleteDraft, weight: 1 },
   ];
   if (shape.months !== false) parts.push({ arbitrary: advanceMonth, weight: 1 });
   if (shape.invalid) parts.push({ arbitrary: invalidDraft, weight: 2 });
@@ -346,17 +384,17 @@ export const refusedClockDraft: fc.Arbitrary<Draft> = fc
 
 /** The `model` property's mix (and the random vectors'): the general one with bad input, fractional clocks and refused clocks. */
 export function modelDrafts(maxLength: number): fc.Arbitrary<Draft[]> {
-  return fc.array(
-    fc.oneof(
-      { arbitrary: genericDraft({ invalid: true }), weight: 16 },
-      { arbitrary: ambientWatchDraft(), weight: 1 },
-      { arbitrary: unwatchDraft(), weight: 1 },
-      { arbitrary: ackDraft(), weight: 1 },
-      { arbitrary: advanceFraction, weight: 1 },
-      { arbitrary: refusedClockDraft, weight: 1 },
-    ),
-    { maxLength, size: 'max' },
+  const one = fc.oneof(
+    { arbitrary: genericDraft({ invalid: true }), weight: 16 },
+    { arbitrary: ambientWatchDraft(), weight: 1 },
+    { arbitrary: unwatchDraft(), weight: 1 },
+    { arbitrary: ackDraft(), weight: 1 },
+    { arbitrary: advanceFraction, weight: 1 },
+    { arbitrary: refusedClockDraft, weight: 1 },
   );
+  return fc
+    .array(fc.oneof({ arbitrary: one.map((d) => [d]), weight: 60 }, { arbitrary: fanOutDrafts(), weight: 1 }, { arbitrary: bareDeleteDrafts(), weight: 2 }), { maxLength, size: 'max' })
+    .map((parts) => parts.flat());
 }
 
 /** Store options: the real limits, or small ones so pruning and cursor expiry really happen. */

@@ -66,7 +66,20 @@ const DESIGNATED: Record<string, string> = {
   'unwatch-keeps-notice': 'R52-unwatch',
   'ack-ignores-last-seen': 'R27b-ack-notices',
   'batch-not-atomic': 'R9e-record-many',
+  'watcher-queue-capped': 'R24-one-pending-notice',
+  'watcher-case-folded': 'R24-one-pending-notice',
+  'fractional-clock-drops': 'R6-clock',
+  'delete-drops-other-agents': 'R24-one-pending-notice',
+  'spawn-seeds-self': 'R9b-only-if-watched',
+  'prunes-on-dedupe-hit': 'R33-history-gap',
+  'link-template-lax': 'R23b-link-template',
 };
+
+/**
+ * Bugs found in a production implementation (and one mutant) that the generators once never
+ * reached: each must be caught by the default run (each property's own case count, any seed).
+ */
+const DEFAULT_RUN = ['watcher-queue-capped', 'watcher-case-folded', 'fractional-clock-drops', 'delete-drops-other-agents', 'spawn-seeds-self'];
 
 describe('broken implementations', () => {
   it('the unmodified variant (the control) passes every property', async () => {
@@ -95,6 +108,14 @@ describe('broken implementations', () => {
     expect(caught.filter((n) => n !== 'model' && n !== 'vectors'), `${b.name} was caught only by comparison with the reference`).not.toEqual([]);
     expect(caught, `${b.name} (${b.rule}: ${b.what}) must be caught by ${designated} on its own`).toContain(designated);
   }, 60_000);
+
+  it.each(DEFAULT_RUN)('%s is caught by the default run, by its designated property', async (name) => {
+    const b = BROKEN.find((x) => x.name === name)!;
+    for (const seed of [SEED, 7]) {
+      const r = await runConformance(b.create, { seed, shrink: false, properties: [DESIGNATED[name]!] });
+      expect(r.passed, `${name} with seed ${seed}`).toBe(false);
+    }
+  }, 120_000);
 
   it.each(['head-regresses', 'prune-without-watermark', 'gap-by-arithmetic'])('%s is caught at the real 50,000-row / 30-day limits', async (name) => {
     const b = BROKEN.find((x) => x.name === name)!;

@@ -9,7 +9,6 @@
  * returned: separate OS processes on one backing store, as real deployments run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { Compile } from 'typebox/compile';
 import {
   STORE_OPS,
@@ -24,6 +23,7 @@ import {
   type WireOp,
 } from '../spec/index.js';
 import type { OpenHandle } from './handles.js';
+import { readLines } from './lines.js';
 
 const responseCheck = Compile(WireResponse);
 const helloCheck = Compile(WireHello);
@@ -110,7 +110,8 @@ function connect(command: string, options: ExecOptions): Connection {
     c.stdin!.on('error', (error) => failAll(new Error(`cannot write to the implementation: ${error.message}`)));
     c.on('error', (error) => failAll(new Error(`cannot start ${JSON.stringify(command)}: ${error.message}`)));
     c.on('exit', (code, signal) => failAll(new Error(`the implementation exited (${signal ?? `code ${code}`})`)));
-    createInterface({ input: c.stdout! }).on('line', (line) => {
+    // W1: responses are framed on LF bytes only (conformance/lines.ts).
+    readLines(c.stdout!, (line) => {
       if (line.trim() === '') return;
       let msg: unknown;
       try {

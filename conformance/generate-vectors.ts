@@ -702,7 +702,7 @@ export function randomSpecs(): VectorSpec[] {
   });
 }
 
-// ---- trust at the edges (issue 12): hostile keys, opaque ids, field order, clock reads, notice link --
+// ---- trust at the edges (R1, R3, R6, R9a, R23b): hostile keys, opaque ids, field order, clock reads, notice link --
 
 const HOSTILE_KEY_CHARS: [string, string][] = [
   ['U+061C arabic letter mark (Cf, bidi)', '\u061c'],
@@ -842,6 +842,144 @@ export const HARDENING_VECTORS: VectorSpec[] = [
       drain(PARENT),
       human(),
       drain(PARENT),
+    ],
+  },
+  // ---- what an independent implementer, building from PROTOCOL.md alone, could read two ways ----
+  {
+    name: 'r01-r03-lengths-in-code-points',
+    rules: ['R1', 'R3', 'R9'],
+    description:
+      'Lengths count Unicode code points, as JSON Schema maxLength does: a key of 512 code points is accepted even when 501 of them are astral (1,013 UTF-16 code units), so is one of 300 astral characters; 513 code points is a ValidationError on sessionKey. A summary holds 200 code points (200 astral characters included) and not 201; an opaque id 512.',
+    script: [
+      human(`agent:main:${'\u{1F600}'.repeat(501)}`),
+      version(`agent:main:${'\u{1F600}'.repeat(501)}`),
+      version(`agent:main:${'\u{1F600}'.repeat(502)}`),
+      human(`agent:main:${'\u{1F600}'.repeat(300)}`),
+      human(CHILD, { summary: '\u{1F600}'.repeat(200) }),
+      human(CHILD, { summary: '\u{1F600}'.repeat(201) }),
+      human(CHILD, { dedupeKey: '\u{1F600}'.repeat(512) }),
+      human(CHILD, { dedupeKey: '\u{1F600}'.repeat(513) }),
+      human(CHILD, { runId: 'x'.repeat(513) }),
+      version(CHILD),
+    ],
+  },
+  {
+    name: 'r06-clock-upper-bound',
+    rules: ['R6', 'R43'],
+    description:
+      'A clock reading above 2^53 - 1 (the largest time an event can hold) is refused with ClockError like a negative one, by every call that reads the clock; 2^53 - 1 itself is a valid reading (occurredAt is clamped to it), and a read that does not need the clock still answers.',
+    script: [
+      human(),
+      advance(Number.MAX_SAFE_INTEGER - T0),
+      human(CHILD, { occurredAt: 0 }),
+      advance(1),
+      human(),
+      drain(PARENT),
+      prune,
+      restart,
+      version(CHILD),
+      advance(-1),
+      since(CHILD, 0),
+    ],
+  },
+  {
+    name: 'r06-clock-bare-drain-and-rewatch',
+    rules: ['R6', 'R21b', 'R27', 'R27b'],
+    description:
+      'With the clock refused, a drain or an ack reads it whatever the watcher (a bare one, which can hold no notice, too) and whether or not anything matches; an accepted watch reads it even when it then writes nothing (an ambient re-registration, R21b); a watch R21 refuses and unwatch do not read it.',
+    script: [
+      ambient(COORD, CHILD),
+      advance(-(T0 + 1)),
+      drain('global'),
+      { op: 'ackNotices', args: ['global', []] },
+      { op: 'ackNotices', args: [COORD, []] },
+      ambient(COORD, CHILD),
+      watch(CHILD, CHILD),
+      unwatch(COORD, PEER),
+      advance(T0 + 1),
+      unwatch(COORD, CHILD),
+    ],
+  },
+  {
+    name: 'r14-no-self-seed',
+    rules: ['R14', 'R11', 'R9b'],
+    description:
+      'A child_spawned that names its own session among the watchers seeds no cursor of the session on itself (R14 seeds only watchers other than the event\'s key, as R11 does), so the session stays unwatched for onlyIfWatched (R9b); the other watcher is seeded as usual.',
+    script: [
+      rec({ sessionKey: PEER, agentId: A, kind: 'child_spawned', actorType: 'agent', actorId: PEER, runId: 'r1', summary: 'child session spawned', watchers: [PEER] }),
+      human(PEER, { onlyIfWatched: true }),
+      version(PEER),
+      rec({ sessionKey: PEER, agentId: A, kind: 'child_spawned', actorType: 'agent', actorId: PARENT, runId: 'r2', summary: 'child session spawned', watchers: [PEER, PARENT] }),
+      human(PEER, { onlyIfWatched: true }),
+      pending(PARENT),
+      pending(PEER),
+    ],
+  },
+  {
+    name: 'r24-r27b-context-key-edges',
+    rules: ['R24', 'R27b', 'R9'],
+    description:
+      'A store writes context keys in lowercase; decoding reads the whole key case-insensitively (prefix and hex digits), so an ack quoting it in uppercase names the same pair and acks it. A key with an empty segment, an odd number of digits or a foreign prefix names no pair and acks nothing. A contextKey longer than 4,096 characters is a ValidationError on notices.<i>.contextKey (NoticeAcks), not a foreign key.',
+    script: [
+      watch(COORD, PEER),
+      human(PEER),
+      { op: 'ackNotices', args: [COORD, [{ contextKey: 'session-state::6167656e743a6d61696e3a70656572', lastSeenSequence: 0 }]] },
+      { op: 'ackNotices', args: [COORD, [{ contextKey: 'session-state:6d61696e:', lastSeenSequence: 0 }]] },
+      { op: 'ackNotices', args: [COORD, [{ contextKey: 'session-state:6d61696e:6167656e743a6d61696e3a7065657', lastSeenSequence: 0 }]] },
+      { op: 'ackNotices', args: [COORD, [{ contextKey: `session-state:6d61696e:${'61'.repeat(2100)}`, lastSeenSequence: 0 }]] },
+      pending(COORD),
+      { op: 'ackNotices', args: [COORD, [{ contextKey: 'session-state:6D61696E:6167656E743A6D61696E3A70656572', lastSeenSequence: 0 }]] },
+      watch(COORD, CHILD),
+      human(CHILD),
+      { op: 'ackNotices', args: [COORD, [{ contextKey: 'SESSION-STATE:6D61696E:6167656E743A6D61696E3A7375626167656E743A6368696C64', lastSeenSequence: 0 }]] },
+      pending(COORD),
+    ],
+  },
+  {
+    name: 'r09a-payload-and-call-field-order',
+    rules: ['R9', 'R9a', 'R4', 'R1', 'R52', 'R27b', 'R21b'],
+    description:
+      'Inside a payload the error names, in this order: a missing required field (in its schema\'s order), then the first unknown field (in the payload\'s own key order), then the first bad value (in schema order). watch checks provenance after agentId; unwatch checks its fields in schema order and then R1\'s agent agreement; an ackNotices entry checks contextKey before lastSeenSequence, and ignores other fields.',
+    script: [
+      rec({ sessionKey: CHILD, agentId: A, kind: 'adopted', actorType: 'system', summary: 'x', payload: { catalogId: 5, zzz: 1 } }),
+      rec({ sessionKey: CHILD, agentId: A, kind: 'run_failed', actorType: 'system', summary: 'x', payload: { zzz: 1, outcome: 'nope' } }),
+      human(CHILD, { payload: { turns: 0, channel: 5 } }),
+      human(CHILD, { payload: { b: 1, a: 1 } }),
+      { op: 'watch', args: [{ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: 5, provenance: 'loud' }] },
+      { op: 'watch', args: [{ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A, provenance: 'loud' }] },
+      { op: 'unwatch', args: [{ agentId: 'other', targetSessionKey: '', watcherSessionKey: '' }] },
+      { op: 'unwatch', args: [{ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: 'ops' }] },
+      { op: 'unwatch', args: [{ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A, provenance: 'explicit' }] },
+      { op: 'ackNotices', args: [COORD, [{ lastSeenSequence: -1, contextKey: 5 }]] },
+      { op: 'ackNotices', args: [COORD, [{ contextKey: 'session-state:6d61696e:61', lastSeenSequence: 0, wake: 'immediate', extra: 1 }]] },
+      version(CHILD),
+    ],
+  },
+  {
+    name: 'r23b-template-edges',
+    rules: ['R23b', 'R23'],
+    description:
+      'Beyond its scheme, characters and length nothing in a noticeLink template is parsed: no host is required, a % is kept as written, every occurrence of {sessionKey} and {agentId} is replaced (percent-encoded as encodeURIComponent does), and other brace text, an unclosed placeholder included, stays as written.',
+    options: { noticeLink: "https:///{agentId}/%zz/{other}/{sessionKey}-{sessionKey}?q='{agentId}'&p={sessionKey" },
+    script: [watch(COORD, "agent:main:a {x} 100%"), human("agent:main:a {x} 100%"), pending(COORD)],
+  },
+  {
+    name: 'r43-no-prune-on-dedupe-hit',
+    rules: ['R43', 'R8', 'R33'],
+    description:
+      'Pruning happens only where R43 says: a dedupe hit, a record skipped by onlyIfWatched, reads and acks do not prune, even when the interval has passed and the log is over its cap, so historyGap stays false until the next successful insert prunes.',
+    options: { maxRows: 2 },
+    script: [
+      human(CHILD, { dedupeKey: 'd1' }),
+      human(CHILD),
+      human(CHILD),
+      advance(2 * HOUR),
+      human(CHILD, { dedupeKey: 'd1' }),
+      human('agent:main:unwatched', { onlyIfWatched: true }),
+      drain(PARENT),
+      since(CHILD, 0),
+      human(PEER),
+      since(CHILD, 0),
     ],
   },
 ];

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../src/memory/index.js';
+import { PEER, PEER_CASE } from './arbitraries.js';
 import { PROPERTIES } from './properties/index.js';
 import { Clock, execute, openStore, type Command, type Scenario } from './script.js';
 
@@ -65,4 +66,46 @@ describe('generators reach what their properties check', () => {
     // One handle: nothing names a handle, so scripts read as before.
     expect(sample(name, 20).every((sc) => sc.commands.every((c) => c.handle === undefined))).toBe(true);
   });
+
+  // Bugs a production implementation shipped that the generators once never reached
+  // (conformance/broken: watcher-queue-capped, watcher-case-folded, fractional-clock-drops,
+  // delete-drops-other-agents).
+  it.each(['model', 'R24-one-pending-notice'])('%s: some scripts have more than 20 targets pending for one watcher (R26)', async (name) => {
+    const rate = await share(sample(name, 100), (store) => {
+      const perWatcher = new Map<string, number>();
+      for (const c of cursors(store)) if (c.notifiedSequence > c.lastSeenSequence) perWatcher.set(c.watcherSessionKey, (perWatcher.get(c.watcherSessionKey) ?? 0) + 1);
+      return [...perWatcher.values()].some((n) => n > 20);
+    });
+    expect(rate).toBeGreaterThanOrEqual(0.1);
+  }, 30_000);
+
+  it.each(['model', 'R24-one-pending-notice'])('%s: some scripts raise a notice for agent:main:Peer, a key that differs from agent:main:peer only in case (R20)', async (name) => {
+    const rate = await share(sample(name, 100), (store) => cursors(store).some((c) => c.watcherSessionKey === PEER_CASE && c.notifiedSequence > c.lastSeenSequence));
+    expect(rate).toBeGreaterThanOrEqual(0.2);
+    expect(PEER_CASE.toLowerCase()).toBe(PEER);
+  }, 30_000);
+
+  it.each(['model', 'R6-clock'])('%s: some scripts record on a fractional clock reading, and some with an occurredAt at an end of its range (R6)', (name) => {
+    const scripts = sample(name, 100);
+    let t = 0;
+    const fractional = scripts.filter((sc) => {
+      t = 0;
+      return sc.commands.some((c) => {
+        if (c.op === 'advance') t += c.args[0] as number;
+        return c.op === 'record' && !Number.isInteger(t);
+      });
+    }).length;
+    const edge = scripts.filter((sc) => sc.commands.some((c) => c.op === 'record' && [0, 1, Number.MAX_SAFE_INTEGER].includes((c.args[0] as { occurredAt?: number }).occurredAt as number))).length;
+    expect(fractional / scripts.length).toBeGreaterThanOrEqual(0.2);
+    expect(edge / scripts.length).toBeGreaterThanOrEqual(0.2);
+  });
+
+  it.each(['model', 'R24-one-pending-notice'])('%s: some scripts delete one agent\'s bare session while a watch on another agent\'s stays pending (R51)', async (name) => {
+    const rate = await share(sample(name, 100), (store, cmd) => {
+      if (cmd.op !== 'deleteSession') return false;
+      const [key, agent] = cmd.args as [string, string];
+      return cursors(store).some((c) => c.targetSessionKey === key && c.targetAgentId !== agent && c.notifiedSequence > c.lastSeenSequence);
+    });
+    expect(rate).toBeGreaterThanOrEqual(0.1);
+  }, 30_000);
 });

@@ -1,5 +1,5 @@
 /**
- * Multi-handle mode (design D1, PROTOCOL.md "Conformance wire protocol", conformance/README.md):
+ * Multi-handle mode (W8, PROTOCOL.md "Conformance wire protocol"):
  * an implementation may open several handles on one backing store (connections to one SQLite
  * file, processes behind `--exec`, clients of one PostgreSQL database). The suite then spreads the
  * commands of its model-based properties over the handles, and checks that every handle sees the

@@ -56,6 +56,21 @@ describe('conformance over the wire protocol (child process)', () => {
     expect(r.properties.map((p) => [p.name, p.passed])).toEqual(properties.map((n) => [n, true]));
   }, 180_000);
 
+  it('W4/W8: an extra handle takes the first handle\'s noticeLink, and its notices carry the link (R23b)', async () => {
+    const f = spawnServer('--store sqlite-file', true);
+    let t = 1767225600000;
+    const options = { now: () => t, noticeLink: 'https://ui.example/{agentId}/{sessionKey}' };
+    const first = await f(options);
+    const other = await f.openHandle!(first, options);
+    await other.watch({ watcherSessionKey: 'agent:main:main', targetSessionKey: 'agent:main:peer', agentId: 'main' });
+    t += 1000;
+    await first.record({ sessionKey: 'agent:main:peer', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram' });
+    const [notice] = await other.pendingNotices('agent:main:main');
+    expect(notice!.text).toContain('Open: [session](<https://ui.example/main/agent%3Amain%3Apeer>) ');
+    await other.close();
+    await first.close();
+  }, 60_000);
+
   it('W8: a server that cannot share its store says so instead of pretending', async () => {
     const f = spawnServer('--store memory', true);
     const r = await runConformance(f, { seed: 1, runs: 1, properties: ['R20-R27-handles-agree'], handles: 2 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Compile } from 'typebox/compile';
 import { ConformanceVector, type StoreFactory, type VectorExpectation } from '../spec/index.js';
+import { renameStore } from './renumber.js';
 import { Clock, callStore, closeQuietly, describeOutcome, formatCommand, openStore, plain, type Command, type Outcome, type Scenario } from './script.js';
 
 const check = Compile(ConformanceVector);
@@ -67,7 +68,8 @@ export interface VectorRun {
  */
 export async function runVector(factory: StoreFactory, v: ConformanceVector): Promise<VectorRun> {
   const clock = new Clock(v.startAt);
-  const store = await openStore(factory, clock, v.options);
+  // W6: sequences compare up to an order-preserving renaming (conformance/renumber.ts).
+  const store = renameStore(await openStore(factory, clock, v.options));
   try {
     for (const [i, s] of v.steps.entries()) {
       clock.t = s.now;

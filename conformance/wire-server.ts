@@ -3,7 +3,6 @@
  * implementation in another language writes for itself (PROTOCOL.md "Conformance wire protocol"); here it proves the
  * protocol, serving our own stores (conformance/stdio-server.ts).
  */
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { Compile } from 'typebox/compile';
 import {
@@ -19,6 +18,7 @@ import {
   type WireError,
   type WireResponse,
 } from '../spec/index.js';
+import { readLines, type LineReader } from './lines.js';
 
 const requestCheck = Compile(WireRequest);
 
@@ -73,12 +73,12 @@ export function serveWire(factory: StoreFactory, streams: WireStreams, implement
   const write = (r: WireResponse) => io.output.write(`${JSON.stringify(r)}\n`);
 
   return new Promise((resolve) => {
-    const lines = createInterface({ input: io.input });
+    let lines: LineReader | undefined;
     let finished = false;
     const finish = async () => {
       if (finished) return;
       finished = true;
-      lines.close();
+      lines?.close();
       try {
         await store?.close();
       } catch {
@@ -146,11 +146,15 @@ export function serveWire(factory: StoreFactory, streams: WireStreams, implement
       }
     };
 
-    lines.on('line', (line) => {
-      chain = chain.then(() => handle(line));
-    });
-    lines.on('close', () => {
-      chain = chain.then(finish);
-    });
+    // W1: LF bytes frame the requests, never U+2028/U+2029 inside a JSON string (conformance/lines.ts).
+    lines = readLines(
+      io.input,
+      (line) => {
+        chain = chain.then(() => handle(line));
+      },
+      () => {
+        chain = chain.then(finish);
+      },
+    );
   });
 }

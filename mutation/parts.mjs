@@ -1,5 +1,5 @@
 /**
- * The mutation runs (#19), one per directory so each can be run and re-run on its own.
+ * The mutation runs, one per directory so each can be run and re-run on its own.
  * `npm run mutation -- <part>...` (no part: all of them, in this order).
  */
 export const PARTS = {

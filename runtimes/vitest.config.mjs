@@ -1,4 +1,4 @@
-// The suites runtimes/run.sh runs again on Node 22 (node:sqlite). The repository root is the
+// The suites runtimes/run.sh runs again on Node 22 and Node 24 (node:sqlite). The repository root is the
 // vitest root, so paths below are the same as in the main suite.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';

@@ -32,6 +32,10 @@ export function jsonSchemas(): Record<string, unknown> {
     'changes-since-request.json': spec.ChangesSinceRequest,
     'changes-since-response.json': spec.ChangesSinceResponse,
     'limits.json': { $comment: 'spec/schemas/limits.ts', const: spec.LIMITS },
+    'excluded-code-points.json': {
+      $comment: 'PROTOCOL.md R1/R3: code points a session key (sessionKey) or an opaque id, actorId aside, and summary (opaqueIdAndSummary) must not hold, as inclusive [first, last] ranges (Unicode 17.0). Lone surrogates are refused besides.',
+      const: spec.EXCLUDED_CODE_POINTS,
+    },
     'wire-request.json': spec.WireRequest,
     'wire-response.json': spec.WireResponse,
     'wire-hello.json': spec.WireHello,

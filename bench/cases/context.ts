@@ -18,7 +18,8 @@ export interface CaseContext {
 export interface BenchGroup {
   /** `--filter` matches this; result ids start with it. */
   group: string;
-  run(ctx: CaseContext): CaseResult[];
+  /** Synchronous for most groups; the feed's own groups await its signals. */
+  run(ctx: CaseContext): CaseResult[] | Promise<CaseResult[]>;
 }
 
 export function templateCache(ws: Workspace, progress: Progress): (events: number) => string {

@@ -21,7 +21,8 @@ import type { BenchArgs } from '../lib/args.js';
 import { machineNote } from '../lib/machine.js';
 import { attachRatios, makeResult, resultTable, type CaseResult } from '../lib/report.js';
 import { summarize } from '../lib/stats.js';
-import { timestampFileName } from '../lib/args.js';
+import { groupSelected, timestampFileName } from '../lib/args.js';
+import { concurrencyBench } from './postgres-concurrency.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const A = 'main';
@@ -69,6 +70,8 @@ const RAW_LOCK = '4242';
 
 export async function postgresBench(args: BenchArgs): Promise<number> {
   const plan = PLANS[args.mode];
+  // `--filter postgres` runs every PostgreSQL group; `--filter pg-x` the groups whose name contains it.
+  const want = (group: string) => args.filter === 'postgres' || groupSelected(group, args.filter);
   const started = new Date();
   const t0 = performance.now();
   const progress = (m: string) => process.stderr.write(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s] postgres: ${m}\n`);
@@ -93,69 +96,72 @@ export async function postgresBench(args: BenchArgs): Promise<number> {
     const version = (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
 
     // ---- append ----
-    const rawSchema = 'bench_raw';
-    await (await open(rawSchema)).close();
-    const sqlRaw = statements(rawSchema);
-    const raw = await client();
-    const insertOnly = `INSERT INTO ${rawSchema}.session_state_events (dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
-    const row = [null, TARGET, A, null, 'human_direct_message', 'human', null, null, T0, T0, 'human message via telegram', null];
-    const tasks: Task[] = [{ name: 'raw-insert', fn: async () => void (await raw.query({ name: 'raw-insert', text: insertOnly, values: row })) }];
-    for (const w of plan.watchers) {
-      const schema = `bench_append_${w}w`;
-      const store = await open(schema);
-      for (let i = 0; i < w; i++) await store.watch({ watcherSessionKey: watcherKey(i), targetSessionKey: TARGET, agentId: A });
-      tasks.push({
-        name: `store-${w}`,
-        fn: async () => {
-          if ((await store.record(recordInput())) === undefined) throw new Error('record stored nothing');
-        },
-      });
-      // The same statements through a plain client, values precomputed (what the store would write).
-      const sameSchema = `bench_same_${w}w`;
-      const seed = await open(sameSchema);
-      for (let i = 0; i < w; i++) await seed.watch({ watcherSessionKey: watcherKey(i), targetSessionKey: TARGET, agentId: A });
-      const sql = statements(sameSchema);
-      const c = await client();
-      const cursorArrays = [
-        Array.from({ length: w }, (_, i) => watcherKey(i)),
-        Array(w).fill(TARGET),
-        Array(w).fill(A),
-        Array(w).fill(0),
-        Array(w).fill(1),
-        Array(w).fill(1),
-        Array(w).fill('explicit'),
-        Array(w).fill(T0),
-      ];
-      tasks.push({
-        name: `same-${w}`,
-        fn: async () => {
-          await c.query(`BEGIN; SELECT pg_advisory_xact_lock(${RAW_LOCK})`);
-          await c.query({ name: 'cursors', text: sql.cursorsOnTarget, values: [A, TARGET] });
-          await c.query({ name: 'insert', text: sql.insertEventAndHead, values: row });
-          if (w > 0) await c.query({ name: 'upsert', text: sql.upsertCursorsNotify, values: [...cursorArrays, 'bench_channel'] });
-          await c.query('COMMIT');
-        },
-      });
-      // Pipelined: the same work in two round trips (reads, then writes + COMMIT).
-      const pipeSchema = `bench_pipe_${w}w`;
-      const pseed = await open(pipeSchema);
-      for (let i = 0; i < w; i++) await pseed.watch({ watcherSessionKey: watcherKey(i), targetSessionKey: TARGET, agentId: A });
-      const psql = statements(pipeSchema);
-      const pc = await client();
-      const lit = (v: unknown) => (v === null ? 'NULL' : typeof v === 'number' ? String(v) : pc.escapeLiteral(String(v)));
-      const inline = (text: string, values: unknown[]) => text.replace(/\$(\d+)(::\w+\[\])?/g, (_, n: string, cast: string | undefined) => {
-        const v = values[Number(n) - 1];
-        return Array.isArray(v) ? `ARRAY[${v.map(lit).join(', ')}]${cast ?? ''}` : lit(v);
-      });
-      const reads = `BEGIN; SELECT pg_advisory_xact_lock(${RAW_LOCK}); ${inline(psql.cursorsOnTarget, [A, TARGET])}`;
-      const writes = `${inline(psql.insertEventAndHead, row)}; ${w > 0 ? `${inline(psql.upsertCursorsNotify, [...cursorArrays, 'bench_channel'])}; ` : ''}COMMIT`;
-      tasks.push({
-        name: `pipe-${w}`,
-        fn: async () => {
-          await pc.query(reads);
-          await pc.query(writes);
-        },
-      });
+    if (want('pg-append')) {
+      const rawSchema = 'bench_raw';
+      await (await open(rawSchema)).close();
+      const sqlRaw = statements(rawSchema);
+      const raw = await client();
+      const insertOnly = `INSERT INTO ${rawSchema}.session_state_events (dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
+      const row = [null, TARGET, A, null, 'human_direct_message', 'human', null, null, T0, T0, 'human message via telegram', null];
+      const tasks: Task[] = [{ name: 'raw-insert', fn: async () => void (await raw.query({ name: 'raw-insert', text: insertOnly, values: row })) }];
+      for (const w of plan.watchers) {
+        const schema = `bench_append_${w}w`;
+        const store = await open(schema);
+        for (let i = 0; i < w; i++) await store.watch({ watcherSessionKey: watcherKey(i), targetSessionKey: TARGET, agentId: A });
+        tasks.push({
+          name: `store-${w}`,
+          fn: async () => {
+            if ((await store.record(recordInput())) === undefined) throw new Error('record stored nothing');
+          },
+        });
+        // The same statements through a plain client, values precomputed (what the store would write).
+        const sameSchema = `bench_same_${w}w`;
+        const seed = await open(sameSchema);
+        for (let i = 0; i < w; i++) await seed.watch({ watcherSessionKey: watcherKey(i), targetSessionKey: TARGET, agentId: A });
+        const sql = statements(sameSchema);
+        const c = await client();
+        const cursorArrays = [
+          Array.from({ length: w }, (_, i) => watcherKey(i)),
+          Array(w).fill(TARGET),
+          Array(w).fill(A),
+          Array(w).fill(0),
+          Array(w).fill(1),
+          Array(w).fill(1),
+          Array(w).fill('explicit'),
+          Array(w).fill(T0),
+          // R68: whether each write changes its pair's notice; a pending cursor rewritten by a later event does not.
+          Array(w).fill(false),
+        ];
+        tasks.push({
+          name: `same-${w}`,
+          fn: async () => {
+            await c.query(`BEGIN; SELECT pg_advisory_xact_lock(${RAW_LOCK})`);
+            await c.query({ name: 'cursors', text: sql.cursorsOnTarget, values: [A, TARGET] });
+            await c.query({ name: 'insert', text: sql.insertEventAndHead, values: row });
+            if (w > 0) await c.query({ name: 'upsert', text: sql.upsertCursorsNotify, values: [...cursorArrays, 'bench_channel'] });
+            await c.query('COMMIT');
+          },
+        });
+        // Pipelined: the same work in two round trips (reads, then writes + COMMIT).
+        const pipeSchema = `bench_pipe_${w}w`;
+        const pseed = await open(pipeSchema);
+        for (let i = 0; i < w; i++) await pseed.watch({ watcherSessionKey: watcherKey(i), targetSessionKey: TARGET, agentId: A });
+        const psql = statements(pipeSchema);
+        const pc = await client();
+        const lit = (v: unknown) => (v === null ? 'NULL' : typeof v === 'number' ? String(v) : pc.escapeLiteral(String(v)));
+        const inline = (text: string, values: unknown[]) => text.replace(/\$(\d+)(::\w+\[\])?/g, (_, n: string, cast: string | undefined) => {
+          const v = values[Number(n) - 1];
+          return Array.isArray(v) ? `ARRAY[${v.map(lit).join(', ')}]${cast ?? ''}` : lit(v);
+        });
+        const reads = `BEGIN; SELECT pg_advisory_xact_lock(${RAW_LOCK}); ${inline(psql.cursorsOnTarget, [A, TARGET])}`;
+        const writes = `${inline(psql.insertEventAndHead, row)}; ${w > 0 ? `${inline(psql.upsertCursorsNotify, [...cursorArrays, 'bench_channel'])}; ` : ''}COMMIT`;
+        tasks.push({
+          name: `pipe-${w}`,
+          fn: async () => {
+            await pc.query(reads);
+            await pc.query(writes);
+          },
+        });
     }
     progress(`append: ${tasks.length} tasks`);
     const got = await measure(tasks, plan, (m) => progress(`append ${m}`));
@@ -168,38 +174,44 @@ export async function postgresBench(args: BenchArgs): Promise<number> {
       results.push(makeResult({ id: `pg-append/store-vs-insert@${w}w`, group: 'pg-append', label: 'postgres adapter record() vs raw INSERT', size, unit: 'append', unitsPerOp: 1, latency: summarize(got.get(`store-${w}`)!), baselineId: 'pg-append/raw-insert' }));
     }
 
+    }
+
     // ---- changesSince(200) at plan.rows ----
-    const csSchema = 'bench_changes';
-    const cs = await open(csSchema);
-    const sessions = 1000;
-    progress(`changesSince: loading ${plan.rows.toLocaleString('en-US')} rows`);
-    await admin.query(
-      `INSERT INTO ${csSchema}.session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) ` +
-        `SELECT CASE WHEN i % ${sessions} = 0 THEN '${TARGET}' ELSE 'agent:main:s' || (i % ${sessions}) END, '${A}', 'human_direct_message', 'human', ${T0}, ${T0}, 'human message via telegram' FROM generate_series(1, ${plan.rows}) AS i`,
-    );
-    await admin.query(
-      `INSERT INTO ${csSchema}.session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) ` +
-        `SELECT session_key, agent_id, max(sequence), 0, ${T0} FROM ${csSchema}.session_state_events GROUP BY session_key, agent_id`,
-    );
-    await admin.query(`VACUUM ANALYZE ${csSchema}.session_state_events`);
-    const perTarget = Math.floor(plan.rows / sessions);
-    const since = 0;
-    const csql = statements(csSchema);
-    const rc = await client();
-    const csTasks: Task[] = [
-      { name: 'raw', fn: async () => void (await rc.query({ name: 'cs', text: csql.changesSince, values: [A, TARGET, since, 201] })) },
-      {
-        name: 'store',
-        fn: async () => {
-          const r = await cs.changesSince({ sessionKey: TARGET, agentId: A, since });
-          if (r.stateChanges.events.length !== Math.min(200, perTarget)) throw new Error(`changesSince returned ${r.stateChanges.events.length} events`);
+    if (want('pg-changes-since')) {
+      const csSchema = 'bench_changes';
+      const cs = await open(csSchema);
+      const sessions = 1000;
+      progress(`changesSince: loading ${plan.rows.toLocaleString('en-US')} rows`);
+      await admin.query(
+        `INSERT INTO ${csSchema}.session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary) ` +
+          `SELECT CASE WHEN i % ${sessions} = 0 THEN '${TARGET}' ELSE 'agent:main:s' || (i % ${sessions}) END, '${A}', 'human_direct_message', 'human', ${T0}, ${T0}, 'human message via telegram' FROM generate_series(1, ${plan.rows}) AS i`,
+      );
+      await admin.query(
+        `INSERT INTO ${csSchema}.session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) ` +
+          `SELECT session_key, agent_id, max(sequence), 0, ${T0} FROM ${csSchema}.session_state_events GROUP BY session_key, agent_id`,
+      );
+      await admin.query(`VACUUM ANALYZE ${csSchema}.session_state_events`);
+      const perTarget = Math.floor(plan.rows / sessions);
+      const since = 0;
+      const csql = statements(csSchema);
+      const rc = await client();
+      const csTasks: Task[] = [
+        { name: 'raw', fn: async () => void (await rc.query({ name: 'cs', text: csql.changesSince, values: [A, TARGET, since, 201] })) },
+        {
+          name: 'store',
+          fn: async () => {
+            const r = await cs.changesSince({ sessionKey: TARGET, agentId: A, since });
+            if (r.stateChanges.events.length !== Math.min(200, perTarget)) throw new Error(`changesSince returned ${r.stateChanges.events.length} events`);
+          },
         },
-      },
-    ];
-    const csGot = await measure(csTasks, { ...plan, perRound: Math.max(20, Math.floor(plan.perRound / 2)) }, (m) => progress(`changesSince ${m}`));
-    const rowsLabel = plan.rows >= 1_000_000 ? `${plan.rows / 1_000_000}M rows` : `${plan.rows / 1000}k rows`;
-    results.push(makeResult({ id: `pg-changes-since/raw@${rowsLabel}`, group: 'pg-changes-since', label: 'raw pg, the adapter\'s statement (baseline)', size: rowsLabel, unit: 'read', unitsPerOp: 1, latency: summarize(csGot.get('raw')!) }));
-    results.push(makeResult({ id: `pg-changes-since/store@${rowsLabel}`, group: 'pg-changes-since', label: 'postgres adapter changesSince(200)', size: rowsLabel, unit: 'read', unitsPerOp: 1, latency: summarize(csGot.get('store')!), baselineId: `pg-changes-since/raw@${rowsLabel}` }));
+      ];
+      const csGot = await measure(csTasks, { ...plan, perRound: Math.max(20, Math.floor(plan.perRound / 2)) }, (m) => progress(`changesSince ${m}`));
+      const rowsLabel = plan.rows >= 1_000_000 ? `${plan.rows / 1_000_000}M rows` : `${plan.rows / 1000}k rows`;
+      results.push(makeResult({ id: `pg-changes-since/raw@${rowsLabel}`, group: 'pg-changes-since', label: 'raw pg, the adapter\'s statement (baseline)', size: rowsLabel, unit: 'read', unitsPerOp: 1, latency: summarize(csGot.get('raw')!) }));
+      results.push(makeResult({ id: `pg-changes-since/store@${rowsLabel}`, group: 'pg-changes-since', label: 'postgres adapter changesSince(200)', size: rowsLabel, unit: 'read', unitsPerOp: 1, latency: summarize(csGot.get('store')!), baselineId: `pg-changes-since/raw@${rowsLabel}` }));
+    }
+
+    if (want('pg-concurrency')) results.push(...(await concurrencyBench(args, admin, open, client, progress)));
 
     const final = attachRatios(results);
     const machine = machineNote(started);

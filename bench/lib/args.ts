@@ -17,7 +17,8 @@ export const USAGE = `usage: tsx bench/run.ts [--smoke] [--filter <substr>] [--j
 
   --smoke            short CI mode (smaller sizes, shorter time per task; under 2 minutes)
   --filter <substr>  run only the groups whose name contains <substr>
-                     (append, append-size, changes-since, prune-cap, prune-age, drain, pending, memory, latency, upstream-scan)
+                     (append, append-size, changes-since, prune-cap, prune-age, drain, pending, memory,
+                     feed, fanout, latency, upstream-scan; postgres or pg-*: the PostgreSQL groups)
   --json <path>      write the JSON results there (default bench/results/<iso-timestamp>.json)
   --check            exit 1 when a result is outside its limit in bench/floors.ts
   --help             this text`;

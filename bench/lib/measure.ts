@@ -73,3 +73,62 @@ export function measureInterleaved(tasks: readonly TaskSpec[], budget: Budget, p
   }
   return new Map([...samples].map(([name, s]) => [name, summarize(s)]));
 }
+
+export interface AsyncTaskSpec {
+  name: string;
+  /** The timed call; awaited (the feed answers a commit on later microtasks, not inside the call). */
+  fn: () => unknown;
+  /** Untimed, before every call (e.g. the commit whose news the timed call reads). */
+  beforeEach?: () => unknown;
+  /** Untimed check after every call. */
+  afterEach?: () => unknown;
+  /** Untimed, once per round before this task's first call. */
+  beforeRound?: () => unknown;
+  /** Calls per round for this task, instead of the budget's (a slow reference path takes fewer). */
+  iterations?: number;
+  /** Runs in the first this-many rounds only, and without warm-up when set (a call of seconds needs neither). */
+  rounds?: number;
+}
+
+/** Calls per task per round, and untimed warm-up calls before the first round. */
+export interface CountBudget {
+  rounds: number;
+  iterations: number;
+  warmupIterations: number;
+}
+
+/**
+ * measureInterleaved for awaited calls: the same interleaved rounds (the order rotates each
+ * round), a fixed number of calls per task per round, each timed alone with the monotonic clock.
+ * No time budget: the feed's calls range from microseconds to seconds across sizes, so the plan
+ * gives counts per size instead.
+ */
+export async function measureInterleavedAsync(tasks: readonly AsyncTaskSpec[], budget: CountBudget, progress: Progress): Promise<Map<string, LatencySummary>> {
+  const samples = new Map<string, number[]>(tasks.map((t) => [t.name, []]));
+  if (samples.size !== tasks.length) throw new Error('task names must be unique: samples are merged by name');
+  for (const task of tasks) {
+    if (task.rounds !== undefined) continue;
+    for (let i = 0; i < Math.min(budget.warmupIterations, task.iterations ?? budget.warmupIterations); i++) {
+      await task.beforeEach?.();
+      await task.fn();
+      await task.afterEach?.();
+    }
+  }
+  for (let round = 0; round < budget.rounds; round++) {
+    const order = tasks.map((_, i) => tasks[(i + round) % tasks.length]!);
+    for (const task of order) {
+      if (task.rounds !== undefined && round >= task.rounds) continue;
+      progress(`${task.name} (round ${round + 1}/${budget.rounds})`);
+      const into = samples.get(task.name)!;
+      await task.beforeRound?.();
+      for (let i = 0; i < (task.iterations ?? budget.iterations); i++) {
+        await task.beforeEach?.();
+        const t0 = process.hrtime.bigint();
+        await task.fn();
+        into.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        await task.afterEach?.();
+      }
+    }
+  }
+  return new Map([...samples].map(([name, s]) => [name, summarize(s)]));
+}

@@ -37,6 +37,13 @@ import * as terminalNotifiesParent from './terminal-notifies-parent.js';
 import * as unwatchKeepsNotice from './unwatch-keeps-notice.js';
 import * as vagueValidationField from './vague-validation-field.js';
 import * as wrongNoticeText from './wrong-notice-text.js';
+import * as deleteDropsOtherAgents from './delete-drops-other-agents.js';
+import * as fractionalClockDrops from './fractional-clock-drops.js';
+import * as linkTemplateLax from './link-template-lax.js';
+import * as prunesOnDedupeHit from './prunes-on-dedupe-hit.js';
+import * as spawnSeedsSelf from './spawn-seeds-self.js';
+import * as watcherCaseFolded from './watcher-case-folded.js';
+import * as watcherQueueCapped from './watcher-queue-capped.js';
 import { createVariantStore } from './variant.js';
 
 export interface BrokenImplementation {
@@ -81,6 +88,13 @@ const modules: Record<string, { breaks: { rule: string; what: string }; create: 
   'unwatch-keeps-notice': unwatchKeepsNotice,
   'ack-ignores-last-seen': ackIgnoresLastSeen,
   'batch-not-atomic': batchNotAtomic,
+  'watcher-queue-capped': watcherQueueCapped,
+  'watcher-case-folded': watcherCaseFolded,
+  'fractional-clock-drops': fractionalClockDrops,
+  'delete-drops-other-agents': deleteDropsOtherAgents,
+  'spawn-seeds-self': spawnSeedsSelf,
+  'prunes-on-dedupe-hit': prunesOnDedupeHit,
+  'link-template-lax': linkTemplateLax,
 };
 
 export const BROKEN: readonly BrokenImplementation[] = Object.entries(modules).map(([name, m]) => ({ name, rule: m.breaks.rule, what: m.breaks.what, create: m.create }));

@@ -15,6 +15,7 @@
  *   batch-r9e.ts           R9e                          recordMany (optional) equals record in order
  *   handles-r20-r27.ts     R20, R26, R27                multi-handle mode: every handle agrees
  *   model.ts               R1-R51                       lockstep with the reference store
+ *   options-r23b.ts        R23b                         store options refused when the store is built
  *   fixed-vectors.ts       R1-R51                       the recorded vectors
  * Shared helpers: common.ts (property shape), pair.ts (one cursor's model), log-script.ts (log model scripts).
  */
@@ -24,6 +25,7 @@ import { vectors } from './fixed-vectors.js';
 import { handlesAgree } from './handles-r20-r27.js';
 import { clock, dedupe, identityAgent, noMessageText, onlyIfWatched, validation } from './log-r1-r9b.js';
 import { model } from './model.js';
+import { linkTemplate } from './options-r23b.js';
 import { ackOnDrain, explicitWatch, noticeText, oneNoticePerPair, restart } from './notices-r20-r29.js';
 import { bareKeys, frozenWatermark, logOnly, selfSuppression, spawnSeeding, terminalRuns } from './notify-r10-r18.js';
 import { changesSincePage, historyGap, readOnly } from './reconcile-r30-r35.js';
@@ -64,5 +66,6 @@ export const PROPERTIES: readonly ConformanceProperty[] = [
   validation,
   recordMany,
   handlesAgree,
+  linkTemplate,
   vectors,
 ];

@@ -3,7 +3,7 @@
  * R6 clock, R8 dedupe, R9 validation, R9b only if watched.
  */
 import fc from 'fast-check';
-import { type ChangesSinceResponse, EVENT_KINDS, LIMITS, type Notice, type StateEvent } from '../../spec/index.js';
+import { type ChangesSinceResponse, EVENT_KINDS, type EventKind, LIMITS, type Notice, type StateEvent } from '../../spec/index.js';
 import { advanceFraction, advanceSmall, AGENT_SCOPED_WATCHERS, CHILD, deleteDraft, type Draft, drainDraft, expectedInvalidField, genericDraft, genericDrafts, GLOBAL, IDENTITIES, inputOf, invalidDraft, LEAD, MAIN, OPS, OPS_MAIN, OPS_SUB, optionsArb, PARENT, PEER, refusedClockDraft, resetDraft, restartDraft, scenario, unwatchDraft, watchDraft, WATCHERS } from '../arbitraries.js';
 import { agentOf, eventProblems, isAgentScoped } from '../facts.js';
 import { CursorSet, eligiblePassed } from '../cursor-model.js';
@@ -318,7 +318,12 @@ export const clock: ConformanceProperty = {
       },
       (run, cmd, o) => {
         const input = recordInput(cmd);
-        if (!input || !o.ok || o.result === null) return;
+        if (!input || !o.ok) return;
+        if (o.result === null) {
+          // Only R9b may skip a valid record; a fractional reading (floored) or any time R6 clamps must not.
+          if (input['onlyIfWatched'] !== true) run.fail(`R6: with now() = ${run.clock.t} a valid record returned nothing: the reading is floored and occurredAt clamped, never a reason to drop the event; input ${describeOutcome({ ok: true, result: input })}`);
+          return;
+        }
         const e = o.result as StateEvent;
         if (seen.has(e.sequence)) return; // a dedupe hit returns the stored event
         seen.add(e.sequence);
@@ -345,7 +350,8 @@ export const onlyIfWatched: ConformanceProperty = {
     const rec = fc
       .record({
         t: fc.constantFrom(...IDENTITIES),
-        kind: fc.constantFrom(...EVENT_KINDS),
+        // R14 seeds no cursor of a session on itself: a spawn naming its own key must leave it unwatched.
+        kind: fc.oneof({ arbitrary: fc.constantFrom(...EVENT_KINDS), weight: 3 }, { arbitrary: fc.constant<EventKind>('child_spawned'), weight: 1 }),
         gated: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }),
         watchers: fc.constantFrom('self', 'self+bare', 'self+other', 'other', 'bare', 'none', 'self'),
         other: fc.constantFrom(PARENT, PEER, LEAD, OPS_MAIN),

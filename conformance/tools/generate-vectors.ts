@@ -20,6 +20,8 @@ interface Scenario {
   rules: string[];
   description: string;
   defaultAgentId?: string;
+  caller?: string;
+  visibility?: 'self' | 'tree' | 'agent' | 'all';
   calls: Call[];
 }
 
@@ -31,6 +33,50 @@ const human = (sessionKey: string, agentId: string, now: number, extra: Record<s
 
 const WORKER = 'agent:main:worker';
 const LEAD = 'agent:main:lead';
+const GRANDCHILD = 'agent:main:grandchild';
+const PEER = 'agent:main:peer';
+const OPS_HELPER = 'agent:ops:helper';
+const OPS_OTHER = 'agent:ops:other';
+
+const spawn = (child: string, agentId: string, parent: string, now: number): Call => ({
+  now,
+  tool: 'record',
+  args: { sessionKey: child, agentId, kind: 'child_spawned', actorType: 'agent', actorId: parent, summary: 'child session spawned', watchers: [parent] },
+});
+
+/**
+ * T10-T13: the same calls under each visibility, bound to LEAD. LEAD spawned WORKER (which spawned
+ * GRANDCHILD) and OPS_HELPER, another agent's session; PEER (its agent) and OPS_OTHER are strangers.
+ */
+function scopeScenario(visibility: 'self' | 'tree' | 'agent' | 'all', description: string): Scenario {
+  const everyone = [LEAD, WORKER, GRANDCHILD, OPS_HELPER, PEER, OPS_OTHER];
+  return {
+    name: `t10-visibility-${visibility}`,
+    rules: ['T10', 'T11', 'T12', 'T13', 'R14'],
+    description,
+    caller: LEAD,
+    visibility,
+    calls: [
+      spawn(WORKER, 'main', LEAD, T0),
+      spawn(GRANDCHILD, 'main', WORKER, T0 + 1),
+      spawn(OPS_HELPER, 'ops', LEAD, T0 + 2),
+      human(PEER, 'main', T0 + 3),
+      human(OPS_OTHER, 'ops', T0 + 4),
+      ...everyone.map((k): Call => ({ now: T0 + MIN, tool: 'session_status', args: { sessionKey: k } })),
+      { now: T0 + MIN, tool: 'sessions_list', args: { rows: everyone.map((sessionKey) => ({ sessionKey })) } },
+      { now: T0 + MIN, tool: 'session_watch', args: { watcherSessionKey: LEAD, targetSessionKey: GRANDCHILD } },
+      { now: T0 + MIN, tool: 'session_watch', args: { watcherSessionKey: LEAD, targetSessionKey: PEER } },
+      { now: T0 + MIN, tool: 'session_watch', args: { watcherSessionKey: LEAD, targetSessionKey: OPS_OTHER } },
+      { now: T0 + MIN, tool: 'session_watch', args: { watcherSessionKey: WORKER, targetSessionKey: GRANDCHILD } },
+      human(GRANDCHILD, 'main', T0 + 2 * MIN),
+      human(PEER, 'main', T0 + 2 * MIN),
+      { now: T0 + 3 * MIN, tool: 'session_notices', args: { watcherSessionKey: WORKER } },
+      { now: T0 + 3 * MIN, tool: 'session_unwatch', args: { watcherSessionKey: WORKER, targetSessionKey: GRANDCHILD } },
+      { now: T0 + 3 * MIN, tool: 'session_notices', args: { watcherSessionKey: LEAD } },
+      { now: T0 + 3 * MIN, tool: 'session_unwatch', args: { watcherSessionKey: LEAD, targetSessionKey: OPS_OTHER } },
+    ],
+  };
+}
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -159,11 +205,16 @@ export const SCENARIOS: Scenario[] = [
       { now: T0 + 3 * MIN, tool: 'session_unwatch', args: { watcherSessionKey: LEAD, targetSessionKey: 'global', agentId: 'ops' } },
     ],
   },
+  scopeScenario('self', 'Visibility self: only the caller itself; every other target is forbidden, naming the scope. Another session\'s notices are forbidden in every scope.'),
+  scopeScenario('tree', 'Visibility tree (the default): the caller and what it spawned, transitively, across agents, from child_spawned events; its agent\'s other sessions are forbidden.'),
+  scopeScenario('agent', 'Visibility agent: every session of the caller\'s agent, plus its spawn tree in another agent; another agent\'s stranger is forbidden.'),
+  scopeScenario('all', 'Visibility all: every target; the notice tools still act only on the caller\'s own notices.'),
 ];
 
 /** Records expectations from the reference store. */
 export async function buildVector(s: Scenario): Promise<ToolVector> {
-  const base = { startAt: s.calls[0]?.now ?? T0, calls: s.calls as ToolVectorCall[], ...(s.defaultAgentId ? { defaultAgentId: s.defaultAgentId } : {}) };
+  const binding = { ...(s.defaultAgentId ? { defaultAgentId: s.defaultAgentId } : {}), ...(s.caller ? { caller: s.caller } : {}), ...(s.visibility ? { visibility: s.visibility } : {}) };
+  const base = { startAt: s.calls[0]?.now ?? T0, calls: s.calls as ToolVectorCall[], ...binding };
   const { outcomes } = await replayToolVector(base, createMemoryStore);
   return {
     format: TOOL_VECTOR_FORMAT,
@@ -171,7 +222,7 @@ export async function buildVector(s: Scenario): Promise<ToolVector> {
     rules: s.rules,
     description: s.description,
     startAt: base.startAt,
-    ...(s.defaultAgentId ? { defaultAgentId: s.defaultAgentId } : {}),
+    ...binding,
     calls: s.calls.map((c, i) => ({ ...c, expect: outcomes[i]! })),
   };
 }

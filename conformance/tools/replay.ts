@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Compile } from 'typebox/compile';
 import { ToolVector, type SessionStateStore, type StoreFactory, type ToolVectorCall } from '../../spec/index.js';
-import { annotateSessionsList, createSessionTools, type ToolContext } from '../../src/tools/index.js';
+import { annotateSessionsList, createSessionTools, type SessionToolsOptions } from '../../src/tools/index.js';
 
 const check = Compile(ToolVector);
 
@@ -40,19 +40,33 @@ export function canonical(value: unknown): string {
   );
 }
 
-async function runCall(store: SessionStateStore, defaultAgentId: string | undefined, call: Pick<ToolVectorCall, 'tool' | 'args'>): Promise<ToolExpectation> {
-  const ctx: ToolContext = defaultAgentId === undefined ? { store } : { store, defaultAgentId };
+type Binding = Pick<ToolVector, 'defaultAgentId' | 'caller' | 'visibility'>;
+
+async function runCall(store: SessionStateStore, binding: Binding, call: Pick<ToolVectorCall, 'tool' | 'args'>): Promise<ToolExpectation> {
+  const options: SessionToolsOptions = {
+    store,
+    ...(binding.defaultAgentId !== undefined ? { defaultAgentId: binding.defaultAgentId } : {}),
+    ...(binding.caller !== undefined ? { caller: binding.caller } : {}),
+    ...(binding.visibility !== undefined ? { visibility: binding.visibility } : {}),
+  };
   try {
     if (call.tool === 'record') return { ok: true, result: (await store.record(call.args as never))?.sequence ?? null };
+    const tools = createSessionTools(options);
+    // T4: the vector's rows stand for the runtime's own list; T11: a bound list shows only the caller's scope.
     const out =
       call.tool === 'sessions_list'
-        ? await annotateSessionsList(ctx, (call.args as { rows: { sessionKey: string }[] }).rows)
-        : await createSessionTools(ctx).call(call.tool, call.args);
+        ? await annotateSessionsList(
+            { store, ...(options.defaultAgentId !== undefined ? { defaultAgentId: options.defaultAgentId } : {}), ...(tools.caller !== undefined ? { caller: tools.caller } : {}) },
+            (call.args as { rows: { sessionKey: string }[] }).rows,
+          )
+        : await tools.call(call.tool, call.args);
     return { ok: true, result: JSON.parse(JSON.stringify(out.result)) as unknown, text: out.text };
   } catch (error) {
-    const e = error as { name?: unknown; field?: unknown };
+    const e = error as { name?: unknown; field?: unknown; message?: unknown };
     const name = typeof e.name === 'string' ? e.name : 'Error';
-    return { ok: false, error: typeof e.field === 'string' ? { name, field: e.field } : { name } };
+    // T11: a refusal's text is what the model reads, so it is held byte for byte.
+    const message = name === 'ForbiddenError' && typeof e.message === 'string' ? { message: e.message } : {};
+    return { ok: false, error: typeof e.field === 'string' ? { name, field: e.field, ...message } : { name } };
   }
 }
 
@@ -65,7 +79,7 @@ export interface ToolVectorMismatch {
 
 /** Replays calls against a fresh store; returns the outcomes (for the generator) and the mismatches (for checkers). */
 export async function replayToolVector(
-  v: Pick<ToolVector, 'startAt' | 'calls'> & { defaultAgentId?: string | undefined },
+  v: Pick<ToolVector, 'startAt' | 'calls'> & Binding,
   factory: StoreFactory,
 ): Promise<{ outcomes: ToolExpectation[]; mismatches: ToolVectorMismatch[] }> {
   let now = v.startAt;
@@ -75,7 +89,7 @@ export async function replayToolVector(
   try {
     for (const [i, call] of v.calls.entries()) {
       now = call.now;
-      const actual = await runCall(store, v.defaultAgentId, call);
+      const actual = await runCall(store, v, call);
       outcomes.push(actual);
       if (call.expect !== undefined && canonical(actual) !== canonical(call.expect)) mismatches.push({ call: i, tool: call.tool, expected: call.expect, actual });
     }

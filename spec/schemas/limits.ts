@@ -13,9 +13,9 @@ export const LIMITS = {
   occurredAtSkewMs: 24 * 60 * 60 * 1000,
   /** R43: pruning runs from the write path at most this often. */
   pruneIntervalMs: 60 * 60 * 1000,
-  /** R3: one-line summary length, in UTF-16 code units. */
+  /** R3: one-line summary length, in Unicode code points (as JSON Schema maxLength counts). */
   summaryMaxLength: 200,
-  /** R1: session keys, actor ids, run ids, dedupe keys. */
+  /** R1: session keys, actor ids, run ids, dedupe keys, in Unicode code points. */
   keyMaxLength: 512,
   /** R1: agent ids. */
   agentIdMaxLength: 64,

@@ -22,6 +22,49 @@ const QUOTATION_MARK = '"\'\\u00ab\\u00bb\\u2018-\\u201f\\u2039\\u203a\\u2e42\\u
 /** The code points R1 excludes from session keys, as a regular-expression class body (flag u). */
 export const SESSION_KEY_EXCLUDED = NO_CONTROL + OTHER_SPACE + QUOTATION_MARK;
 
+/** Inclusive code point ranges of a class body written as above (escapes, literals and `-` ranges), merged and sorted. */
+function classRanges(body: string): [number, number][] {
+  const read = (i: number): [number, number] => {
+    if (body.startsWith('\\u{', i)) {
+      const end = body.indexOf('}', i);
+      return [parseInt(body.slice(i + 3, end), 16), end + 1];
+    }
+    if (body.startsWith('\\u', i)) return [parseInt(body.slice(i + 2, i + 6), 16), i + 6];
+    const cp = body.codePointAt(i)!;
+    return [cp, i + String.fromCodePoint(cp).length];
+  };
+  const ranges: [number, number][] = [];
+  for (let i = 0; i < body.length; ) {
+    const [from, next] = read(i);
+    if (body[next] === '-') {
+      const [to, after] = read(next + 1);
+      ranges.push([from, to]);
+      i = after;
+    } else {
+      ranges.push([from, from]);
+      i = next;
+    }
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
+    else merged.push([r[0], r[1]]);
+  }
+  return merged;
+}
+
+/**
+ * R1/R3 as data for implementations in any language (spec/json/excluded-code-points.json):
+ * inclusive [first, last] code point ranges, Unicode 17.0. Lone surrogates (U+D800-U+DFFF not
+ * in a pair) are refused besides (well-formedness, R1), which no pattern here expresses.
+ */
+export const EXCLUDED_CODE_POINTS = {
+  sessionKey: classRanges(SESSION_KEY_EXCLUDED),
+  opaqueIdAndSummary: classRanges(NO_CONTROL),
+} as const;
+
 /** R1: a session key. Lone surrogates are rejected by the validator (JSON Schema cannot say it). */
 export const SessionKey = Type.String({
   minLength: 1,

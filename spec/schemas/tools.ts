@@ -53,12 +53,27 @@ export const SessionsListRow = Type.Object(
 );
 export type SessionsListRow = Static<typeof SessionsListRow>;
 
-/** T4: `sessions_list` (the MCP server lists the sessions its database knows). */
-export const SessionsListArgs = Type.Object({}, { additionalProperties: false, description: 'Sessions with their stateVersion (present only when the session has logged changes).' });
+/** T15: sessions_list pages: the default and the largest page a call may ask for. */
+export const SESSIONS_LIST_PAGE = 100;
+export const SESSIONS_LIST_MAX_PAGE = 1000;
+/** T15: an opaque page cursor is at most this long (it holds one session identity). */
+export const PAGE_CURSOR_MAX_LENGTH = 2048;
+
+/** T4, T15: `sessions_list` (the MCP server lists the sessions its database knows), one page at a time. */
+export const SessionsListArgs = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: SESSIONS_LIST_MAX_PAGE, description: `Sessions per page (default ${SESSIONS_LIST_PAGE}).` })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: PAGE_CURSOR_MAX_LENGTH, pattern: '^[A-Za-z0-9_-]+$', description: 'The nextCursor of the previous page.' })),
+  },
+  { additionalProperties: false, description: 'Sessions with their stateVersion (present only when the session has logged changes), in key order, one page at a time.' },
+);
 export type SessionsListArgs = Static<typeof SessionsListArgs>;
 
-/** T4: the structured result of `sessions_list`: the annotated rows. */
-export const SessionsListResult = Type.Object({ sessions: Type.Array(SessionsListRow) }, { additionalProperties: false });
+/** T4: the structured result of `sessions_list`: the annotated rows and, when more follow, the cursor of the next page. */
+export const SessionsListResult = Type.Object(
+  { sessions: Type.Array(SessionsListRow), nextCursor: Type.Optional(Type.String({ description: 'Present when more sessions follow: pass it as cursor.' })) },
+  { additionalProperties: false },
+);
 /** T4: the structured result of `sessions_list`. */
 export type SessionsListResult = Static<typeof SessionsListResult>;
 
@@ -147,7 +162,10 @@ export const ToolVectorCall = Type.Object(
     expect: Type.Union([
       Type.Object({ ok: Type.Literal(true), result: Type.Unknown(), text: Type.Optional(Type.String()) }, { additionalProperties: false }),
       Type.Object(
-        { ok: Type.Literal(false), error: Type.Object({ name: Type.String({ minLength: 1 }), field: Type.Optional(Type.String()) }, { additionalProperties: false }) },
+        {
+          ok: Type.Literal(false),
+          error: Type.Object({ name: Type.String({ minLength: 1 }), field: Type.Optional(Type.String()), message: Type.Optional(Type.String({ description: 'T11: a refusal text the model reads.' })) }, { additionalProperties: false }),
+        },
         { additionalProperties: false },
       ),
     ]),
@@ -166,6 +184,10 @@ export const ToolVector = Type.Object(
     description: Type.String(),
     startAt: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
     defaultAgentId: Type.Optional(Type.String({ ...AgentId, description: "T2: the runtime's own agent, for bare keys without agentId." })),
+    caller: Type.Optional(Type.String({ ...SessionKey, description: 'T10: the session the tools are bound to; absent: unbound.' })),
+    visibility: Type.Optional(
+      Type.Union([Type.Literal('self'), Type.Literal('tree'), Type.Literal('agent'), Type.Literal('all')], { description: "T10: the caller's scope (default tree)." }),
+    ),
     calls: Type.Array(ToolVectorCall, { minItems: 1 }),
   },
   { additionalProperties: false, description: 'A fixed tool vector generated from the reference store and the tool handlers.' },

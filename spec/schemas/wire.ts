@@ -73,6 +73,8 @@ export const WireOpenHandleOptions = Type.Object(
     backing: Type.String({ minLength: 1, maxLength: 4096 }),
     retentionMs: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
     maxRows: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    // W4: a handle formats notices too (R23b), so it takes the same template as the first.
+    noticeLink: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'R23b: link template, as in WireCreateOptions.' })),
   },
   { additionalProperties: false },
 );

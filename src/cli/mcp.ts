@@ -1,13 +1,14 @@
 import type { MaybePromise } from '../../spec/index.js';
 import type { SessionsListRow } from '../../spec/schemas/tools.js';
 import type { StorePendingSource } from '../feed/index.js';
-import type { ToolStore } from '../tools/index.js';
+import { checkCaller, type ToolStore } from '../tools/index.js';
 import { parseCommand, parseInteger, wantsHelp } from './args.js';
 import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
 import { loadSqlite } from './load-sqlite.js';
+import { CLAUDE_CODE_AGENT, sharedDbProblem } from './hook.js';
 
-export const MCP_USAGE = `session-state-kit mcp --db <file> [--agent <id>] [--poll-ms <n>]
-session-state-kit mcp --pg <url> [--schema <name>] [--agent <id>]
+export const MCP_USAGE = `session-state-kit mcp --db <file> [--session <key> | --claude-code-session] [--visibility <scope>] [--agent <id>] [--poll-ms <n>]
+session-state-kit mcp --pg <url> [--schema <name>] [--session <key> | --claude-code-session] [--visibility <scope>] [--agent <id>]
 
 An MCP server on stdio (PROTOCOL.md T8) for agents: the tools session_status, sessions_list,
 session_watch, session_unwatch and session_notices over one state database, and each watcher's
@@ -20,9 +21,19 @@ resources/updated sent to subscribers when a notice arrives, from this or any ot
   --agent <id>     the agent a bare session key (global, main) belongs to when a call leaves
                    agentId out (T2)
   --poll-ms <n>    how often another process's commits are looked for (SQLite; default 200)
+  --session <key>  bind the server to one agent-scoped session (T10): the tools and resources act
+                   only on its own notices, and other sessions only within --visibility
+  --claude-code-session
+                   bind to the Claude Code session that started the server: "agent:<agent>:<id>"
+                   with <id> from CLAUDE_CODE_SESSION_ID (set for stdio MCP servers by Claude Code
+                   2.1.154+) and <agent> from --agent (default claude-code), as the hook names it (T19)
+  --visibility <s> self, tree (default: itself and the sessions it spawned), agent or all
+
+Without --session the server is unbound: any client can read and acknowledge any session's
+notices by naming its key. Run it unbound only for a trusted runtime; it says so on stderr.
 
 Register it with an MCP client, e.g. in .mcp.json:
-  {"mcpServers": {"session-state": {"command": "npx", "args": ["session-state-kit", "mcp", "--db", "/tmp/team.db"]}}}
+  {"mcpServers": {"session-state": {"command": "npx", "args": ["session-state-kit", "mcp", "--db", "/tmp/team.db", "--claude-code-session"]}}}
 
 Needs the @modelcontextprotocol/sdk package (an optional peer dependency).
 
@@ -48,16 +59,53 @@ export async function loadMcp(): Promise<McpModule> {
   }
 }
 
-const stderrLogger = {
-  warn: (message: string, details?: Record<string, unknown>) => void process.stderr.write(`session-state-kit mcp: ${message}${details ? ` ${JSON.stringify(details)}` : ''}\n`),
-  error: (message: string, details?: Record<string, unknown>) => void process.stderr.write(`session-state-kit mcp: ${message}${details ? ` ${JSON.stringify(details)}` : ''}\n`),
-};
+const VISIBILITY_VALUES = ['self', 'tree', 'agent', 'all'] as const;
+
+/**
+ * T10, T19: the session the server is bound to. Claude Code tells a stdio MCP server nothing about
+ * its session in the protocol (clientInfo is generic), but sets CLAUDE_CODE_SESSION_ID in the
+ * server's environment: --claude-code-session turns it into the hook's key for that session.
+ */
+export function bindingOf(
+  values: { session?: string | undefined; 'claude-code-session'?: boolean | undefined; visibility?: string | undefined; agent?: string | undefined },
+  env: Record<string, string | undefined>,
+): { caller?: string; visibility?: (typeof VISIBILITY_VALUES)[number] } {
+  if (values.session !== undefined && values['claude-code-session']) throw new UsageError('--session and --claude-code-session name the caller twice: pass one');
+  let caller = values.session;
+  if (values['claude-code-session']) {
+    const id = env['CLAUDE_CODE_SESSION_ID'];
+    if (id === undefined || id.length === 0) {
+      throw new UsageError('--claude-code-session needs CLAUDE_CODE_SESSION_ID in the environment (Claude Code 2.1.154+ sets it for stdio MCP servers)', ['or bind explicitly: --session agent:<agent>:<session id>']);
+    }
+    caller = `agent:${values.agent ?? CLAUDE_CODE_AGENT}:${id}`;
+  }
+  if (values.visibility !== undefined && !(VISIBILITY_VALUES as readonly string[]).includes(values.visibility)) {
+    throw new UsageError(`--visibility must be one of ${VISIBILITY_VALUES.join(', ')}, got ${JSON.stringify(values.visibility)}`);
+  }
+  if (values.visibility !== undefined && caller === undefined) throw new UsageError('--visibility goes with --session or --claude-code-session (an unbound server sees everything)');
+  try {
+    checkCaller(caller, values.visibility);
+  } catch (error) {
+    throw new UsageError(`the session a server is bound to must be an agent-scoped session key (agent:<agentId>:<rest>), got ${JSON.stringify(caller)}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return { ...(caller !== undefined ? { caller } : {}), ...(values.visibility !== undefined ? { visibility: values.visibility as (typeof VISIBILITY_VALUES)[number] } : {}) };
+}
 
 export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
   if (wantsHelp(argv)) return (io.out(MCP_USAGE), EXIT.ok);
   const { values, positionals } = parseCommand(
     argv,
-    { db: { type: 'string' }, pg: { type: 'string' }, schema: { type: 'string' }, agent: { type: 'string' }, 'poll-ms': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    {
+      db: { type: 'string' },
+      pg: { type: 'string' },
+      schema: { type: 'string' },
+      agent: { type: 'string' },
+      'poll-ms': { type: 'string' },
+      session: { type: 'string' },
+      'claude-code-session': { type: 'boolean' },
+      visibility: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
     'mcp',
   );
   if (positionals.length > 0) throw new UsageError(`mcp takes no arguments, got: ${positionals.join(' ')}`, ['see: session-state-kit mcp --help']);
@@ -65,6 +113,20 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitC
   if (values.schema !== undefined && values.pg === undefined) throw new UsageError('--schema goes with --pg');
   if (values.agent !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(values.agent)) throw new UsageError(`--agent must be an agent id (letters, digits, _ . -), got ${JSON.stringify(values.agent)}`);
   const pollIntervalMs = values['poll-ms'] === undefined ? undefined : parseInteger(values['poll-ms'], '--poll-ms', 1);
+  // T18: a database nobody else opens shares nothing.
+  const dbProblem = values.db === undefined ? undefined : sharedDbProblem(values.db);
+  if (dbProblem !== undefined) throw new UsageError(dbProblem);
+  const binding = bindingOf(values, process.env);
+
+  // T14: the store's logged failures are counted, so a degraded read is answered as an error.
+  let failures = 0;
+  const stderrLogger = {
+    warn: (message: string, details?: Record<string, unknown>) => void process.stderr.write(`session-state-kit mcp: ${message}${details ? ` ${JSON.stringify(details)}` : ''}\n`),
+    error: (message: string, details?: Record<string, unknown>) => {
+      failures++;
+      process.stderr.write(`session-state-kit mcp: ${message}${details ? ` ${JSON.stringify(details)}` : ''}\n`);
+    },
+  };
 
   const mcp = await loadMcp();
   const { createNoticeFeed } = await import('../feed/index.js');
@@ -98,7 +160,11 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitC
       throw new CliError(EXIT.database, `PostgreSQL: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  const feed = createNoticeFeed(store, { logger: stderrLogger, ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}) });
+  // The feed's own failures are its, not a tool call's (T14 counts the store's).
+  const feedLogger = { warn: stderrLogger.warn, error: (m: string, d?: Record<string, unknown>) => stderrLogger.warn(m, d) };
+  // T10: said once the server is about to run, so a failure to start is the only line.
+  if (binding.caller === undefined) stderrLogger.warn('unbound (no --session): any client of this server can read and acknowledge any session\'s notices; bind it with --session <key> or --claude-code-session unless a trusted runtime sets the arguments');
+  const feed = createNoticeFeed(store, { logger: feedLogger, ...(pollIntervalMs !== undefined ? { pollIntervalMs } : {}) });
   try {
     await mcp.serveStdio({
       store,
@@ -106,6 +172,8 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitC
       pending: store,
       logger: stderrLogger,
       version: VERSION,
+      storeFailures: () => failures,
+      ...binding,
       ...(values.agent !== undefined ? { defaultAgentId: values.agent } : {}),
       ...(listSessions !== undefined ? { listSessions } : {}),
     });

@@ -72,22 +72,76 @@ function codeOf(keyword: string): ValidationCode {
 
 /** Checks `value` against a spec schema; throws a ValidationError naming the first bad field. */
 export function assertSchema<T>(schema: TSchema, value: unknown, prefix = ''): asserts value is T {
+  // T16: the validator's error report walks the whole value (twice, with the message): refusing
+  // an oversized input by size first keeps a refusal as cheap as an acceptance, same error.
+  assertArraySizeFirst(schema, value, prefix);
   const c = checker(schema);
   if (c.Check(value)) return;
-  const [first] = c.Errors(value);
+  const probe = closedObjectProbe(schema, value);
+  const [first] = c.Errors(probe);
   if (!first) throw new ValidationError(prefix || '(input)', 'type', 'invalid value');
   let field = pointerToField(prefix, first.instancePath);
   const params = first.params as Record<string, unknown>;
   if (first.keyword === 'required' && Array.isArray(params['requiredProperties'])) {
     field = [field === '(input)' ? '' : field, String(params['requiredProperties'][0])].filter(Boolean).join('.');
   }
-  throw new ValidationError(field, isUnknownField(first) ? 'unknown-field' : codeOf(first.keyword), friendlyMessage(first, c.Errors(value)));
+  throw new ValidationError(field, isUnknownField(first) ? 'unknown-field' : codeOf(first.keyword), friendlyMessage(first, () => c.Errors(probe)));
+}
+
+interface SizedSchema {
+  type?: unknown;
+  maxItems?: unknown;
+  items?: unknown;
+  properties?: Record<string, unknown>;
+  additionalProperties?: unknown;
+}
+
+/**
+ * T16: an array over its schema's maxItems. The validator names the first bad element before the
+ * length, so the elements are checked one by one with the fast check, and only a bad one is
+ * explained; otherwise the length is the error. Nothing is walked twice.
+ */
+function assertArraySizeFirst(schema: TSchema, value: unknown, prefix: string): void {
+  const s = schema as SizedSchema;
+  if (!Array.isArray(value) || s.type !== 'array' || typeof s.maxItems !== 'number' || value.length <= s.maxItems) return;
+  if (s.items !== undefined && typeof s.items === 'object' && s.items !== null) {
+    const items = s.items as TSchema;
+    const ic = checker(items);
+    for (let i = 0; i < value.length; i++) if (!ic.Check(value[i])) assertSchema(items, value[i], prefix ? `${prefix}.${i}` : String(i));
+  }
+  throw new ValidationError(prefix || '(input)', 'range', `must not have more than ${s.maxItems} items`);
+}
+
+/**
+ * T16: a closed object with more fields than its schema knows. The validator reports the known
+ * fields in schema order and then the first unknown one, so a copy holding the known fields and
+ * only the first unknown one (in the input's key order) has the same first error, at the cost of
+ * a few fields instead of all of them.
+ */
+function closedObjectProbe(schema: TSchema, value: unknown): unknown {
+  const s = schema as SizedSchema;
+  if (s.type !== 'object' || s.additionalProperties !== false || s.properties === undefined) return value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  const known = s.properties;
+  if (keys.length <= Object.keys(known).length) return value;
+  const probe: Record<string, unknown> = {};
+  let unknownKept = false;
+  for (const key of keys) {
+    const isKnown = Object.prototype.hasOwnProperty.call(known, key);
+    if (!isKnown) {
+      if (unknownKept) continue;
+      unknownKept = true;
+    }
+    Object.defineProperty(probe, key, { value: (value as Record<string, unknown>)[key], enumerable: true, writable: true, configurable: true });
+  }
+  return probe;
 }
 
 /** Turns the validator's wording into something a caller can act on. */
-function friendlyMessage(first: { keyword: string; message: string; instancePath: string; schemaPath: string; params: object }, all: readonly { keyword: string; instancePath: string; params: object }[]): string {
+function friendlyMessage(first: { keyword: string; message: string; instancePath: string; schemaPath: string; params: object }, all: () => readonly { keyword: string; instancePath: string; params: object }[]): string {
   if (first.keyword === 'const' || first.keyword === 'anyOf') {
-    const allowed = all
+    const allowed = all()
       .filter((e) => e.instancePath === first.instancePath && e.keyword === 'const')
       .map((e) => String((e.params as { allowedValue?: unknown }).allowedValue));
     if (allowed.length > 0) return `must be one of: ${allowed.join(', ')}`;

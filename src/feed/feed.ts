@@ -116,6 +116,8 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
   /** Subscribers that hear of every watcher, and those of one watcher each: a signal costs its listeners, not every subscriber. */
   const everyone = new Set<Subscriber>();
   const byWatcher = new Map<string, Set<Subscriber>>();
+  /** Subscribers still waiting for their snapshot (R61): a read looks at these, not at every subscriber. */
+  const awaitingSnapshot = new Set<Subscriber>();
   /** Where the last successful read stood (R68); undefined before the first. */
   let position: FeedPosition | undefined;
   let lastToken: number | string | undefined;
@@ -163,6 +165,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
       sub.serving = false;
       if (!subscribers.has(sub)) continue; // unsubscribed during the read
       sub.fresh = false;
+      awaitingSnapshot.delete(sub);
       for (const w of sub.watcherSessionKey === undefined ? watchers : [sub.watcherSessionKey]) {
         const pairs = grouped.get(w);
         if (pairs && pairs.length > 0) emit(sub, w, [...pairs].sort(compareFeedPairs));
@@ -190,7 +193,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
           safeLog('error', 'notice feed: reading the change token failed; retrying on the next tick', errorDetails(error));
         }
         // R61: the subscribers still waiting for their first signals are served by this read's snapshot.
-        const served = [...subscribers].filter((s) => s.fresh && !s.serving);
+        const served = [...awaitingSnapshot].filter((s) => !s.serving);
         for (const s of served) s.serving = true;
         const snapshot: PendingReadRequest['snapshot'] = served.some((s) => s.watcherSessionKey === undefined)
           ? 'all'
@@ -377,6 +380,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     const watcher = subOptions.watcherSessionKey;
     const sub: Subscriber = { listener, watcherSessionKey: watcher, fresh: true, serving: false };
     subscribers.add(sub);
+    awaitingSnapshot.add(sub);
     if (watcher === undefined) everyone.add(sub);
     else {
       let set = byWatcher.get(watcher);
@@ -387,6 +391,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     else void refresh(); // R61: the newcomer's first signals come from a snapshot read
     return () => {
       if (!subscribers.delete(sub)) return;
+      awaitingSnapshot.delete(sub);
       if (watcher === undefined) everyone.delete(sub);
       else {
         const set = byWatcher.get(watcher);
@@ -455,6 +460,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
       closed = true;
       for (const end of [...endIterators]) end();
       subscribers.clear();
+      awaitingSnapshot.clear();
       everyone.clear();
       byWatcher.clear();
       if (running) stop();

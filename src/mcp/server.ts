@@ -16,7 +16,7 @@ import type { SessionsListRow } from '../../spec/schemas/tools.js';
 import { isValidationError } from '../core/index.js';
 import type { NoticeFeed, PendingSource } from '../feed/index.js';
 import { consoleLogger, type Logger } from '../shared/logger.js';
-import { UnknownToolError, createSessionTools, noticesText, type ToolStore } from '../tools/index.js';
+import { StoreUnavailableError, UnknownToolError, createSessionTools, isForbiddenError, noticesText, type ToolStore, type Visibility } from '../tools/index.js';
 import { NOTICES_URI_TEMPLATE, noticesUri, watcherOfUri } from './uri.js';
 
 /**
@@ -27,7 +27,7 @@ import { NOTICES_URI_TEMPLATE, noticesUri, watcherOfUri } from './uri.js';
  */
 export interface SessionStateMcpOptions {
   store: ToolStore;
-  /** Drives notifications/resources/updated (D2); without it, subscriptions are accepted but never fire. */
+  /** Drives notifications/resources/updated (R60-R63); without it, subscriptions are accepted but never fire. */
   feed?: Pick<NoticeFeed, 'subscribe'>;
   /** Lists resources for watchers with pending notices; optional. */
   pending?: Required<Pick<PendingSource, 'listPending'>>;
@@ -37,6 +37,35 @@ export interface SessionStateMcpOptions {
   listSessions?: () => MaybePromise<SessionsListRow[]>;
   logger?: Logger;
   version?: string;
+  /**
+   * T10, T19: the session this server acts for (agent-scoped). Bound, the tools and the notices
+   * resources act only on its own notices and targets outside `visibility` are refused. Left out,
+   * the server is unbound: any client can read and acknowledge any session's notices by naming it.
+   */
+  caller?: string;
+  /** T10: self, tree (default), agent or all; only with a caller. */
+  visibility?: Visibility;
+  /** T14: the count of storage failures the store has logged (see createSessionTools). */
+  storeFailures?: () => number;
+}
+
+/** T15: resources/list returns at most this many watchers per page. */
+export const RESOURCES_PAGE = 1000;
+
+function pageCursor(watcher: string): string {
+  let binary = '';
+  for (const b of new TextEncoder().encode(watcher)) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function afterCursor(cursor: string): string {
+  try {
+    if (!/^[A-Za-z0-9_-]{1,4096}$/.test(cursor)) throw new Error('shape');
+    const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, 'cursor: not a cursor resources/list returned (pass nextCursor as it came)');
+  }
 }
 
 const INSTRUCTIONS = `Session-state tools: a shared log of who changed which agent session. When a notice says "Session "<key>" changed (other actor)", call session_status with that sessionKey and changesSince before acting on what you knew of it. Watch a session you coordinate with session_watch (your own session key is the watcher).`;
@@ -47,10 +76,19 @@ export function createSessionStateMcpServer(options: SessionStateMcpOptions): Se
     store: options.store,
     ...(options.defaultAgentId !== undefined ? { defaultAgentId: options.defaultAgentId } : {}),
     ...(options.listSessions !== undefined ? { listSessions: options.listSessions } : {}),
+    ...(options.caller !== undefined ? { caller: options.caller } : {}),
+    ...(options.visibility !== undefined ? { visibility: options.visibility } : {}),
+    ...(options.storeFailures !== undefined ? { storeFailures: options.storeFailures } : {}),
+    logger,
   });
+  const caller = tools.caller;
+  const instructions =
+    caller === undefined
+      ? INSTRUCTIONS
+      : `${INSTRUCTIONS} This server is bound to your session "${caller.sessionKey}": pass it as watcherSessionKey; you may look at sessions within visibility "${caller.visibility}".`;
   const server = new Server(
     { name: 'session-state-kit', version: options.version ?? '0.0.0' },
-    { capabilities: { tools: {}, resources: { subscribe: true } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, resources: { subscribe: true } }, instructions },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -64,6 +102,18 @@ export function createSessionStateMcpServer(options: SessionStateMcpOptions): Se
       return { content: [{ type: 'text', text: out.text }], structuredContent: out.result as Record<string, unknown> };
     } catch (error) {
       if (error instanceof UnknownToolError) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
+      if (isForbiddenError(error)) {
+        // T11: the model reads why, and which scope it is in.
+        return {
+          isError: true,
+          content: [{ type: 'text', text: `Forbidden: ${error.message}` }],
+          structuredContent: { error: { name: error.name, field: error.field, code: error.code, visibility: error.visibility } },
+        };
+      }
+      if (error instanceof StoreUnavailableError) {
+        // T14: an error, so neither the model nor the client takes the degraded answer for the state.
+        return { isError: true, content: [{ type: 'text', text: error.text }], structuredContent: { error: { name: error.name, code: error.code } } };
+      }
       if (isValidationError(error)) {
         // T8: a tool error the model can read and correct, naming the field.
         return {
@@ -89,15 +139,26 @@ export function createSessionStateMcpServer(options: SessionStateMcpOptions): Se
     ],
   }));
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+  server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    // T13: bound, the one resource a caller may read is its own.
+    if (caller !== undefined) return { resources: [{ uri: noticesUri(caller.sessionKey), name: `notices for ${caller.sessionKey}`, mimeType: 'text/plain' }] };
     if (!options.pending) return { resources: [] };
-    const watchers = [...new Set((await options.pending.listPending()).map((p) => p.watcherSessionKey))].sort();
-    return { resources: watchers.map((w) => ({ uri: noticesUri(w), name: `notices for ${w}`, mimeType: 'text/plain' })) };
+    // T15: in watcher order, at most RESOURCES_PAGE per answer, so no answer outgrows a client's message cap.
+    const cursor = request.params?.cursor;
+    const after = cursor === undefined ? undefined : afterCursor(cursor);
+    const watchers = [...new Set((await options.pending.listPending()).map((p) => p.watcherSessionKey))].filter((w) => after === undefined || w > after).sort();
+    const page = watchers.slice(0, RESOURCES_PAGE);
+    const resources = page.map((w) => ({ uri: noticesUri(w), name: `notices for ${w}`, mimeType: 'text/plain' }));
+    return watchers.length > RESOURCES_PAGE ? { resources, nextCursor: pageCursor(page[page.length - 1]!) } : { resources };
   });
 
   const watcherOf = (uri: string): string => {
     const watcher = watcherOfUri(uri);
     if (watcher === undefined) throw new McpError(ErrorCode.InvalidParams, `not a notices resource: ${uri} (expected ${NOTICES_URI_TEMPLATE}, the key percent-encoded)`);
+    // T13: another session's notices are not this caller's to read or hear of.
+    if (caller !== undefined && watcher !== caller.sessionKey) {
+      throw new McpError(ErrorCode.InvalidParams, `forbidden: this server is bound to session "${caller.sessionKey}"; the notices of "${watcher}" are not its own`);
+    }
     return watcher;
   };
 

@@ -12,7 +12,7 @@ export {
   type PostgresStoreOptions,
 } from './postgres-store.js';
 export type { PgPoolSettings, PgQueryable } from './pg-types.js';
-export { MIGRATIONS, SCHEMA_VERSION, TABLES, migrate, quoteIdent, readSchemaVersion, type PgMigrationStep } from './schema.js';
+export { MAX_IDENTIFIER_BYTES, MIGRATIONS, SCHEMA_VERSION, TABLES, migrate, quoteIdent, readSchemaVersion, validateSchemaName, type PgMigrationStep } from './schema.js';
 export {
   CorruptStateError,
   NotAStateSchemaError,

@@ -57,7 +57,7 @@ import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { loadPg, type PgModule } from './driver.js';
 import { classifyOpenError, CorruptStateError, describeError, isRetryable, PostgresEncodingError, toSafeNumber } from './errors.js';
 import { checkedEventFromPgRow, checkedPgHead, cursorArrays, cursorFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
-import { MIGRATIONS, TABLES, migrate, quoteIdent, type PgMigrationStep } from './schema.js';
+import { MIGRATIONS, TABLES, migrate, quoteIdent, validateSchemaName, type PgMigrationStep } from './schema.js';
 import { statements, type Statements } from './sql.js';
 
 /**
@@ -191,6 +191,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
   /** Opens a store: connects, checks the server, migrates the schema, prunes (opening a store prunes, R29). */
   static async open(options: PostgresStoreOptions, internals: PostgresStoreInternals = {}): Promise<PostgresStore> {
     resolvePruneConfig(options); // RangeError before any connection
+    if (options.schema !== undefined) validateSchemaName(options.schema); // over 63 bytes the server truncates it
     resolveClock(options.now); // R6: a non-function clock is refused before any connection
     if (options.noticeLink !== undefined) validateNoticeLinkTemplate(options.noticeLink); // R23b
     const pgm = await loadPg();

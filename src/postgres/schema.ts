@@ -22,6 +22,26 @@ export const TABLES = {
   sequence: 'session_state_sequence',
 } as const;
 
+/** PostgreSQL keeps the first NAMEDATALEN - 1 bytes of an identifier and drops the rest. */
+export const MAX_IDENTIFIER_BYTES = 63;
+
+/**
+ * A schema name the server would truncate names other tables than the store thinks: its locks and
+ * NOTIFY channel come from the full name, its tables from the first 63 bytes, so two long names
+ * with one prefix would share tables but not locks. Refused before any connection.
+ */
+export function validateSchemaName(schema: unknown): asserts schema is string {
+  if (typeof schema !== 'string' || schema.length === 0 || schema.includes('\u0000')) {
+    throw new RangeError(`schema must be a non-empty PostgreSQL identifier without NUL, got ${JSON.stringify(schema)}`);
+  }
+  const bytes = new TextEncoder().encode(schema).length;
+  if (bytes > MAX_IDENTIFIER_BYTES) {
+    throw new RangeError(
+      `schema "${schema}" is ${bytes} bytes; PostgreSQL keeps only the first ${MAX_IDENTIFIER_BYTES} bytes of a name, so its tables would be another schema's while its locks and NOTIFY channel are not: use a name of at most ${MAX_IDENTIFIER_BYTES} bytes`,
+    );
+  }
+}
+
 /** Quotes a PostgreSQL identifier (doubling any `"`), for schema and table names. */
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;

@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox';
-import { ValidationError, assertSchema, parseAgentScopedKey, validateSessionKey } from '../core/index.js';
+import { ValidationError, assertSchema, parseAgentScopedKey, snapshotInput, validateSessionKey } from '../core/index.js';
 
 /**
  * T1, T2: tool arguments come from a model, so they are checked before the store sees them: a
@@ -7,8 +7,10 @@ import { ValidationError, assertSchema, parseAgentScopedKey, validateSessionKey 
  * derived from an agent-scoped key. A ValidationError names the field; nothing has been written.
  */
 export function checkArgs<T>(schema: TSchema, args: unknown, keyFields: readonly string[]): T {
-  // A tool called with no arguments at all arrives as undefined from some clients.
-  const value = args === undefined ? {} : args;
+  // A tool called with no arguments at all arrives as undefined from some clients. R9a: the
+  // caller's object is read once; only the copy is checked and used, so a getter or a Proxy that
+  // answers differently on a later read cannot put an unchecked value into a model's text.
+  const value = snapshotInput(args === undefined ? {} : args);
   assertSchema<T>(schema, value);
   for (const field of keyFields) {
     const key = (value as Record<string, unknown>)[field];

@@ -11,6 +11,7 @@ import {
 } from '../../spec/schemas/tools.js';
 import { ValidationError, assertSchema, isAgentScopedKey, validateSessionKey } from '../core/index.js';
 import { checkArgs, resolveAgentId } from './args.js';
+import { forbiddenTarget, forbiddenWatcher, inScope, spawnParentFromLog, type Caller, type ParentOf } from './scope.js';
 import { noticesText, sessionStatusText, sessionUnwatchText, sessionWatchText, sessionsListText } from './text.js';
 
 /** What every handler returns: the structured result (for programs) and the compact text a model reads (T3-T7). */
@@ -19,7 +20,7 @@ export interface ToolOutput<T> {
   text: string;
 }
 
-/** The unwatch method of the store contract (design D1); typed here so any store that has it works. */
+/** The unwatch method of the store contract (R52); typed here so any store that has it works. */
 export interface UnwatchRequest {
   watcherSessionKey: string;
   targetSessionKey: string;
@@ -32,18 +33,39 @@ export type ToolStore = SessionStateStore & {
   unwatch?(request: UnwatchRequest): MaybePromise<{ unwatched: boolean }>;
 };
 
-/** T1, T2: what every tool handler runs with: the store and the runtime's own agent id. */
+/** T1, T2, T10: what every tool handler runs with: the store, the runtime's own agent id and, when bound, the caller. */
 export interface ToolContext {
   /** Any store of the contract; methods may be async. */
   store: ToolStore;
   /** T2: the runtime's own agent, used for a bare session key given without agentId. */
   defaultAgentId?: string;
+  /** T10: the session these tools act for, and what it may see; absent: unbound (a trusted runtime). */
+  caller?: Caller;
+  /** T12: the spawn tree; defaults to the child_spawned events of the log (spawnParentFromLog). */
+  parentOf?: ParentOf;
+}
+
+/** T11: refuses a target outside the caller's scope (unbound: everything is in scope). */
+async function assertTarget(ctx: ToolContext, field: string, sessionKey: string, agentId: string): Promise<void> {
+  if (ctx.caller === undefined) return;
+  if (!(await inScope(ctx.caller, ctx.parentOf ?? spawnParentFromLog(ctx.store), sessionKey, agentId))) throw forbiddenTarget(ctx.caller, field, sessionKey);
+}
+
+/** T13: bound tools act only on the caller's own watches and notices. */
+function assertWatcher(ctx: ToolContext, watcherSessionKey: string): void {
+  if (ctx.caller !== undefined && watcherSessionKey !== ctx.caller.sessionKey) throw forbiddenWatcher(ctx.caller, 'watcherSessionKey', watcherSessionKey);
+}
+
+/** T11, T4: whether a row may be listed to the caller. */
+export async function visibleTo(ctx: ToolContext, sessionKey: string, agentId: string): Promise<boolean> {
+  return ctx.caller === undefined || inScope(ctx.caller, ctx.parentOf ?? spawnParentFromLog(ctx.store), sessionKey, agentId);
 }
 
 /** T3: `session_status {sessionKey, agentId?, changesSince?}`: stateVersion always; with changesSince the exact delta (R30-R34). */
 export async function sessionStatus(ctx: ToolContext, args: unknown): Promise<ToolOutput<SessionStatusResult>> {
   const a = checkArgs<SessionStatusArgs>(SessionStatusArgs, args, ['sessionKey']);
   const agentId = resolveAgentId(a.sessionKey, a.agentId, ctx.defaultAgentId);
+  await assertTarget(ctx, 'sessionKey', a.sessionKey, agentId);
   let result: SessionStatusResult;
   if (a.changesSince === undefined) {
     result = { sessionKey: a.sessionKey, agentId, stateVersion: await ctx.store.stateVersion(a.sessionKey, agentId) };
@@ -76,6 +98,16 @@ export async function annotateSessionsList<R extends { sessionKey: string; agent
     if (row.agentId !== undefined) assertSchema(AgentId, row.agentId, `rows.${i}.agentId`);
     return resolveAgentId(row.sessionKey, row.agentId, ctx.defaultAgentId, `rows.${i}.agentId`);
   });
+  if (ctx.caller !== undefined) {
+    // T11: a bound list shows only the caller's scope; a row outside it is left out, not refused.
+    const keep: boolean[] = [];
+    for (let i = 0; i < rows.length; i += SESSIONS_LIST_BATCH) {
+      keep.push(...(await Promise.all(rows.slice(i, i + SESSIONS_LIST_BATCH).map((row, k) => visibleTo(ctx, row.sessionKey, agents[i + k]!)))));
+    }
+    const unbound: ToolContext = { ...ctx };
+    delete unbound.caller;
+    return annotateSessionsList(unbound, rows.filter((_, i) => keep[i]));
+  }
   const versions: number[] = [];
   for (let i = 0; i < rows.length; i += SESSIONS_LIST_BATCH) {
     const batch = rows.slice(i, i + SESSIONS_LIST_BATCH).map((row, k) => ctx.store.stateVersion(row.sessionKey, agents[i + k]!));
@@ -99,6 +131,8 @@ export async function annotateSessionsList<R extends { sessionKey: string; agent
 export async function sessionWatch(ctx: ToolContext, args: unknown): Promise<ToolOutput<SessionWatchResult>> {
   const a = checkArgs<SessionWatchArgs>(SessionWatchArgs, args, ['watcherSessionKey', 'targetSessionKey']);
   const agentId = resolveAgentId(a.targetSessionKey, a.agentId, ctx.defaultAgentId);
+  assertWatcher(ctx, a.watcherSessionKey);
+  await assertTarget(ctx, 'targetSessionKey', a.targetSessionKey, agentId);
   let result: SessionWatchResult;
   if (!isAgentScopedKey(a.watcherSessionKey)) result = { watched: false, reason: 'bare-watcher' };
   else if (a.watcherSessionKey === a.targetSessionKey) result = { watched: false, reason: 'same-session' };
@@ -136,16 +170,19 @@ export async function watchAfterSend(ctx: ToolContext, request: SendWatchRequest
   if (!dispatched) {
     const a = checkArgs<SessionWatchArgs>(SessionWatchArgs, args, ['watcherSessionKey', 'targetSessionKey']);
     const agentId = resolveAgentId(a.targetSessionKey, a.agentId, ctx.defaultAgentId);
+    assertWatcher(ctx, a.watcherSessionKey);
     const result: SessionWatchResult = { watched: false, reason: 'not-dispatched' };
     return { result, text: sessionWatchText(result, a.watcherSessionKey, a.targetSessionKey, agentId) };
   }
   return sessionWatch(ctx, args);
 }
 
-/** T6: `session_unwatch` over the store's unwatch (D1): `unwatched` says whether a watch existed. */
+/** T6: `session_unwatch` over the store's unwatch (R52): `unwatched` says whether a watch existed. */
 export async function sessionUnwatch(ctx: ToolContext, args: unknown): Promise<ToolOutput<SessionUnwatchResult>> {
   const a = checkArgs<SessionUnwatchArgs>(SessionUnwatchArgs, args, ['watcherSessionKey', 'targetSessionKey']);
   const agentId = resolveAgentId(a.targetSessionKey, a.agentId, ctx.defaultAgentId);
+  // T13: dropping one's own watch needs no scope check: it only ever narrows what the caller hears.
+  assertWatcher(ctx, a.watcherSessionKey);
   const unwatch = ctx.store.unwatch;
   if (typeof unwatch !== 'function') throw new Error('this store does not implement unwatch (session-state-kit contract with durable notices)');
   const { unwatched } = await unwatch.call(ctx.store, { watcherSessionKey: a.watcherSessionKey, targetSessionKey: a.targetSessionKey, agentId });
@@ -155,6 +192,7 @@ export async function sessionUnwatch(ctx: ToolContext, args: unknown): Promise<T
 /** T7: `session_notices`: drains (R27) the watcher's pending notices; each is delivered once. */
 export async function sessionNotices(ctx: ToolContext, args: unknown): Promise<ToolOutput<SessionNoticesResult>> {
   const a = checkArgs<SessionNoticesArgs>(SessionNoticesArgs, args, ['watcherSessionKey']);
+  assertWatcher(ctx, a.watcherSessionKey);
   const notices: Notice[] = await ctx.store.drainNotices(a.watcherSessionKey);
   return { result: { notices }, text: noticesText(notices) };
 }

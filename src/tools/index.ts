@@ -21,7 +21,21 @@ export {
   type ToolOutput,
   type ToolStore,
   type UnwatchRequest,
+  visibleTo,
 } from './handlers.js';
-export { UnknownToolError, createSessionTools, toolJsonSchema, type SessionTools, type SessionToolsOptions, type ToolDefinition, type ToolResults } from './registry.js';
-export { eventLine, noticesText, sessionStatusText, sessionUnwatchText, sessionWatchText, sessionsListText } from './text.js';
+export {
+  DEFAULT_VISIBILITY,
+  ForbiddenError,
+  MAX_TREE_DEPTH,
+  VISIBILITIES,
+  checkCaller,
+  inScope,
+  isForbiddenError,
+  spawnParentFromLog,
+  type Caller,
+  type ParentOf,
+  type Visibility,
+} from './scope.js';
+export { StoreUnavailableError, UnknownToolError, createSessionTools, type ToolLogger, toolJsonSchema, type SessionTools, type SessionToolsOptions, type ToolDefinition, type ToolResults } from './registry.js';
+export { eventLine, noticesText, sessionStatusText, sessionUnwatchText, sessionWatchText, sessionsListPageText, sessionsListText, storeUnavailableText } from './text.js';
 export * from '../../spec/schemas/tools.js';

@@ -1,5 +1,6 @@
 import { AgentId, type MaybePromise } from '../../spec/index.js';
 import {
+  SESSIONS_LIST_PAGE,
   SessionsListArgs,
   TOOL_ARGS,
   type SessionNoticesResult,
@@ -10,9 +11,31 @@ import {
   type SessionsListRow,
   type ToolName,
 } from '../../spec/schemas/tools.js';
-import { assertSchema } from '../core/index.js';
-import { checkArgs } from './args.js';
-import { annotateSessionsList, sessionNotices, sessionStatus, sessionUnwatch, sessionWatch, type ToolContext, type ToolOutput, type ToolStore } from './handlers.js';
+import { ValidationError, assertSchema, isValidationError, validateSessionKey } from '../core/index.js';
+import { checkArgs, resolveAgentId } from './args.js';
+import { SESSIONS_LIST_BATCH, annotateSessionsList, sessionNotices, sessionStatus, sessionUnwatch, sessionWatch, visibleTo, type ToolContext, type ToolOutput, type ToolStore } from './handlers.js';
+import { checkCaller, type Caller, type ParentOf, type Visibility } from './scope.js';
+import { sessionsListPageText, storeUnavailableText } from './text.js';
+
+/** The tools layer logs (a row it skips, T4) through this; the runtime's own logger fits. */
+export interface ToolLogger {
+  warn(message: string, details?: Record<string, unknown>): void;
+}
+
+/**
+ * T14: the store degraded (R9, R35) during a call, so what it answered is a fallback, not the
+ * state: a model must not read "nothing changed" or "no notices" into it.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  readonly code = 'unavailable';
+  constructor(
+    readonly tool: string,
+    readonly text: string,
+  ) {
+    super(`${tool}: the state store could not answer`);
+  }
+}
 
 /** A tool as an agent framework (MCP, a function-calling API) lists it. */
 export interface ToolDefinition {
@@ -40,10 +63,33 @@ const DESCRIPTIONS: Record<ToolName, string> = {
   session_notices: 'Take your pending stale-state notices: one line per changed session, each delivered once.',
 };
 
-/** T1, T4: options of createSessionTools: the tool context plus, to offer sessions_list, the runtime's session rows. */
-export interface SessionToolsOptions extends ToolContext {
+/** T1, T4, T10: options of createSessionTools: the store, the runtime's agent, its session rows (to offer sessions_list) and the caller the tools act for. */
+export interface SessionToolsOptions {
+  /** Any store of the contract; methods may be async. */
+  store: ToolStore;
+  /** T2: the runtime's own agent, used for a bare session key given without agentId. */
+  defaultAgentId?: string;
   /** The rows sessions_list annotates (a runtime's own session list). Without it, sessions_list is not offered. */
   listSessions?: () => MaybePromise<SessionsListRow[]>;
+  /**
+   * T10: the agent-scoped session these tools act for. Bound, the notice tools act only on its own
+   * notices and targets outside `visibility` are refused (ForbiddenError). Left out, the tools are
+   * unbound: any session's notices can be read and acknowledged by naming it, which only a trusted
+   * runtime (one that sets the arguments itself) should offer.
+   */
+  caller?: string;
+  /** T10: `self`, `tree` (default), `agent` or `all`; only with a caller. */
+  visibility?: Visibility;
+  /** T12: the spawn tree; defaults to the child_spawned events of the log. */
+  parentOf?: ParentOf;
+  /**
+   * T14: a count of storage failures the store has logged (the runtime counts its store logger's
+   * errors). When it moves during a read-only answer, the tool fails with StoreUnavailableError
+   * instead of answering a degraded value as the state.
+   */
+  storeFailures?: () => number;
+  /** Where a session row sessions_list skips is reported (T4). */
+  logger?: ToolLogger;
 }
 
 /** The structured result of each tool. */
@@ -58,34 +104,135 @@ export interface ToolResults {
 /** T1: the session tools over one store: their definitions (name, description, input schema) and a way to call them by name. */
 export interface SessionTools {
   definitions: ToolDefinition[];
+  /** T10: the session the tools are bound to, or undefined when unbound (a trusted runtime). */
+  caller: Caller | undefined;
   /** Runs a tool by name. Bad arguments throw a ValidationError naming the field (nothing written); an unknown name throws UnknownToolError. */
   call<N extends ToolName>(name: N, args: unknown): Promise<ToolOutput<ToolResults[N]>>;
   /** Runs a tool given by a name not known at compile time (the result is then untyped). */
   call(name: string, args: unknown): Promise<ToolOutput<unknown>>;
 }
 
+/**
+ * T14: what R9/R35's fallback looks like per tool. Only such an answer is turned into an error when
+ * the failure count moved: a real answer (a drained notice, an unwatch that happened) stands even
+ * if another call failed at the same time, so nothing acked is ever hidden from the model.
+ */
+const FALLBACK: Record<Exclude<ToolName, 'session_watch'>, (result: unknown) => boolean> = {
+  session_status: (r) => (r as SessionStatusResult).stateVersion === 0,
+  sessions_list: () => true,
+  session_unwatch: (r) => !(r as SessionUnwatchResult).unwatched,
+  session_notices: (r) => (r as SessionNoticesResult).notices.length === 0,
+};
+
 /** T1: the session tools over one store, ready to list and call. */
 export function createSessionTools(options: SessionToolsOptions): SessionTools {
   if (options.defaultAgentId !== undefined) assertSchema(AgentId, options.defaultAgentId, 'defaultAgentId');
-  const ctx: ToolContext = options.defaultAgentId === undefined ? { store: options.store } : { store: options.store, defaultAgentId: options.defaultAgentId };
+  const caller = checkCaller(options.caller, options.visibility);
+  const ctx: ToolContext = {
+    store: options.store,
+    ...(options.defaultAgentId !== undefined ? { defaultAgentId: options.defaultAgentId } : {}),
+    ...(caller !== undefined ? { caller } : {}),
+    ...(options.parentOf !== undefined ? { parentOf: options.parentOf } : {}),
+  };
   const offered = (Object.keys(TOOL_ARGS) as ToolName[]).filter((name) => name !== 'sessions_list' || options.listSessions !== undefined);
   const run: Record<ToolName, (args: unknown) => Promise<ToolOutput<unknown>>> = {
     session_status: (args) => sessionStatus(ctx, args),
-    sessions_list: async (args) => {
-      checkArgs(SessionsListArgs, args, []);
-      return annotateSessionsList(ctx, await options.listSessions!());
-    },
+    sessions_list: (args) => listPage(ctx, options, checkArgs<SessionsListArgs>(SessionsListArgs, args, [])),
     session_watch: (args) => sessionWatch(ctx, args),
     session_unwatch: (args) => sessionUnwatch(ctx, args),
     session_notices: (args) => sessionNotices(ctx, args),
   };
   return {
     definitions: offered.map((name) => ({ name, description: DESCRIPTIONS[name], inputSchema: toolJsonSchema(name) })),
+    caller,
     call: async (name: string, args: unknown) => {
       if (!(offered as string[]).includes(name)) throw new UnknownToolError(name);
-      return run[name as ToolName](args);
+      const failures = options.storeFailures;
+      if (failures === undefined || name === 'session_watch') return run[name as ToolName](args);
+      // T14: session_watch says `unavailable` itself (T5); the others would answer R35's fallback as the state.
+      const before = failures();
+      let out: ToolOutput<unknown> | undefined;
+      let error: unknown;
+      try {
+        out = await run[name as ToolName](args);
+      } catch (e) {
+        if (isValidationError(e)) throw e;
+        error = e;
+      }
+      if (failures() !== before && (out === undefined || FALLBACK[name as Exclude<ToolName, 'session_watch'>](out.result))) throw new StoreUnavailableError(name, storeUnavailableText(name as ToolName));
+      if (error !== undefined) throw error;
+      return out!;
     },
   };
+}
+
+/** T15: a page cursor names the last identity shown (base64url of its JSON), so a page boundary survives rows added or removed. */
+function encodeCursor(sessionKey: string, agentId: string): string {
+  const bytes = new TextEncoder().encode(JSON.stringify([sessionKey, agentId]));
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+    const parsed: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0))));
+    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string') return [parsed[0], parsed[1]];
+  } catch {
+    // fall through: not one of ours
+  }
+  throw new ValidationError('cursor', 'format', 'is not a cursor sessions_list returned (pass nextCursor as it came)');
+}
+
+const compareIdentity = (a: { sessionKey: string; agentId: string }, b: { sessionKey: string; agentId: string }): number =>
+  a.sessionKey < b.sessionKey ? -1 : a.sessionKey > b.sessionKey ? 1 : a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0;
+
+/**
+ * T4, T15: the MCP sessions_list. The rows come from the database, not from the model: a row that
+ * names no session is skipped and logged (T4), never blamed on the model's arguments. Rows
+ * outside the caller's scope are left out (T11). Pages are in identity order, at most `limit` rows.
+ */
+async function listPage(ctx: ToolContext, options: SessionToolsOptions, args: SessionsListArgs): Promise<ToolOutput<SessionsListResult>> {
+  const after = args.cursor === undefined ? undefined : decodeCursor(args.cursor);
+  const limit = args.limit ?? SESSIONS_LIST_PAGE;
+  const raw = await options.listSessions!();
+  if (!Array.isArray(raw)) options.logger?.warn('sessions_list: the runtime listed no rows (not an array)', { type: typeof raw });
+  const rows: { sessionKey: string; agentId: string; row: SessionsListRow }[] = [];
+  for (const [i, row] of (Array.isArray(raw) ? raw : []).entries()) {
+    try {
+      if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new ValidationError(`rows.${i}`, 'type', 'must be an object');
+      validateSessionKey(row.sessionKey, `rows.${i}.sessionKey`);
+      if (row.agentId !== undefined) assertSchema(AgentId, row.agentId, `rows.${i}.agentId`);
+      rows.push({ sessionKey: row.sessionKey, agentId: resolveAgentId(row.sessionKey, row.agentId, ctx.defaultAgentId, `rows.${i}.agentId`), row });
+    } catch (error) {
+      options.logger?.warn('sessions_list: skipped a session row that names no session', { row: i, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  rows.sort(compareIdentity);
+  const page: typeof rows = [];
+  let start = after === undefined ? 0 : rows.findIndex((r) => compareIdentity(r, { sessionKey: after[0], agentId: after[1] }) > 0);
+  if (start < 0) start = rows.length;
+  let more = false;
+  // Scope checks may read the store (T12): in batches, and only as far as the page needs.
+  for (let i = start; i < rows.length && !more; i += SESSIONS_LIST_BATCH) {
+    const batch = rows.slice(i, i + SESSIONS_LIST_BATCH);
+    const visible = await Promise.all(batch.map((r) => visibleTo(ctx, r.sessionKey, r.agentId)));
+    for (const [k, r] of batch.entries()) {
+      if (!visible[k]) continue;
+      if (page.length === limit) {
+        more = true;
+        break;
+      }
+      page.push(r);
+    }
+  }
+  const { caller: _filtered, ...unbound } = ctx;
+  const out = await annotateSessionsList(unbound, page.map((p) => p.row));
+  const last = page[page.length - 1];
+  const nextCursor = more && last !== undefined ? encodeCursor(last.sessionKey, last.agentId) : undefined;
+  const result: SessionsListResult = nextCursor === undefined ? { sessions: out.result.sessions } : { sessions: out.result.sessions, nextCursor };
+  return { result, text: sessionsListPageText(out.text, nextCursor) };
 }
 
 /** The argument schema of a tool as plain JSON (TypeBox schemas are JSON Schema already; this drops anything non-JSON). */

@@ -79,3 +79,13 @@ export function sessionUnwatchText(unwatched: boolean, targetSessionKey: string,
 export function noticesText(notices: readonly Notice[]): string {
   return notices.length === 0 ? 'No pending notices.' : notices.map((n) => n.text).join('\n');
 }
+
+/** T15: a sessions_list page, with the call that reads the next one. */
+export function sessionsListPageText(text: string, nextCursor: string | undefined): string {
+  return nextCursor === undefined ? text : `${text}\nMore sessions: sessions_list cursor "${nextCursor}".`;
+}
+
+/** T14: the text of a tool whose store could not answer (a storage failure, R9, R35). */
+export function storeUnavailableText(tool: string): string {
+  return `The state store could not answer ${tool} (a storage failure; the server logged it). What it would have said is unknown, not empty: do not assume nothing changed. Try again later.`;
+}

@@ -5,7 +5,7 @@
  */
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChangesSinceResponse, Notice } from '../../spec/index.js';
 import { DEMO_CHILD, DEMO_MANAGER } from '../../src/cli/demo.js';
 import { runCli, runShell, tempDir, useBuiltCli } from './helpers.js';
@@ -74,7 +74,7 @@ describe.concurrent('demo', () => {
     expect(both.stderr).toContain('--db needs the SQLite store');
   });
 
-  it('every command the demo prints runs as printed, from where the demo ran: the built file run by node, and a fresh clone\'s `npm run demo`', async () => {
+  it('every command the demo prints runs as printed, from where the demo ran: the built file run by node, and a fresh clone\'s `npm run demo`', async ({ onTestFinished }) => {
     const printed = (stdout: string) => stdout.split('\n').filter((l) => /^ {3}\S.* inspect /.test(l)).map((l) => l.trim());
     // A build run directly: `node <that file>`.
     const built = await runCli(cli.path(), ['demo', '--db', join(dir, 'printed.db')]);

@@ -49,4 +49,48 @@ describe('session-state-kit conformance', () => {
     expect(await conformanceCommand(['--list'], io)).toBe(0);
     expect(io.stdout.join('\n')).toMatch(/^R27-R28-ack-on-drain\s+R27 R28/m);
   });
+
+  describe('multi-handle by default (W8): R20, R26, R27 across handles run whenever the implementation can open handles', () => {
+    it('--broken handle-local-queue is caught without --handles', async () => {
+      const io = capture();
+      const code = await conformanceCommand(['--broken', 'handle-local-queue', '--property', 'model,R20-R27-handles-agree', '--runs', '20', '--seed', '7', '--no-shrink'], io);
+      expect(code).toBe(1);
+      expect(io.stdout.join('\n')).toMatch(/FAIL: \d+ of 2 properties failed .*3 handles per store/);
+    }, 120_000);
+
+    it('--builtin memory and sqlite run the multi-handle properties by default', async () => {
+      for (const builtin of ['memory', 'sqlite']) {
+        const io = capture();
+        expect(await conformanceCommand(['--builtin', builtin, '--property', 'R20-R27-handles-agree', '--runs', '3', '--seed', '4'], io), builtin).toBe(0);
+        const out = io.stdout.join('\n');
+        expect(out, builtin).toMatch(/PASS: 1 properties in \S+ \(seed 4, 3 handles per store\)/);
+        expect(out, builtin).not.toContain('not run');
+      }
+    }, 120_000);
+
+    it('a store that cannot open handles is run single-handle, and the summary says so', async () => {
+      const io = capture();
+      expect(await conformanceCommand(['--broken', 'no-follow-up', '--property', 'R24,R20-R27-handles-agree', '--runs', '5', '--seed', '4'], io)).toBe(0);
+      const out = io.stdout.join('\n');
+      expect(out).toMatch(/PASS: 1 properties in \S+ \(seed 4, single-handle only\)/);
+      expect(out).toMatch(/^single-handle only: the implementation cannot open more handles on one store \(no openHandle\); .*R20, R26, R27/m);
+      expect(out).toMatch(/^not run: R20-R27-handles-agree/m);
+      const one = capture();
+      expect(await conformanceCommand(['--builtin', 'memory', '--handles', '1', '--property', 'R24', '--runs', '2'], one)).toBe(0);
+      expect(one.stdout.join('\n')).toMatch(/^single-handle only: asked for with --handles 1;/m);
+    }, 60_000);
+
+    it('--exec probes the implementation: a shared file gets 3 processes, an in-memory store is single-handle and says why', async () => {
+      const server = (store: string) => `"${process.execPath}" --import tsx conformance/stdio-server.ts --store ${store}`;
+      const shared = capture();
+      expect(await conformanceCommand(['--exec', server('sqlite-file'), '--property', 'R20-R27-handles-agree', '--runs', '2', '--seed', '9'], shared)).toBe(0);
+      expect(shared.stdout.join('\n')).toMatch(/\(seed 9, 3 handles per store\)/);
+      const alone = capture();
+      expect(await conformanceCommand(['--exec', server('memory'), '--property', 'R24,R20-R27-handles-agree', '--runs', '2', '--seed', '9'], alone)).toBe(0);
+      const out = alone.stdout.join('\n');
+      expect(out).toMatch(/\(seed 9, single-handle only\)/);
+      expect(out).toMatch(/^single-handle only: the implementation's create answered null/m);
+      expect(alone.stderr.join('')).toContain('conformance: single-handle only:');
+    }, 180_000);
+  });
 });

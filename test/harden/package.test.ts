@@ -157,13 +157,15 @@ describe('the packed package in an empty project', () => {
     }, 900_000);
   }
 
-  it('every TypeScript block of README.md compiles against the package, and the runnable ones run', () => {
-    const blocks = readmeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
+  it('every TypeScript block of README.md and the guides in docs/ compiles against the package, and the runnable ones run', () => {
+    const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const blocks = pages.flatMap((page) => readmeBlocks(readFileSync(join(root, page), 'utf8')).map((b) => ({ ...b, page })));
+    expect(blocks.filter((b) => b.page === 'README.md').length).toBeGreaterThanOrEqual(1);
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const dir = join(consumer, 'readme');
     mkdirSync(dir, { recursive: true });
     const files = blocks.map((b, i) => {
-      const file = `block-${i + 1}-line-${b.line}.ts`;
+      const file = `block-${i + 1}-${b.page.replace(/\W+/g, '-')}-line-${b.line}.ts`;
       // Each block is a module of its own (its names do not clash with another block's).
       writeFileSync(join(dir, file), `${b.code}\nexport {};\n`);
       return file;
@@ -177,7 +179,7 @@ describe('the packed package in an empty project', () => {
     expect(runnable.length).toBeGreaterThanOrEqual(1);
     for (const [b, file] of runnable) {
       const r = run(bin('tsx'), [file], { cwd: dir });
-      expect(r.status, `README.md line ${b.line}:\n${r.out}`).toBe(0);
+      expect(r.status, `${b.page} line ${b.line}:\n${r.out}`).toBe(0);
     }
   }, 900_000);
 });

@@ -6,17 +6,20 @@ export interface HookRun {
   stderr: string;
 }
 
-/** Runs the built CLI with `hook ...`, the payload (an object, or raw text) on stdin, as Claude Code does. */
-export function runHook(cli: string, args: readonly string[], payload: unknown): Promise<HookRun> {
+/**
+ * Runs the built CLI with `hook ...`, the payload (an object, raw text or raw bytes) on stdin, as
+ * Claude Code does. `stdout: 'ignore'` starts it with stdout on /dev/null, as a closed stdout ends up.
+ */
+export function runHook(cli: string, args: readonly string[], payload: unknown, options: { stdout?: 'pipe' | 'ignore' } = {}): Promise<HookRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, 'hook', ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [cli, 'hook', ...args], { stdio: ['pipe', options.stdout ?? 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     child.on('error', (e) => (clearTimeout(timer), reject(e)));
     child.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
-    child.stdin.end(typeof payload === 'string' ? payload : JSON.stringify(payload));
+    child.stdin!.end(typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload));
   });
 }

@@ -152,3 +152,22 @@ describe('claude-agent-sdk hook callbacks (SDK-typed payloads)', () => {
     expect((await store.changesSince({ sessionKey: KEY, agentId: 'claude-code', since: 0 })).stateChanges.events.map((e) => e.kind)).toEqual(['created']);
   });
 });
+
+describe('claude-agent-sdk hook callbacks: dedupe keys name the agent (T17, T30)', () => {
+  it('T30: one Claude Code session under two agents registers and records for both; the default agent keeps the plain claude-code keys the command hook writes', async () => {
+    const store = createMemoryStore();
+    const logger = memoryLogger();
+    const run = async (agentId: string | undefined, input: HookInput) => {
+      const kit = createClaudeAgentSdkHooks({ store, logger, ...(agentId === undefined ? {} : { agentId }) });
+      for (const m of kit.hooks[input.hook_event_name as HookEvent] ?? []) for (const h of m.hooks as HookCallback[]) await h(input, undefined, { signal: new AbortController().signal });
+    };
+    const start = { ...base, hook_event_name: 'SessionStart', source: 'startup' } satisfies SessionStartHookInput;
+    await run(undefined, start);
+    await run('ops', start);
+    const defaultCreated = store.changesSince({ sessionKey: KEY, agentId: 'claude-code', since: 0 }).stateChanges.events;
+    const opsCreated = store.changesSince({ sessionKey: `agent:ops:${SID}`, agentId: 'ops', since: 0 }).stateChanges.events;
+    expect(defaultCreated.map((e) => [e.kind, e.dedupeKey])).toEqual([['created', `claude-code:created:${SID}`]]);
+    expect(opsCreated.map((e) => [e.kind, e.dedupeKey])).toEqual([['created', `claude-code@ops:created:${SID}`]]);
+    expect(logger.entries).toEqual([]);
+  });
+});

@@ -1,11 +1,11 @@
 /**
- * One state file, four processes on three runtimes and three drivers: Node 20 + better-sqlite3
+ * One state file, five processes on four runtimes and three drivers: Node 20 + better-sqlite3
  * writes it, Node 22 + node:sqlite reopens and continues, Bun + bun:sqlite reopens and continues
- * (and prunes), then Node 20 + better-sqlite3 again. Each reopening must see exactly what the last
+ * (and prunes), then Node 20 + better-sqlite3 again, then Node 24 (the current LTS) + node:sqlite. Each reopening must see exactly what the last
  * process left (heads R5, events and their fields, cursors R20, pending notices rebuilt by R29,
  * the header pragmas), and sequences keep growing across all of them (R7).
  *
- * Node 22 and Bun come from runtimes/node_modules (npm ci --prefix runtimes); CI installs them.
+ * Node 22, Node 24 and Bun come from runtimes/node_modules (npm ci --prefix runtimes); CI installs them.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -19,9 +19,10 @@ import { bundleEntry } from '../sqlite/bundle.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const NODE22 = join(root, 'runtimes', 'node_modules', '.bin', 'node');
+const NODE24 = join(root, 'runtimes', 'node_modules', 'node24', 'bin', 'node');
 const BUN = join(root, 'runtimes', 'node_modules', '.bin', 'bun');
-const present = existsSync(NODE22) && existsSync(BUN);
-const SKIP_REASON = 'runtimes/node_modules is absent: run `npm ci --prefix runtimes` to get Node 22 and Bun';
+const present = existsSync(NODE22) && existsSync(NODE24) && existsSync(BUN);
+const SKIP_REASON = 'runtimes/node_modules is absent: run `npm ci --prefix runtimes` to get Node 22, Node 24 and Bun';
 if (!present) console.warn(`cross-runtime file test skipped: ${SKIP_REASON}`);
 
 interface View {
@@ -77,7 +78,7 @@ describe.skipIf(!present)(`one state file across runtimes and drivers${present ?
   const allSequences = (v: View) => v.changes.flatMap((c) => c.stateChanges.events.map((e) => e.sequence));
   const numbers = (xs: unknown) => xs as number[];
 
-  it('Node 20/better-sqlite3 -> Node 22/node:sqlite -> Bun/bun:sqlite -> Node 20/better-sqlite3, each continuing where the last stopped', () => {
+  it('Node 20/better-sqlite3 -> Node 22/node:sqlite -> Bun/bun:sqlite -> Node 20/better-sqlite3 -> Node 24/node:sqlite, each continuing where the last stopped', () => {
     // 1. Node 20, better-sqlite3: creates the file.
     const s1 = run(1, process.execPath, [], 'better-sqlite3');
     expect(s1.runtime).toBe(`node ${process.versions.node}`);
@@ -128,5 +129,16 @@ describe.skipIf(!present)(`one state file across runtimes and drivers${present ?
     const drained = s4.results['drained'] as [string, number][][];
     expect(s4.opened.pending.flat().length).toBeGreaterThan(0);
     s4.opened.pending.forEach((pending, i) => expect(drained[i]).toEqual(expect.arrayContaining(pending.map((n) => [n.targetSessionKey, n.lastSeenSequence]))));
+
+    // 5. Node 24, node:sqlite: reads what Node 20 left, keeps the sequence growing, raises a notice.
+    const s5 = run(5, NODE24, ['--disable-warning=ExperimentalWarning'], 'node:sqlite');
+    expect(s5.runtime).toMatch(/^node 24\./);
+    expect(s5.opened).toEqual(reopened(s4.after));
+    const r5 = numbers(s5.results['records']);
+    expect(Math.min(...r5)).toBeGreaterThan(Math.max(...r4));
+    expect(s5.results['watch']).toEqual({ watched: true });
+    expect(s5.results['pending']).toContainEqual(['agent:main:peer', s5.opened.versions[PEER]]); // R22: from the watch on, not history
+    expect(s5.after.versions[PEER]).toBe(r5[0]);
+    expect(s5.after.versions[ASTRAL]).toBe(r5[1]);
   }, 120_000);
 });

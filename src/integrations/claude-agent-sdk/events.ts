@@ -12,14 +12,23 @@ import { parseAgentScopedKey, validateRecordInput } from '../../core/index.js';
 /**
  * The Claude hook events the kit acts on (PROTOCOL.md T9, T30-T34), decided from the payloads alone:
  * what to record, and whether the model is told its key and handed notices. Shared by every way
- * Claude Code reaches the kit (the Agent SDK's hook callbacks; the command hook is meant to move
- * onto it). Types come from the SDK and are erased at build time: nothing here loads the SDK.
+ * Claude Code reaches the kit: the Agent SDK's hook callbacks and the command hook
+ * (`session-state-kit hook claude-code`, T9). Types come from the SDK and are erased at build time:
+ * nothing here loads the SDK.
  */
 
 /** T9: the agent of a Claude Code session key, for the command hook and the SDK alike (one session, one key). */
 export const CLAUDE_CODE_AGENT = 'claude-code';
-/** T9: dedupe keys of both paths share this prefix, so a session registered by either is registered once. */
-const DEDUPE = 'claude-code';
+/**
+ * T9, T17, T30: dedupe keys are global (R8), so they name the agent: one Claude Code session under
+ * two agents is two sessions. The default agent keeps the plain `claude-code` space (the keys files
+ * already hold); another agent gets `claude-code@<agent>`, which no default-agent key can spell (an
+ * agent id has no `@` or `:`). The command hook and the SDK hooks share it, so a session registered
+ * by either is registered once.
+ */
+export function claudeCodeDedupeSpace(agentId: string): string {
+  return agentId === CLAUDE_CODE_AGENT ? 'claude-code' : `claude-code@${agentId}`;
+}
 
 /** The payloads the kit reads, exactly as the SDK types them. */
 export type ClaudeHookInput =
@@ -86,7 +95,7 @@ export function sessionKeyIntro(sessionKey: string): string {
 }
 
 function created(sessionKey: string, o: ClaudeEventOptions, sessionId: string): RecordInput {
-  return { sessionKey, agentId: o.agentId, kind: 'created', actorType: 'system', summary: `session started via ${o.channel}`, dedupeKey: `${DEDUPE}:created:${sessionId}` };
+  return { sessionKey, agentId: o.agentId, kind: 'created', actorType: 'system', summary: `session started via ${o.channel}`, dedupeKey: `${claudeCodeDedupeSpace(o.agentId)}:created:${sessionId}` };
 }
 
 /**
@@ -117,7 +126,7 @@ export function planClaudeHookEvent(input: ClaudeHookInput, o: ClaudeEventOption
           summary: `human message via ${o.channel}`,
           payload: { channel: o.channel },
           onlyIfWatched: true,
-          ...(typeof promptId === 'string' && promptId.length > 0 ? { dedupeKey: `${DEDUPE}:prompt:${sessionId}:${promptId}` } : {}),
+          ...(typeof promptId === 'string' && promptId.length > 0 ? { dedupeKey: `${claudeCodeDedupeSpace(o.agentId)}:prompt:${sessionId}:${promptId}` } : {}),
         });
       }
       plan = { event: 'UserPromptSubmit', sessionKey, records, deliverTo: sessionKey, ...(registered ? {} : { introduce: sessionKey }) };
@@ -138,7 +147,7 @@ export function planClaudeHookEvent(input: ClaudeHookInput, o: ClaudeEventOption
             actorId: sessionKey,
             summary: `subagent started via ${o.channel}`,
             watchers: [sessionKey],
-            dedupeKey: `${DEDUPE}:subagent:${sessionId}:${input.agent_id}`,
+            dedupeKey: `${claudeCodeDedupeSpace(o.agentId)}:subagent:${sessionId}:${input.agent_id}`,
           },
         ],
         introduce: child,
@@ -159,7 +168,7 @@ export function planClaudeHookEvent(input: ClaudeHookInput, o: ClaudeEventOption
             actorType: 'agent',
             actorId: child,
             summary: `subagent finished via ${o.channel}`,
-            dedupeKey: `${DEDUPE}:subagent-end:${sessionId}:${input.agent_id}`,
+            dedupeKey: `${claudeCodeDedupeSpace(o.agentId)}:subagent-end:${sessionId}:${input.agent_id}`,
           },
         ],
       };
