@@ -55,6 +55,7 @@ export type SessionsListRow = Static<typeof SessionsListRow>;
 
 /** T15: sessions_list pages: the default and the largest page a call may ask for. */
 export const SESSIONS_LIST_PAGE = 100;
+/** T15: the largest page a sessions_list call may ask for. */
 export const SESSIONS_LIST_MAX_PAGE = 1000;
 /** T15: an opaque page cursor is at most this long (it holds one session identity). */
 export const PAGE_CURSOR_MAX_LENGTH = 2048;

@@ -19,6 +19,7 @@ import { sessionsListPageText, storeUnavailableText } from './text.js';
 
 /** The tools layer logs (a row it skips, T4) through this; the runtime's own logger fits. */
 export interface ToolLogger {
+  /** Something was skipped and the tool went on (e.g. a session row sessions_list cannot show). */
   warn(message: string, details?: Record<string, unknown>): void;
 }
 

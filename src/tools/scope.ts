@@ -8,7 +8,9 @@ import { ValidationError, isAgentScopedKey, parseAgentScopedKey, validateSession
  * agent, and its tree), `all` (every session). Each scope contains the one before it.
  */
 export const VISIBILITIES = ['self', 'tree', 'agent', 'all'] as const;
+/** T10: how far a bound caller sees: `self`, `tree`, `agent` or `all` (each scope contains the one before it). */
 export type Visibility = (typeof VISIBILITIES)[number];
+/** T10: the visibility of a caller given without one: `tree` (itself and the sessions it spawned). */
 export const DEFAULT_VISIBILITY: Visibility = 'tree';
 
 /** T13: how far up the spawn tree a target is followed looking for the caller (a cycle ends too). */
@@ -30,10 +32,12 @@ export class ForbiddenError extends Error {
   }
 }
 
+/** T11: true for a ForbiddenError, also one from another copy of the module (same name and a `field`). */
 export function isForbiddenError(error: unknown): error is ForbiddenError {
   return error instanceof ForbiddenError || (error instanceof Error && error.name === 'ForbiddenError' && 'field' in error);
 }
 
+/** T10: the session bound tools act for (agent-scoped) and what it may see. */
 export interface Caller {
   sessionKey: string;
   agentId: string;
