@@ -41,9 +41,9 @@ export const WatchRequest = Type.Object(
 );
 export type WatchRequest = Static<typeof WatchRequest>;
 
-/** R21: the result of watch: whether the watcher's cursor on the target was set. */
+/** R21: the result of watch: false (nothing written) when the watcher is bare or is the target, else true. */
 export const WatchResult = Type.Object({ watched: Type.Boolean() }, { additionalProperties: false });
-/** R21: the result of watch: whether the watcher's cursor on the target was set. */
+/** R21: the result of watch: false (nothing written) when the watcher is bare or is the target, else true. */
 export type WatchResult = Static<typeof WatchResult>;
 
 /** R52: end one watch: the watcher's cursor on the target identity, whatever its provenance. */

@@ -9,7 +9,7 @@
 export { CorruptStateError, StateDatabaseError, UnsafeIntegerError, type StateDatabaseErrorCode } from '../shared/state-errors.js';
 export { toSafeNumber } from '../shared/integers.js';
 
-/** What kind of failure a PostgresStoreError is; each has its own subclass and hint. */
+/** What kind of failure a PostgresStoreError is (its `code`). */
 export type PostgresStoreErrorCode =
   | 'unreachable'
   | 'authentication'

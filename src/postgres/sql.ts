@@ -7,7 +7,7 @@ import { TABLES, quoteIdent } from './schema.js';
  */
 export const EVENT_COLUMNS =
   'sequence, dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json';
-/** The cursors table's columns, in the order cursorFromPgRow reads them. */
+/** The cursors table's columns, as the store's statements select them. */
 export const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
 
 /** Every statement the store runs, by name, for the given schema. */

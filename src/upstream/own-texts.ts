@@ -12,7 +12,7 @@ export class OwnTextLog {
 
   constructor(private readonly window: number = LIMITS.selfEchoWindow) {}
 
-  /** U4: remembers a message the session sent upstream; only the last LIMITS.selfEchoWindow are kept. */
+  /** U4: remembers a message the session sent upstream; only the last `window` (default LIMITS.selfEchoWindow) are kept. */
   note(sessionKey: string, agentId: string, text: OwnMessage): void {
     const id = identityKey(sessionKey, agentId);
     const list = this.bySession.get(id) ?? [];
