@@ -10,7 +10,7 @@ import type { Notice, NoticeAck } from './notice.js';
  */
 export type MaybePromise<T> = T | Promise<T>;
 
-/** What a StoreFactory receives: the clock and the few limits tests may override (R40, R41, R23b). */
+/** What a StoreFactory receives: the clock, the limits tests may override (R40, R41) and the opt-in notice link (R23b). */
 export interface CreateOptions {
   /** The clock. Stores never read time any other way. */
   now: () => number;

@@ -90,7 +90,7 @@ const CLIENT_FORMS: readonly [string, string][] = [
   ['This session is being continued from a previous conversation', 'compact-summary'],
 ];
 
-/** True for a plain JSON object (not null, not an array). */
+/** True for an object that is neither null nor an array (what a parsed JSON object is). */
 export const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A record's timestamp as epoch ms (a number, or an ISO string Date.parse reads); undefined otherwise. */
