@@ -8,6 +8,7 @@ import type { Notice, NoticeAck } from './notice.js';
  * ours or another team's, is a factory of this shape; the conformance suite drives only this.
  * Methods may return promises; callers always await.
  */
+/** A value or a promise of it: a contract method may answer either way; callers always await. */
 export type MaybePromise<T> = T | Promise<T>;
 
 /** What a StoreFactory receives: the clock, the limits tests may override (R40, R41) and the opt-in notice link (R23b). */
