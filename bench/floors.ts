@@ -87,5 +87,6 @@ export const LIMITS_FOR_CHECK: readonly Limit[] = [
   // --- upstream-scan: the monitor reading a Claude Code transcript from offset 0 (8 MiB smoke, 100 MiB full; one id, both sizes).
   { id: 'upstream-scan/core', metric: 'ratioVsParse', min: 0.4, why: 'measured 0.8-1.2 against decode + JSON.parse of every line (2026-12-03, loaded VM): classification adds little to parsing; per-line regexes or a quadratic long-line reader would fall below' },
   { id: 'upstream-scan/core', metric: 'rssGrowthMiB', max: 64, why: 'U6: a scan adds under 64 MiB resident memory, long lines included; measured +23.5 MiB (100 MiB file, fresh process)' },
+  { id: 'upstream-scan/core', metric: 'longLineRssGrowthMiB', max: 96, why: 'U6: one line far over the read limit (64 MiB smoke, 300 MiB full) is read in bounded memory; measured +39.5 MiB for a 300 MiB line (2026-12-04); a reader that held each read again would grow with the line' },
   { id: 'memory/sqlite', metric: 'heapSlopeBytesPerAppend', max: 8, why: 'measured 0.19-0.46 B/append over 50k appends; retaining one small object per append would exceed 16' },
 ];

@@ -10,7 +10,7 @@
  * Sized by count (one build, one pack, one install), with a generous timeout for a shared machine.
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -164,6 +164,9 @@ describe('the packed package in an empty project', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const dir = join(consumer, 'readme');
     mkdirSync(dir, { recursive: true });
+    // The guides' runtime snippets import the runtimes, optional peers a consumer installs itself:
+    // linked from this checkout, so their types resolve and nothing comes from the registry.
+    for (const peer of ['@anthropic-ai/claude-agent-sdk', '@openai/agents']) linkPeer(peer);
     const files = blocks.map((b, i) => {
       const file = `block-${i + 1}-${b.page.replace(/\W+/g, '-')}-line-${b.line}.ts`;
       // Each block is a module of its own (its names do not clash with another block's).
@@ -171,7 +174,9 @@ describe('the packed package in an empty project', () => {
       return file;
     });
     for (const resolution of [RESOLUTIONS.node16, RESOLUTIONS.bundler]) {
-      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...STRICT, ...resolution, lib: ['es2022', 'dom'] }, files }));
+      // skipLibCheck: the runtimes' own declarations do not all check under these flags (the kit's
+      // do: the tests above check them with skipLibCheck false); the snippets themselves are checked.
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...STRICT, ...resolution, lib: ['es2022', 'dom'], skipLibCheck: true }, files }));
       const r = run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.json')], { cwd: dir });
       expect(r.out).toBe('');
     }
@@ -183,6 +188,14 @@ describe('the packed package in an empty project', () => {
     }
   }, 900_000);
 });
+
+/** Links an optional peer from this checkout into the consumer (its dependencies resolve from the checkout, through the link's real path). */
+function linkPeer(name: string): void {
+  const link = join(consumer, 'node_modules', name);
+  if (existsSync(link)) return;
+  mkdirSync(dirname(link), { recursive: true });
+  symlinkSync(join(root, 'node_modules', name), link, 'dir');
+}
 
 /**
  * The release check: what `npm pack` ships and that the installed CLI works as documented. The
@@ -211,8 +224,7 @@ describe('the release: npm pack contents, size, and the installed CLI', () => {
     expect(memory.out).toContain('changesSince');
     // better-sqlite3 is an optional peer: a consumer that wants the SQLite adapter installs it. Linked
     // from this checkout (its native build), so nothing comes from the registry.
-    const link = join(consumer, 'node_modules', 'better-sqlite3');
-    if (!readdirSync(join(consumer, 'node_modules')).includes('better-sqlite3')) symlinkSync(join(root, 'node_modules', 'better-sqlite3'), link, 'dir');
+    linkPeer('better-sqlite3');
     const kept = run('npx', ['session-state-kit', 'demo', '--keep'], { cwd: consumer, env });
     expect(kept.status, kept.out).toBe(0);
     const file = /The state is kept in (\S+);/.exec(kept.out)?.[1];
