@@ -263,8 +263,9 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
   /**
    * One transaction on one pooled connection. `locks` (identities' keys, in the order given) are
    * taken first, in the same round trip as BEGIN. Lost races (deadlock, serialization, dedupe key) are retried.
+   * `begin` opens it (the feed's reads: one REPEATABLE READ snapshot, R71).
    */
-  private async tx<T>(fn: (c: Tx) => Promise<T>, locks: readonly string[] = []): Promise<T> {
+  private async tx<T>(fn: (c: Tx) => Promise<T>, locks: readonly string[] = [], begin = 'BEGIN'): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
       let broken: Error | undefined;
@@ -276,7 +277,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
       client.on('error', onError);
       try {
         // The key is a decimal we computed (never input), so it can be inlined in a simple query.
-        await client.query(['BEGIN', ...locks.map((lock) => `SELECT pg_advisory_xact_lock(${lock})`)].join('; '));
+        await client.query([begin, ...locks.map((lock) => `SELECT pg_advisory_xact_lock(${lock})`)].join('; '));
         const out = await fn(client);
         await client.query('COMMIT');
         return out;
@@ -672,28 +673,11 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
   async readPending(request: PendingReadRequest): Promise<PendingRead> {
     this.assertOpen();
     if (request.since !== undefined) checkPosition(request.since);
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    const onError = (error: Error) => {
-      broken = error;
-    };
-    client.on('error', onError);
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      try {
-        const read = await readPendingWith((statement, values) => this.run(client, statement, values).then((r) => r.rows), request, this.badRows);
-        await client.query('COMMIT');
-        return read;
-      } catch (error) {
-        await client.query('ROLLBACK').catch((e: unknown) => {
-          broken = e instanceof Error ? e : new Error(String(e));
-        });
-        throw error;
-      }
-    } finally {
-      client.off('error', onError);
-      client.release(broken);
-    }
+    return this.tx(
+      (c) => readPendingWith((statement, values) => this.run(c, statement, values).then((r) => r.rows), request, this.badRows),
+      [],
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
   }
 
   /** Cursor rows decoded and checked (R9d); a corrupt one is logged once and skipped, never a notice. */
