@@ -23,6 +23,7 @@ const config = JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')) as {
   treatWarningsAsErrors: boolean;
   validation: Record<string, boolean>;
   requiredToBeDocumented: string[];
+  disableSources?: boolean;
 };
 const work = mkdtempSync(join(tmpdir(), 'ssk-api-docs-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -54,6 +55,7 @@ describe('API reference (TypeDoc, warnings are errors)', () => {
       treatWarningsAsErrors: config.treatWarningsAsErrors,
       validation: config.validation,
       requiredToBeDocumented: config.requiredToBeDocumented,
+      disableSources: config.disableSources,
     };
     writeFileSync(join(work, 'typedoc.json'), JSON.stringify(fixtureConfig));
     const r = runTypedoc(['--options', join(work, 'typedoc.json'), '--emit', 'none']);
