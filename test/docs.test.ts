@@ -55,12 +55,12 @@ describe('docs', () => {
   });
 
   // The live view is a server (its browser tests run it) and the runtimes' examples are files (examples.test.ts runs them).
-  it.each(['docs/agents.md', 'docs/operating.md', 'docs/implementing.md', 'docs/upstream.md'])('the shell example at the top of %s runs as printed from a checkout', (guide) => {
+  it.each(['docs/agents.md', 'docs/operating.md', 'docs/implementing.md', 'docs/upstream.md', 'docs/mutation.md'])('the shell example at the top of %s runs as printed from a checkout', (guide) => {
     const first = firstBlock(read(guide))!;
     if (!/^(sh|console)\b/.test(first.info) || /\bno-run\b/.test(first.info)) return; // a TypeScript block: the package test runs it
     for (const line of first.body.map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l !== '' && !l.startsWith('#'))) {
-      const r = spawnSync('/bin/sh', ['-c', line], { cwd: root, encoding: 'utf8', timeout: 240_000, env: { ...process.env, NO_COLOR: '1' } });
+      const r = spawnSync('/bin/sh', ['-c', line], { cwd: root, encoding: 'utf8', timeout: 480_000, env: { ...process.env, NO_COLOR: '1' } });
       expect(r.status, `${guide}: ${line}\n${r.stdout}\n${r.stderr}`).toBe(0);
     }
-  }, 600_000);
+  }, 1_200_000);
 });
