@@ -4,6 +4,7 @@
  * any language), or one of ours (--builtin, --broken). Exit 0 when every property holds, 1 when one
  * fails, 2 on a usage error. Progress goes to stderr, the report to stdout.
  */
+import { cliInvocation } from './invocation.js';
 import { formatReport, listProperties, runConformance, type ConformanceOptions, type ConformanceResult } from '../../conformance/index.js';
 import { execFactory, type ExecFactory } from '../../conformance/exec.js';
 import type { ConformanceTarget } from '../../conformance/handles.js';
@@ -62,7 +63,7 @@ interface Parsed {
 class UsageError extends Error {}
 
 function parse(argv: string[]): Parsed {
-  const p: Parsed = { options: {}, json: false, list: false, help: false, replayPrefix: 'session-state-kit conformance' };
+  const p: Parsed = { options: {}, json: false, list: false, help: false, replayPrefix: `${cliInvocation()} conformance` };
   const props: string[] = [];
   const value = (i: number, flag: string): string => {
     const v = argv[i + 1];
