@@ -17,7 +17,7 @@ for (const n of names) if (!(n in PARTS)) {
   console.error(`mutation: unknown part "${n}"; parts: ${Object.keys(PARTS).join(', ')}`);
   process.exit(2);
 }
-const chosen = names.length > 0 ? names : Object.keys(PARTS);
+const chosen = names.length > 0 ? names : Object.keys(PARTS).filter((n) => PARTS[n].inDefaultRun !== false);
 const rows = [];
 for (const name of chosen) {
   const started = Date.now();
