@@ -1,16 +1,19 @@
 import { fstatSync, statSync } from 'node:fs';
 import type { Notice, NoticeAck, RecordInput, StateEvent } from '../../spec/index.js';
 import { noticesText } from '../tools/text.js';
-import { CLAUDE_CODE_AGENT, CLAUDE_HOOK_EVENTS, planClaudeHookEvent, sessionKeyIntro, type ClaudeEventPlan, type ClaudeHookInput } from '../integrations/claude-agent-sdk/events.js';
+import { CLAUDE_CODE_AGENT, CLAUDE_HOOK_EVENTS, planClaudeHookEvent, type ClaudeHookInput } from '../integrations/claude-agent-sdk/events.js';
+import { CODEX_AGENT, CODEX_CONTEXT_EVENTS, planCodexHookEvent } from '../integrations/codex/events.js';
+import { sessionKeyIntro, type HookPlan } from '../integrations/hook-plan.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { EXIT, type ExitCode, type Io } from './io.js';
 
 /** T17: at most this many notices go into one prompt's context; the rest wait, counted in one line. */
 export const HOOK_MAX_NOTICES = 50;
 
-export const HOOK_USAGE = `session-state-kit hook claude-code --db <file> [--agent <id>]
+export const HOOK_USAGE = `session-state-kit hook claude-code|codex --db <file> [--agent <id>]
 
-A Claude Code hook (PROTOCOL.md T9, events as T30-T34). Reads the hook's JSON payload on stdin:
+A command hook for Claude Code (PROTOCOL.md T9, events as T30-T34) or Codex CLI (T40-T44); both
+plan with one planner. Reads the hook's JSON payload on stdin. Claude Code:
 
   SessionStart       registers the session (a "created" event, once per session) and tells the
                      model its session key, plus any pending notices
@@ -31,7 +34,7 @@ person's prompt.
 
   --db <file>    SQLite state database (created if missing), shared with "session-state-kit mcp"
                  (a file: '' and :memory: share nothing and are refused)
-  --agent <id>   agent id of the session keys (default claude-code)
+  --agent <id>   agent id of the session keys (default claude-code, or codex for codex)
 
 In .claude/settings.json:
   {"hooks": {
@@ -39,6 +42,14 @@ In .claude/settings.json:
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "npx session-state-kit hook claude-code --db /tmp/team.db"}]}]
   }}
 (SubagentStart, SubagentStop, PostCompact and SessionEnd take the same entry.)
+
+Codex (0.171.0 payloads): SessionStart (startup, resume, fork, compact; "clear" also records a
+reset), UserPromptSubmit (a person's turn, except inside a sub-agent thread), SubagentStart,
+SubagentStop, PostCompact and SessionEnd, as above; Stop, PreCompact and tool events get "no
+opinion". Sessions are "agent:codex:<session_id>" (--agent, default codex). Notices and the key
+line go to the model as hookSpecificOutput.additionalContext of SessionStart, UserPromptSubmit and
+SubagentStart. Codex runs a hook only once it is trusted: "session-state-kit init codex" writes the
+entries, and with --trust records their trust.
 
 Exit codes: 0 always, except 1 for a bad command line (never 2, which would block the prompt).`;
 
@@ -72,6 +83,8 @@ export interface HookStore {
 export interface ClaudeCodeHookRun {
   /** The raw stdin text. */
   input: string;
+  /** T40: whose payload it is (default claude-code). */
+  runtime?: HookRuntime;
   agentId: string;
   /** Opens the store; called only once the input is known to be usable (nothing is written otherwise). */
   openStore: () => HookStore | Promise<HookStore>;
@@ -83,8 +96,34 @@ export interface ClaudeCodeHookRun {
   reachesReader?: () => boolean;
 }
 
-/** T9: a hook run's plan is the one the Claude Agent SDK hooks make (T30-T34), from events.ts. */
-export type PlannedHook = ClaudeEventPlan;
+/** T9, T40: a hook run's plan is the shared planner's (hook-plan.ts), the one the Agent SDK hooks make too. */
+export type PlannedHook = HookPlan;
+
+/** T9, T40: the runtimes `hook` serves: how each plans a payload and which events may carry context. */
+export const HOOK_RUNTIMES = {
+  'claude-code': { defaultAgent: CLAUDE_CODE_AGENT, plan: (input: string, agentId: string) => planClaudeCodeHook(input, agentId), carriesContext: (_event: string) => true },
+  codex: { defaultAgent: CODEX_AGENT, plan: (input: string, agentId: string) => planCodexHook(input, agentId), carriesContext: (event: string) => CODEX_CONTEXT_EVENTS.has(event) },
+} as const;
+export type HookRuntime = keyof typeof HOOK_RUNTIMES;
+
+function parseObject(input: string): Record<string, unknown> | string {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(input);
+  } catch {
+    return 'input is not JSON';
+  }
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return 'input is not a JSON object';
+  return payload as Record<string, unknown>;
+}
+
+/** T40-T43: what a Codex payload asks for, decided before anything is opened, or the reason to ignore it. */
+export function planCodexHook(input: string, agentId: string): PlannedHook | string {
+  const p = parseObject(input);
+  if (typeof p === 'string') return p;
+  // As T9: each hook run is its own process and SessionStart registered the session.
+  return planCodexHookEvent(p, { agentId }, true);
+}
 
 /**
  * T9: what a payload asks for, decided before anything is opened, or the one-line reason to
@@ -93,14 +132,8 @@ export type PlannedHook = ClaudeEventPlan;
  * not even a new database file.
  */
 export function planClaudeCodeHook(input: string, agentId: string): PlannedHook | string {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(input);
-  } catch {
-    return 'input is not JSON';
-  }
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return 'input is not a JSON object';
-  const p = payload as Record<string, unknown>;
+  const p = parseObject(input);
+  if (typeof p === 'string') return p;
   const event = p['hook_event_name'];
   if (!(CLAUDE_HOOK_EVENTS as readonly unknown[]).includes(event)) return `ignored hook event ${JSON.stringify(event)} (handles ${CLAUDE_HOOK_EVENTS.join(', ')})`;
   const sessionId = p['session_id'];
@@ -130,7 +163,8 @@ export function hookContext(plan: PlannedHook, notices: readonly Notice[], max =
 
 /** T9: one hook run. Never throws: every failure is one line through `warn`, and the prompt goes on. */
 export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
-  const plan = planClaudeCodeHook(run.input, run.agentId);
+  const runtime = HOOK_RUNTIMES[run.runtime ?? 'claude-code'];
+  const plan = runtime.plan(run.input, run.agentId);
   if (typeof plan === 'string') return run.warn(plan);
   // SessionEnd for another reason than clear: nothing to record, nothing to say (T34).
   if (plan.records.length === 0 && plan.resetSession === undefined && plan.deliverTo === undefined && plan.introduce === undefined) return;
@@ -146,8 +180,10 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
     for (const record of plan.records) await store.record(record);
     // T34: after `session_reset`, so its watchers hear of it before the cleared session's own watches end (R50).
     if (plan.resetSession !== undefined) await store.resetSession(plan.resetSession);
-    const notices = plan.deliverTo === undefined ? [] : await store.pendingNotices(plan.deliverTo);
-    const context = hookContext(plan, notices);
+    // T43: an event whose output the runtime does not read as context gets no notices (they would be lost).
+    const deliverTo = runtime.carriesContext(plan.event) ? plan.deliverTo : undefined;
+    const notices = deliverTo === undefined ? [] : await store.pendingNotices(deliverTo);
+    const context = runtime.carriesContext(plan.event) ? hookContext(plan, notices) : undefined;
     if (context === undefined) return;
     const output = JSON.stringify({ hookSpecificOutput: { hookEventName: plan.event, additionalContext: context.text } });
     try {
@@ -156,14 +192,14 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
       // Not printed, so not delivered: the notices stay pending for the next prompt.
       return run.warn(`could not write the hook output: ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (context.shown.length === 0 || plan.deliverTo === undefined) return;
+    if (context.shown.length === 0 || deliverTo === undefined) return;
     // T17: a write to a closed stdout (the OS hands the process /dev/null) succeeds, yet nobody read it.
     if (run.reachesReader !== undefined && !run.reachesReader()) {
       return run.warn(`stdout reaches no reader (closed or /dev/null): ${context.shown.length} notice(s) left pending, not acknowledged`);
     }
     // T9: one process per event, so no later Stop to wait for (T30): printed to a reader is delivered.
     // Acknowledge exactly the notices printed (a newer one, or one not shown, stays pending).
-    await store.ackNotices(plan.deliverTo, context.shown);
+    await store.ackNotices(deliverTo, context.shown);
   } catch (error) {
     run.warn(`hook failed: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
@@ -232,10 +268,11 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     return EXIT.failure;
   }
   const [runtime, ...extra] = positionals;
-  const agentId = values.agent ?? CLAUDE_CODE_AGENT;
+  const known = runtime !== undefined && Object.hasOwn(HOOK_RUNTIMES, runtime) ? (runtime as HookRuntime) : undefined;
+  const agentId = values.agent ?? (known === undefined ? CLAUDE_CODE_AGENT : HOOK_RUNTIMES[known].defaultAgent);
   const problem =
-    runtime !== 'claude-code'
-      ? `unknown hook runtime ${JSON.stringify(runtime ?? '')} (supported: claude-code)`
+    known === undefined
+      ? `unknown hook runtime ${JSON.stringify(runtime ?? '')} (supported: ${Object.keys(HOOK_RUNTIMES).join(', ')})`
       : extra.length > 0
         ? `unexpected arguments: ${extra.join(' ')}`
         : values.db === undefined
@@ -250,7 +287,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     return EXIT.failure;
   }
   if (process.stdin.isTTY) {
-    warn('reads a Claude Code hook payload (JSON) on stdin; nothing to read from a terminal');
+    warn(`reads a ${known === 'codex' ? 'Codex' : 'Claude Code'} hook payload (JSON) on stdin; nothing to read from a terminal`);
     return EXIT.ok;
   }
   let input: string;
@@ -263,6 +300,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
   const path = values.db!;
   await runClaudeCodeHook({
     input,
+    runtime: known,
     agentId,
     warn,
     write: writeStdout,

@@ -18,7 +18,7 @@ Commands:
   conformance   run the conformance suite against an implementation
   bench         run the benchmarks (from a checkout of the repository)
   mcp           MCP server on stdio: session tools and notice resources for agents
-  hook          agent hooks (claude-code): record a person's turn, hand the session its notices
+  hook          agent hooks (claude-code, codex): record a person's turn, hand the session its notices
   upstream scan show how the upstream monitor classifies each line of a transcript, and why
   ui            a live view of sessions, timelines, watches and notices in the browser (read-only)
   help [cmd]    show this help, or a command's

@@ -6,8 +6,7 @@ import type {
   SubagentStopHookInput,
   UserPromptSubmitHookInput,
 } from '@anthropic-ai/claude-agent-sdk';
-import type { RecordInput } from '../../../spec/index.js';
-import { parseAgentScopedKey, validateRecordInput } from '../../core/index.js';
+import { planHookStep, runtimeSessionKey, runtimeSubagentKey, sessionKeyIntro, type HookPlan, type HookStep } from '../hook-plan.js';
 
 /**
  * The Claude hook events the kit acts on (PROTOCOL.md T9, T30-T34), decided from the payloads alone:
@@ -59,43 +58,51 @@ export interface ClaudeEventOptions {
   channel: string;
 }
 
-/**
- * T9, T30-T34: what one hook event should do: the records to write, a session to reset, whose notices to deliver, a key to introduce.
- */
-export interface ClaudeEventPlan {
+/** T9, T30-T34: what one Claude hook event should do (the shared plan, T40). */
+export interface ClaudeEventPlan extends HookPlan {
   event: ClaudeHookEventName;
-  /** The session the event is about (the main session; for SubagentStart/Stop the child). */
-  sessionKey: string;
-  /** In order; each is validated (R1-R4) before anything is written. */
-  records: RecordInput[];
-  /** T34: reset this session's own watches (R50) after the records. */
-  resetSession?: string;
-  /** Whose pending notices go to the model with this event's output, if any. */
-  deliverTo?: string;
-  /** T30: tell the model this session's key (SessionStart; the child's key on SubagentStart). */
-  introduce?: string;
 }
 
 /** T9: a Claude Code session id as its session key; undefined when the id cannot make a valid key. */
 export function claudeSessionKey(agentId: string, sessionId: string): string | undefined {
-  if (typeof sessionId !== 'string' || sessionId.length === 0) return undefined;
-  const key = `agent:${agentId}:${sessionId}`;
-  return parseAgentScopedKey(key)?.agentId === agentId ? key : undefined;
+  return runtimeSessionKey(agentId, sessionId);
 }
 
 /** T32: a sub-agent's own session: `agent:<agent>:subagent:<session_id>:<agent_id>` (R25: its notices wait for its next turn). */
 export function claudeSubagentKey(agentId: string, sessionId: string, subagentId: string): string | undefined {
-  if (typeof subagentId !== 'string' || subagentId.length === 0) return undefined;
-  return claudeSessionKey(agentId, `subagent:${sessionId}:${subagentId}`);
+  return runtimeSubagentKey(agentId, sessionId, subagentId);
 }
 
-/** T30: the line that tells a model which key is its own. */
-export function sessionKeyIntro(sessionKey: string): string {
-  return `Session-state key of this session: "${sessionKey}". Pass it as watcherSessionKey to the session-state tools.`;
-}
+export { sessionKeyIntro };
 
-function created(sessionKey: string, o: ClaudeEventOptions, sessionId: string): RecordInput {
-  return { sessionKey, agentId: o.agentId, kind: 'created', actorType: 'system', summary: `session started via ${o.channel}`, dedupeKey: `${claudeCodeDedupeSpace(o.agentId)}:created:${sessionId}` };
+/** T30-T34: a Claude payload as the shared planner's step, or a reason to ignore it. */
+function claudeStep(input: ClaudeHookInput): HookStep | string {
+  const sessionId = input.session_id;
+  switch (input.hook_event_name) {
+    case 'SessionStart':
+      return { type: 'session_start', hookEvent: 'SessionStart', sessionId, source: 'startup' };
+    case 'UserPromptSubmit': {
+      const source = input.source;
+      const promptId = input.prompt_id;
+      return {
+        type: 'prompt',
+        hookEvent: 'UserPromptSubmit',
+        sessionId,
+        byPerson: source === undefined || !MACHINE_PROMPT_SOURCES.has(source),
+        ...(typeof promptId === 'string' && promptId.length > 0 ? { promptId } : {}),
+      };
+    }
+    case 'SubagentStart':
+      return { type: 'subagent_start', hookEvent: 'SubagentStart', sessionId, subagentId: input.agent_id };
+    case 'SubagentStop':
+      return { type: 'subagent_stop', hookEvent: 'SubagentStop', sessionId, subagentId: input.agent_id };
+    case 'PostCompact':
+      return { type: 'compacted', hookEvent: 'PostCompact', sessionId, trigger: input.trigger === 'manual' ? 'manual' : 'auto' };
+    case 'SessionEnd':
+      return input.reason === 'clear' ? { type: 'cleared', hookEvent: 'SessionEnd', sessionId } : { type: 'ended', hookEvent: 'SessionEnd', sessionId };
+    default:
+      return `ignored hook event ${JSON.stringify((input as { hook_event_name?: unknown }).hook_event_name)}`;
+  }
 }
 
 /**
@@ -105,102 +112,9 @@ function created(sessionKey: string, o: ClaudeEventOptions, sessionId: string): 
  */
 export function planClaudeHookEvent(input: ClaudeHookInput, o: ClaudeEventOptions, registered = false): ClaudeEventPlan | string {
   if (input === null || typeof input !== 'object') return 'hook input is not an object';
-  const sessionId = input.session_id;
-  const sessionKey = claudeSessionKey(o.agentId, sessionId);
-  if (sessionKey === undefined) return `session_id ${JSON.stringify(sessionId)} does not make a session key`;
-  let plan: ClaudeEventPlan;
-  switch (input.hook_event_name) {
-    case 'SessionStart':
-      plan = { event: 'SessionStart', sessionKey, records: [created(sessionKey, o, sessionId)], deliverTo: sessionKey, introduce: sessionKey };
-      break;
-    case 'UserPromptSubmit': {
-      const records = registered ? [] : [created(sessionKey, o, sessionId)];
-      const source = input.source;
-      if (source === undefined || !MACHINE_PROMPT_SOURCES.has(source)) {
-        const promptId = input.prompt_id;
-        records.push({
-          sessionKey,
-          agentId: o.agentId,
-          kind: 'human_direct_message',
-          actorType: 'human',
-          summary: `human message via ${o.channel}`,
-          payload: { channel: o.channel },
-          onlyIfWatched: true,
-          ...(typeof promptId === 'string' && promptId.length > 0 ? { dedupeKey: `${claudeCodeDedupeSpace(o.agentId)}:prompt:${sessionId}:${promptId}` } : {}),
-        });
-      }
-      plan = { event: 'UserPromptSubmit', sessionKey, records, deliverTo: sessionKey, ...(registered ? {} : { introduce: sessionKey }) };
-      break;
-    }
-    case 'SubagentStart': {
-      const child = claudeSubagentKey(o.agentId, sessionId, input.agent_id);
-      if (child === undefined) return `agent_id ${JSON.stringify(input.agent_id)} does not make a session key`;
-      plan = {
-        event: 'SubagentStart',
-        sessionKey: child,
-        records: [
-          {
-            sessionKey: child,
-            agentId: o.agentId,
-            kind: 'child_spawned',
-            actorType: 'agent',
-            actorId: sessionKey,
-            summary: `subagent started via ${o.channel}`,
-            watchers: [sessionKey],
-            dedupeKey: `${claudeCodeDedupeSpace(o.agentId)}:subagent:${sessionId}:${input.agent_id}`,
-          },
-        ],
-        introduce: child,
-      };
-      break;
-    }
-    case 'SubagentStop': {
-      const child = claudeSubagentKey(o.agentId, sessionId, input.agent_id);
-      if (child === undefined) return `agent_id ${JSON.stringify(input.agent_id)} does not make a session key`;
-      plan = {
-        event: 'SubagentStop',
-        sessionKey: child,
-        records: [
-          {
-            sessionKey: child,
-            agentId: o.agentId,
-            kind: 'run_completed',
-            actorType: 'agent',
-            actorId: child,
-            summary: `subagent finished via ${o.channel}`,
-            dedupeKey: `${claudeCodeDedupeSpace(o.agentId)}:subagent-end:${sessionId}:${input.agent_id}`,
-          },
-        ],
-      };
-      break;
-    }
-    case 'PostCompact':
-      plan = {
-        event: 'PostCompact',
-        sessionKey,
-        records: [{ sessionKey, agentId: o.agentId, kind: 'compacted', actorType: 'system', summary: `context compacted (${input.trigger === 'manual' ? 'manual' : 'auto'}) via ${o.channel}` }],
-      };
-      break;
-    case 'SessionEnd':
-      plan =
-        input.reason === 'clear'
-          ? {
-              event: 'SessionEnd',
-              sessionKey,
-              records: [{ sessionKey, agentId: o.agentId, kind: 'session_reset', actorType: 'system', summary: `session cleared via ${o.channel}` }],
-              resetSession: sessionKey,
-            }
-          : { event: 'SessionEnd', sessionKey, records: [] };
-      break;
-    default:
-      return `ignored hook event ${JSON.stringify((input as { hook_event_name?: unknown }).hook_event_name)}`;
-  }
-  for (const record of plan.records) {
-    try {
-      validateRecordInput(record);
-    } catch (error) {
-      return `${plan.event} cannot be recorded: ${error instanceof Error ? error.message : String(error)}`;
-    }
-  }
-  return plan;
+  const sessionKey = claudeSessionKey(o.agentId, input.session_id);
+  if (sessionKey === undefined) return `session_id ${JSON.stringify(input.session_id)} does not make a session key`;
+  const step = claudeStep(input);
+  if (typeof step === 'string') return step;
+  return planHookStep(step, { ...o, dedupeSpace: claudeCodeDedupeSpace(o.agentId) }, registered) as ClaudeEventPlan | string;
 }
