@@ -19,6 +19,8 @@ Commands:
   bench         run the benchmarks (from a checkout of the repository)
   mcp           MCP server on stdio: session tools and notice resources for agents
   hook          agent hooks (claude-code, codex): record a person's turn, hand the session its notices
+  init          set up Claude Code or Codex in a project (hooks, MCP server, Codex trust with --trust)
+  doctor        check that the hooks init wrote are installed, trusted and run
   upstream scan show how the upstream monitor classifies each line of a transcript, and why
   ui            a live view of sessions, timelines, watches and notices in the browser (read-only)
   help [cmd]    show this help, or a command's
@@ -27,7 +29,7 @@ Run "session-state-kit <command> --help" for a command's options.
 
 ${EXIT_CODES_HELP}`;
 
-const COMMANDS = ['demo', 'inspect', 'conformance', 'bench', 'mcp', 'hook', 'upstream', 'ui', 'help'] as const;
+const COMMANDS = ['demo', 'inspect', 'conformance', 'bench', 'mcp', 'hook', 'init', 'doctor', 'upstream', 'ui', 'help'] as const;
 
 async function commandHelp(command: string, io: Io): Promise<number> {
   switch (command) {
@@ -37,6 +39,8 @@ async function commandHelp(command: string, io: Io): Promise<number> {
     case 'bench':
     case 'mcp':
     case 'hook':
+    case 'init':
+    case 'doctor':
     case 'upstream':
     case 'ui':
       // Each command prints its own help, so the text lives in one place.
@@ -69,6 +73,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
         return await (await import('./mcp.js')).mcpCommand(rest, io);
       case 'hook':
         return await (await import('./hook.js')).hookCommand(rest, io);
+      case 'init':
+        return await (await import('./init.js')).initCommand(rest, io);
+      case 'doctor':
+        return await (await import('./init.js')).doctorCommand(rest, io);
       case 'upstream':
         if (wantsHelp(rest)) return (io.out(UPSTREAM_USAGE), EXIT.ok);
         return await (await import('./upstream-scan.js')).upstreamCommand(rest, io);

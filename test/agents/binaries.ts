@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+/**
+ * The real agent binaries, run offline: each in a throwaway project directory with a throwaway
+ * HOME (and CODEX_HOME), against a loopback stand-in for its model API. Nothing else of the
+ * caller's environment reaches them (no API keys, no user config), so a run is the same on every
+ * machine and never touches the network.
+ */
+const require = createRequire(import.meta.url);
+
+export interface BinaryInfo {
+  /** The command to run (argv[0] and leading arguments). */
+  command: string[];
+  /** The npm package that ships it and its pinned version. */
+  packageName: string;
+  packageVersion: string;
+}
+
+export type Found = { ok: true; binary: BinaryInfo } | { ok: false; reason: string };
+
+function packageJson(name: string): { version: string; path: string } | undefined {
+  try {
+    const path = require.resolve(`${name}/package.json`);
+    return { version: (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version, path };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Codex CLI: the npm launcher (`bin/codex.js`) of `@openai/codex`, which runs the platform package's binary. */
+export function findCodex(): Found {
+  const main = packageJson('@openai/codex');
+  if (!main) return { ok: false, reason: '@openai/codex is not installed (npm install)' };
+  const platform = `@openai/codex-${process.platform}-${process.arch}`;
+  if (!packageJson(platform)) return { ok: false, reason: `the Codex platform package ${platform} is not installed (an optional dependency of @openai/codex)` };
+  return { ok: true, binary: { command: [process.execPath, join(dirname(main.path), 'bin', 'codex.js')], packageName: '@openai/codex', packageVersion: main.version } };
+}
+
+/** Claude Code: the `claude` executable in the Agent SDK's platform package (the one `query()` spawns). */
+export function findClaude(): Found {
+  const name = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`;
+  const pkg = packageJson(name);
+  if (!pkg) return { ok: false, reason: `the Claude Code binary's platform package ${name} is not installed (an optional dependency of @anthropic-ai/claude-agent-sdk)` };
+  const sdk = packageJson('@anthropic-ai/claude-agent-sdk');
+  return { ok: true, binary: { command: [join(dirname(pkg.path), process.platform === 'win32' ? 'claude.exe' : 'claude')], packageName: '@anthropic-ai/claude-agent-sdk', packageVersion: sdk?.version ?? pkg.version } };
+}
+
+/**
+ * Whether a test that needs this binary runs. A missing platform package skips it with a printed
+ * reason; under `CI=true` it throws instead, so CI can never pass by skipping.
+ */
+export function binaryOrSkip(found: Found, what: string): BinaryInfo | undefined {
+  if (found.ok) return found.binary;
+  if (process.env['CI'] === 'true') throw new Error(`${what}: ${found.reason}; CI must run it`);
+  console.warn(`skipped ${what}: ${found.reason}`);
+  return undefined;
+}
+
+/** A throwaway place for one agent run: a project directory and a home (with `.codex` as CODEX_HOME). */
+export interface Sandbox {
+  root: string;
+  project: string;
+  home: string;
+  codexHome: string;
+  /** Writes a file under the sandbox (parent directories made). */
+  write(relative: string, text: string): string;
+  remove(): void;
+}
+
+export function makeSandbox(prefix: string): Sandbox {
+  const root = mkdtempSync(join(tmpdir(), `ssk-${prefix}-`));
+  const project = join(root, 'project');
+  const home = join(root, 'home');
+  const codexHome = join(home, '.codex');
+  for (const d of [project, home, codexHome]) mkdirSync(d, { recursive: true });
+  return {
+    root,
+    project,
+    home,
+    codexHome,
+    write(relative, text) {
+      const path = join(root, relative);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+      return path;
+    },
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+export interface RunOptions {
+  cwd: string;
+  /** The whole environment (nothing is inherited but PATH). */
+  env: Record<string, string>;
+  /** Text for stdin (default: stdin closed at once). */
+  stdin?: string;
+  /** Killed after this long (default 180 s: binaries start slowly on a busy machine). */
+  timeoutMs?: number;
+}
+
+/** Runs a binary to its end and collects what it printed. */
+export function runBinary(command: readonly string[], args: readonly string[], options: RunOptions): Promise<RunResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0]!, [...command.slice(1), ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 180_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+    });
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/** The `-c` overrides that point Codex at a stand-in provider (no login: a custom provider without `env_key` sends no key). */
+export function codexProviderArgs(baseUrl: string, model = 'standin-model'): string[] {
+  return [
+    '-c', 'model_provider="standin"',
+    '-c', `model_providers.standin={ name = "standin", base_url = "${baseUrl}", wire_api = "responses" }`,
+    '-m', model,
+  ];
+}
+
+/** Environment for a Codex run in a sandbox. */
+export function codexEnv(box: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
+  return { HOME: box.home, CODEX_HOME: box.codexHome, TMPDIR: tmpdir(), ...extra };
+}
+
+/** Environment for a Claude Code run in a sandbox, talking to a Messages stand-in at `apiUrl`. */
+export function claudeEnv(box: Sandbox, apiUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    HOME: box.home,
+    TMPDIR: tmpdir(),
+    ANTHROPIC_BASE_URL: apiUrl,
+    ANTHROPIC_API_KEY: 'sk-offline',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    ...extra,
+  };
+}
