@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { parse as parseToml, patch as patchToml } from '@decimalturn/toml-patch';
+import { parse as parseToml, patch as patchToml, stringify as stringifyToml } from '@decimalturn/toml-patch';
 
 /**
  * The edits `init` makes to the files Claude Code and Codex read (PROTOCOL.md T45-T47), as pure
@@ -262,7 +262,82 @@ export function editCodexToml(
     else delete after['hooks'];
   }
   if (JSON.stringify(after) === JSON.stringify(before)) return text;
-  // New tables as `[section]` blocks down to `[hooks.state."<key>"]` (depth 3), as people write them by hand.
-  const patched = patchToml(text ?? '', after, { inlineTableStart: 4 });
-  return (text === undefined || text === '' || text.endsWith('\n')) && !patched.endsWith('\n') ? `${patched}\n` : patched;
+  return patchManagedToml(text ?? '', before, after);
+}
+
+/** The tables `init` owns in a Codex config.toml: its MCP server and its trust entries. */
+function managedLeaves(config: Record<string, unknown>): Map<string, { path: string[]; value: unknown }> {
+  const out = new Map<string, { path: string[]; value: unknown }>();
+  const servers = config['mcp_servers'];
+  if (isObject(servers) && servers[MCP_SERVER_NAME] !== undefined) out.set(`mcp/${MCP_SERVER_NAME}`, { path: ['mcp_servers', MCP_SERVER_NAME], value: servers[MCP_SERVER_NAME] });
+  const hooks = config['hooks'];
+  const state = isObject(hooks) ? hooks['state'] : undefined;
+  if (isObject(state)) for (const [key, value] of Object.entries(state)) out.set(`trust/${key}`, { path: ['hooks', 'state', key], value });
+  return out;
+}
+
+function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let at = target;
+  for (const key of path.slice(0, -1)) {
+    if (!isObject(at[key])) at[key] = {};
+    at = at[key] as Record<string, unknown>;
+  }
+  at[path[path.length - 1]!] = value;
+}
+
+/**
+ * Changes and removals go through toml-patch, which edits the document in place. A table that is
+ * new is appended as its own `[section]` at the end instead: toml-patch places a new key of a table
+ * that exists only through its sub-tables as a dotted key at the top of the file, where a later
+ * removal takes the user's opening comment with it. The result is parsed again and must equal the
+ * intended value; otherwise the plain patch is used.
+ */
+function patchManagedToml(text: string, before: Record<string, unknown>, after: Record<string, unknown>): string {
+  // toml-patch drops blank lines that open a document; they are the user's, so they come back.
+  const lead = /^(\r?\n)*/.exec(text)![0];
+  const body = text.slice(lead.length);
+  const finish = (patched: string) => (patched === '' || patched.endsWith('\n') || !(text === '' || text.endsWith('\n')) ? patched : `${patched}\n`);
+  const plain = () => {
+    const patched = patchToml(body, after, { inlineTableStart: 4 });
+    return finish(lead + (patched.trim() === '' ? '' : patched));
+  };
+  const had = managedLeaves(before);
+  const added = [...managedLeaves(after)].filter(([id]) => !had.has(id));
+  if (added.length === 0) return plain();
+  const withoutAdded = structuredClone(after);
+  for (const [, leaf] of added) {
+    const parent = leaf.path.slice(0, -1).reduce<Record<string, unknown> | undefined>((at, k) => (isObject(at?.[k]) ? (at![k] as Record<string, unknown>) : undefined), withoutAdded);
+    if (parent !== undefined) delete parent[leaf.path[leaf.path.length - 1]!];
+  }
+  for (const key of ['mcp_servers', 'hooks'] as const) {
+    const table = withoutAdded[key];
+    if (isObject(table) && key === 'hooks' && isObject(table['state']) && Object.keys(table['state']).length === 0 && !isObject((before['hooks'] as Record<string, unknown> | undefined)?.['state'])) delete table['state'];
+    if (isObject(withoutAdded[key]) && Object.keys(withoutAdded[key] as object).length === 0 && before[key] === undefined) delete withoutAdded[key];
+  }
+  const kept = JSON.stringify(withoutAdded) === JSON.stringify(before) ? body : patchToml(body, withoutAdded, { inlineTableStart: 4 });
+  const sections: string[] = [];
+  for (const [, leaf] of added) {
+    const one: Record<string, unknown> = {};
+    setPath(one, leaf.path, leaf.value);
+    // Only the leaf's own [section]: its parents exist implicitly, and may already be in the file.
+    const printed = stringifyToml(one, { inlineTableStart: 4 })
+      .split('\n\n')
+      .filter((block) => block.trim() !== '' && !/^\[[^\]]+\]\s*$/.test(block.trim()))
+      .join('\n\n');
+    sections.push(printed.trim());
+  }
+  const appended = finish(`${lead}${kept}${kept === '' || kept.endsWith('\n\n') ? '' : kept.endsWith('\n') ? '\n' : '\n\n'}${sections.join('\n\n')}`);
+  try {
+    if (JSON.stringify(normalize(parseToml(appended))) === JSON.stringify(normalize(after))) return appended;
+  } catch {
+    // Not valid (the parent was an inline table, say): fall back to the plain patch.
+  }
+  return plain();
+}
+
+/** Key order does not matter to TOML readers; values do. */
+function normalize(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalize);
+  if (isObject(value)) return Object.fromEntries(Object.keys(value).sort().map((k) => [k, normalize(value[k])]));
+  return value;
 }

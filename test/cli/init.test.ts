@@ -1,0 +1,293 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseToml } from '@decimalturn/toml-patch';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { codexHookHash, codexOwnTrust, editCodexToml, editHookSettings, editJsonText, readJsonConfig } from '../../src/cli/agent-config.js';
+import { codexBinary } from '../hook/codex-schemas.js';
+import { tempDir, useBuiltCli } from './helpers.js';
+
+/** T45-T47: `init` and `doctor` as a user runs them, in a throwaway project and home. */
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+function run(cli: string, args: readonly string[], env: { HOME: string; CODEX_HOME?: string }, cwd: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A user's Claude Code settings with their own hooks and unrelated keys, in their own key order. */
+const USER_SETTINGS = `{
+    "model": "opus",
+    "permissions": { "allow": ["Bash(npm test)"] },
+    "hooks": {
+        "UserPromptSubmit": [{ "hooks": [{ "type": "command", "command": "~/bin/log-prompt" }] }],
+        "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "~/bin/guard" }] }]
+    },
+    "env": { "FOO": "1" }
+}
+`;
+const USER_TOML = `# Codex settings, by hand
+model = "gpt-5.5-codex"   # the default model
+
+[mcp_servers.docs]
+command = "docs-mcp"   # keep this server
+args = ["--port", "0"]
+
+[projects."/home/me/repo"]
+trust_level = "trusted"
+`;
+
+describe('T45 init: merged, idempotent, backed up, reversible', () => {
+  const cli = useBuiltCli();
+  const dir = tempDir('init');
+  const sandbox = (name: string) => {
+    const root = join(dir, name);
+    const home = join(root, 'home');
+    const project = join(root, 'project');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(project, { recursive: true });
+    return { root, home, project, env: { HOME: home } };
+  };
+
+  it('T45 init claude-code --project merges into the user\'s settings.json and .mcp.json, keeps their entries, order and indentation, and a second run changes nothing', async () => {
+    const s = sandbox('claude');
+    mkdirSync(join(s.project, '.claude'));
+    writeFileSync(join(s.project, '.claude', 'settings.json'), USER_SETTINGS);
+    const first = await run(cli.path(), ['init', 'claude-code', '--db', join(s.root, 'team.db')], s.env, s.project);
+    expect(first.code, first.stderr).toBe(0);
+    const settings = JSON.parse(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8'));
+    expect(Object.keys(settings)).toEqual(['model', 'permissions', 'hooks', 'env']);
+    expect(settings.hooks.UserPromptSubmit[0]).toEqual({ hooks: [{ type: 'command', command: '~/bin/log-prompt' }] });
+    expect(settings.hooks.UserPromptSubmit[1].hooks[0].command).toMatch(/ hook claude-code --db .*team\.db$/);
+    expect(settings.hooks.PreToolUse).toEqual([{ matcher: 'Bash', hooks: [{ type: 'command', command: '~/bin/guard' }] }]);
+    for (const event of ['SessionStart', 'SubagentStart', 'SubagentStop', 'PostCompact', 'SessionEnd']) expect(settings.hooks[event]).toHaveLength(1);
+    expect(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8')).toMatch(/^\{\n {4}"model"/);
+    const mcp = JSON.parse(readFileSync(join(s.project, '.mcp.json'), 'utf8'));
+    expect(mcp.mcpServers['session-state-kit'].args).toEqual([expect.stringMatching(/cli\.mjs$/), 'mcp', '--db', join(s.root, 'team.db'), '--claude-code-session']);
+    // The backup holds the file as it was.
+    const backups = readdirSync(join(s.project, '.claude')).filter((f) => f.endsWith('.bak'));
+    expect(backups).toHaveLength(1);
+    expect(readFileSync(join(s.project, '.claude', backups[0]!), 'utf8')).toBe(USER_SETTINGS);
+
+    const before = readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8');
+    const second = await run(cli.path(), ['init', 'claude-code', '--db', join(s.root, 'team.db')], s.env, s.project);
+    expect(second.stdout).toContain('nothing to change');
+    expect(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8')).toBe(before);
+    expect(readdirSync(join(s.project, '.claude')).filter((f) => f.endsWith('.bak'))).toHaveLength(1);
+
+    const gone = await run(cli.path(), ['init', 'claude-code', '--uninstall'], s.env, s.project);
+    expect(gone.code, gone.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8'))).toEqual(JSON.parse(USER_SETTINGS));
+  });
+
+  it('T45 --dry-run prints the diff and writes nothing', async () => {
+    const s = sandbox('dry');
+    const r = await run(cli.path(), ['init', 'codex', '--user', '--dry-run', '--db', join(s.root, 'team.db')], s.env, s.project);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`+++ ${join(s.home, '.codex', 'hooks.json')}`);
+    expect(r.stdout).toMatch(/^\+ \[mcp_servers\.session-state-kit\]$/m);
+    expect(r.stdout).toContain('Codex runs no hook it does not trust');
+    expect(existsSync(join(s.home, '.codex'))).toBe(false);
+  });
+
+  it.each([
+    ['settings.json', '.claude/settings.json', '{\n  "model": "opus",\n  "hooks": {\n}}x\n', /settings\.json:4:3: not valid JSON/, ['claude-code']],
+    ['config.toml', 'home/.codex/config.toml', 'model = "o3"\n[mcp_servers\ncommand = 1\n', /config\.toml:3:1: not valid TOML \(Table header must be single-line\)/, ['codex', '--trust']],
+  ])('T45 a malformed %s is refused with its line and column, and nothing is written', async (_name, file, text, message, args) => {
+    const s = sandbox(`bad-${_name}`);
+    const path = file.startsWith('home/') ? join(s.root, file) : join(s.project, file);
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, text);
+    const listing = () => [readdirSync(join(path, '..')), existsSync(join(s.project, '.mcp.json')), existsSync(join(s.home, '.codex', 'hooks.json'))];
+    const before = listing();
+    const r = await run(cli.path(), ['init', ...args, ...(args[0] === 'codex' ? ['--user'] : [])], s.env, s.project);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).toContain('nothing was written');
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    expect(listing()).toEqual(before);
+  });
+
+  it('T45 bad command lines are usage errors (exit 2) that name the problem', async () => {
+    const s = sandbox('usage');
+    for (const [args, text] of [
+      [['init'], 'claude-code or codex'],
+      [['init', 'gemini'], '"gemini"'],
+      [['init', 'codex', '--user', '--project'], 'exclude each other'],
+      [['init', 'claude-code', '--trust'], '--trust is for codex'],
+      [['init', 'codex', '--db', ':memory:'], 'a file both CLIs can share'],
+    ] as const) {
+      const r = await run(cli.path(), args, s.env, s.project);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(text);
+    }
+  });
+});
+
+// --- The round-trip property, on the pure edits init makes (T45) ---
+
+const word = fc.stringMatching(/^[a-z][a-z0-9_-]{0,8}$/);
+const jsonLeaf = fc.oneof(fc.string({ maxLength: 12 }), fc.integer(), fc.boolean());
+const foreignHandler = fc.record({ type: fc.constant('command'), command: fc.stringMatching(/^[~/a-z][a-z0-9/ _.-]{0,20}$/) });
+const group = fc.record({ matcher: fc.option(word, { nil: undefined }), hooks: fc.array(foreignHandler, { minLength: 1, maxLength: 2 }) }, { requiredKeys: ['hooks'] });
+const events = fc.constantFrom('SessionStart', 'UserPromptSubmit', 'PreToolUse', 'Stop', 'PostCompact', 'Notification');
+const settingsFile = fc.record(
+  {
+    model: jsonLeaf,
+    // An empty hooks table is dropped by uninstall (T45), as if it had never been there.
+    hooks: fc.dictionary(events, fc.array(group, { minLength: 1, maxLength: 2 }), { minKeys: 1, maxKeys: 4 }),
+    env: fc.dictionary(word, fc.string({ maxLength: 8 }), { maxKeys: 3 }),
+    extra: fc.dictionary(word, jsonLeaf, { maxKeys: 3 }),
+  },
+  { requiredKeys: [] },
+);
+const tomlComment = fc.stringMatching(/^[a-zA-Z0-9 ,.]{0,20}$/).map((c) => `# ${c}`);
+const tomlFile = fc
+  .record({
+    lead: fc.option(tomlComment, { nil: undefined }),
+    top: fc.array(fc.tuple(word, fc.oneof(fc.stringMatching(/^[a-z0-9 ]{0,10}$/).map((v) => JSON.stringify(v)), fc.integer({ min: 0, max: 999 }).map(String)), fc.option(tomlComment, { nil: undefined })), { maxLength: 3 }),
+    servers: fc.uniqueArray(word.filter((w) => w !== 'session-state-kit'), { maxLength: 2 }),
+    trusted: fc.uniqueArray(fc.stringMatching(/^\/[a-z]{1,8}\/hooks\.json:stop:[0-3]:0$/), { maxLength: 2 }),
+  })
+  .map(({ lead, top, servers, trusted }) => {
+    const seen = new Set<string>();
+    const lines = lead === undefined ? [] : [lead];
+    for (const [k, v, c] of top) if (!seen.has(k) && k !== 'mcp_servers' && k !== 'hooks') (seen.add(k), lines.push(`${k} = ${v}${c === undefined ? '' : `  ${c}`}`));
+    for (const s of servers) lines.push('', `[mcp_servers.${s}]`, `command = "${s}-server"  # theirs`);
+    for (const t of trusted) lines.push('', `[hooks.state."${t}"]`, `trusted_hash = "sha256:${'0'.repeat(64)}"`);
+    return `${lines.join('\n')}\n`;
+  });
+
+describe('T45 property: init twice is init once, and uninstall gives the user\'s file back', () => {
+  const command = "/usr/bin/node '/opt/my tools/session-state-kit/dist/cli.js' hook codex --db /srv/team.db";
+  const other = '/usr/bin/node /opt/session-state-kit/dist/cli.js hook codex --db /srv/other.db';
+
+  it('T45 hooks files (Claude Code settings.json, Codex hooks.json): same entries, same key order', () => {
+    fc.assert(
+      fc.property(settingsFile, fc.constantFrom<'claude-code' | 'codex'>('claude-code', 'codex'), fc.constantFrom('  ', '    ', '\t'), (value, cli, indent) => {
+        const text = `${JSON.stringify(value, null, indent)}\n`;
+        const cmd = command.replace('hook codex', `hook ${cli}`);
+        const once = editJsonText('s.json', text, (v) => editHookSettings(v, cli, cmd))!;
+        const twice = editJsonText('s.json', once, (v) => editHookSettings(v, cli, cmd))!;
+        expect(twice).toBe(once);
+        // A re-run with another database updates the handler where it is, it does not add one.
+        const moved = editJsonText('s.json', once, (v) => editHookSettings(v, cli, other.replace('hook codex', `hook ${cli}`)))!;
+        expect(moved.split(' hook ').length).toBe(once.split(' hook ').length);
+        const back = editJsonText('s.json', moved, (v) => editHookSettings(v, cli, undefined))!;
+        expect(JSON.stringify(readJsonConfig('s.json', back))).toBe(JSON.stringify(readJsonConfig('s.json', text)));
+        if (Object.keys(value).length > 0) expect(back).toBe(text);
+      }),
+      { numRuns: 200, seed: 45 },
+    );
+  });
+
+  it('T45 Codex config.toml: comments, lines and other tables kept, in order', () => {
+    fc.assert(
+      fc.property(tomlFile, (text) => {
+        const trust = codexOwnTrust('/h/.codex/hooks.json', editHookSettings({}, 'codex', command));
+        const mcp = { command: '/usr/bin/node', args: ['/opt/x/cli.js', 'mcp', '--db', '/srv/team.db'] };
+        const once = editCodexToml('c.toml', text, { mcp, trust, dropTrust: (k) => k.startsWith('/h/.codex/hooks.json:') })!;
+        expect(parseToml(once)['mcp_servers']['session-state-kit']).toEqual(mcp);
+        const twice = editCodexToml('c.toml', once, { mcp, trust, dropTrust: (k) => k.startsWith('/h/.codex/hooks.json:') });
+        expect(twice).toBe(once);
+        const back = editCodexToml('c.toml', once, { mcp: null, trust: [], dropTrust: (k) => k.startsWith('/h/.codex/hooks.json:') })!;
+        // Every line comes back, comments included, in order; toml-patch may re-align the spaces
+        // before an inline comment, nothing else.
+        const lines = (t: string) => t.split('\n').map((l) => l.replace(/\s+/g, ' ').trim());
+        expect(lines(back)).toEqual(lines(text));
+        expect(JSON.stringify(parseToml(back))).toBe(JSON.stringify(parseToml(text)));
+      }),
+      { numRuns: 150, seed: 45 },
+    );
+  });
+});
+
+// --- Trust, checked against Codex's own answer (T46) ---
+
+const codex = codexBinary();
+if (typeof codex === 'string' && process.env['CI'] === 'true') throw new Error(`T46 needs the Codex binary: ${codex}`);
+
+/** Asks a real `codex app-server` (JSON-RPC on stdio) for its hook listing in `cwd`, as Codex's own /hooks screen does. */
+async function codexHooksList(binary: string, home: string, cwd: string): Promise<{ key: string; command: string; currentHash: string; trustStatus: string }[]> {
+  const child = spawn(binary, ['app-server'], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, CODEX_HOME: join(home, '.codex') }, stdio: ['pipe', 'pipe', 'ignore'] });
+  const answers = new Map<number, (v: Record<string, unknown>) => void>();
+  let buffer = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    buffer += d;
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      const message = JSON.parse(buffer.slice(0, i)) as { id?: number };
+      buffer = buffer.slice(i + 1);
+      if (typeof message.id === 'number') answers.get(message.id)?.(message as Record<string, unknown>);
+    }
+  });
+  const call = (id: number, method: string, params: unknown) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`codex app-server did not answer ${method}`)), 60_000);
+      answers.set(id, (v) => (clearTimeout(timer), resolve(v)));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  try {
+    await call(1, 'initialize', { clientInfo: { name: 'session-state-kit-tests', version: '0' } });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'initialized' })}\n`);
+    const listed = (await call(2, 'hooks/list', { cwds: [cwd] })) as { result: { data: { hooks: { key: string; command: string; currentHash: string; trustStatus: string }[] }[] } };
+    return listed.result.data.flatMap((d) => d.hooks);
+  } finally {
+    child.kill();
+  }
+}
+
+describe.skipIf(typeof codex === 'string')('T46 init codex --trust, against codex app-server 0.171.0', () => {
+  const cli = useBuiltCli();
+  const dir = tempDir('init-trust');
+
+  it('T46 trusts exactly the handlers init wrote, with the hash Codex computes; a user\'s own handler stays untrusted; a changed handler asks for renewal', async () => {
+    const home = join(dir, 'home');
+    const project = join(dir, 'project');
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    mkdirSync(project, { recursive: true });
+    // The user already has a hook of their own, untrusted, and a commented config.
+    writeFileSync(join(home, '.codex', 'hooks.json'), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo mine' }] }] } }, null, 2));
+    writeFileSync(join(home, '.codex', 'config.toml'), USER_TOML);
+    const plain = await run(cli.path(), ['init', 'codex', '--user', '--db', join(dir, 'team.db')], { HOME: home }, project);
+    expect(plain.stdout).toContain('Codex runs no hook it does not trust');
+    const untrusted = await codexHooksList((codex as { path: string }).path, home, project);
+    expect(untrusted.filter((h) => h.command.includes(' hook codex ')).map((h) => h.trustStatus)).toEqual(['untrusted', 'untrusted', 'untrusted', 'untrusted', 'untrusted']);
+
+    const trusted = await run(cli.path(), ['init', 'codex', '--user', '--trust', '--db', join(dir, 'team.db')], { HOME: home }, project);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    const listing = await codexHooksList((codex as { path: string }).path, home, project);
+    const ours = listing.filter((h) => h.command.includes(' hook codex '));
+    expect(ours).toHaveLength(5);
+    for (const h of ours) expect(h.trustStatus, h.key).toBe('trusted');
+    expect(listing.find((h) => h.command === 'echo mine')?.trustStatus).toBe('untrusted');
+    // The hash init computes is the one Codex reports, handler by handler.
+    const settings = readJsonConfig('h', readFileSync(join(home, '.codex', 'hooks.json'), 'utf8'));
+    expect(new Map(codexOwnTrust(join(home, '.codex', 'hooks.json'), settings).map((t) => [t.key, t.hash]))).toEqual(new Map(ours.map((h) => [h.key, h.currentHash])));
+    expect(codexHookHash('Stop', { command: 'echo mine' })).toBe(codexHookHash('Stop', { command: 'echo mine', timeout: 600, async: false }));
+    // The user's comments survived.
+    expect(readFileSync(join(home, '.codex', 'config.toml'), 'utf8')).toContain('model = "gpt-5.5-codex"   # the default model');
+    const ok = await run(cli.path(), ['doctor'], { HOME: home }, project);
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(ok.stdout).toMatch(/^ok {4}codex {7}user hooks trusted +5\/5 trusted$/m);
+
+    // Another database changes the handlers' command: their trust no longer holds, and init says so.
+    const moved = await run(cli.path(), ['init', 'codex', '--user', '--db', join(dir, 'other.db')], { HOME: home }, project);
+    expect(moved.stdout).toContain('Codex trust is stale for 5 handler(s)');
+    const after = await codexHooksList((codex as { path: string }).path, home, project);
+    expect(after.filter((h) => h.command.includes(' hook codex ')).map((h) => h.trustStatus)).toEqual(['modified', 'modified', 'modified', 'modified', 'modified']);
+    const bad = await run(cli.path(), ['doctor'], { HOME: home }, project);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain('5 changed since trusted (renew: init codex --trust)');
+  });
+});
