@@ -1,0 +1,158 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqliteStore, type SqliteStore } from '../../src/sqlite/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { useBuiltCli } from '../cli/helpers.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../integrations/fake-anthropic.js';
+import { binaryOrSkip, claudeEnv, codexEnv, codexProviderArgs, findClaude, findCodex, makeSandbox, runBinary, type BinaryInfo, type Sandbox } from './binaries.js';
+import { startFakeResponses, type FakeResponses, type ResponsesRequest } from './fake-responses.js';
+
+/**
+ * T40-T46 with the real binaries, offline: a person works in a Codex session, a manager runs in
+ * Claude Code, both on one SQLite file, both set up by `init` in a throwaway project and home
+ * (Codex's hooks trusted by `init codex --trust`, so Codex runs them without any bypass flag).
+ * Each binary talks to a loopback stand-in for its model API; what reaches the model is read off
+ * the requests the binary sends there.
+ */
+const codex = binaryOrSkip(findCodex(), 'the mixed Codex + Claude Code team');
+const claude = binaryOrSkip(findClaude(), 'the mixed Codex + Claude Code team');
+
+/** Every text a Responses request carries to the model (developer and user messages). */
+function responsesTexts(request: ResponsesRequest): string[] {
+  const input = request.json?.['input'];
+  if (!Array.isArray(input)) return [];
+  return (input as { content?: { text?: unknown }[] }[]).flatMap((item) => (Array.isArray(item.content) ? item.content.map((c) => c.text).filter((t): t is string => typeof t === 'string') : []));
+}
+const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
+
+describe.skipIf(codex === undefined || claude === undefined)('T41 a mixed team: Codex and Claude Code on one file, real binaries, offline', () => {
+  const cli = useBuiltCli();
+  let box: Sandbox;
+  let responses: FakeResponses;
+  let anthropic: FakeAnthropic;
+  let db: string;
+  const claudeSession = '6f1c2b3a-1111-4222-8333-944455556666';
+  const lead = `agent:claude-code:${claudeSession}`;
+  let thread = '';
+  const open = (): SqliteStore => createSqliteStore({ path: db, now: () => Date.now(), logger: silentLogger });
+
+  const runCodex = async (args: string[]) => {
+    const r = await runBinary((codex as BinaryInfo).command, ['exec', '--skip-git-repo-check', ...codexProviderArgs(responses.baseUrl), ...args], { cwd: box.project, env: codexEnv(box) });
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    return r;
+  };
+  const runClaude = async (args: string[]) => {
+    const r = await runBinary((claude as BinaryInfo).command, ['-p', ...args, '--output-format', 'json'], { cwd: box.project, env: claudeEnv(box, anthropic.url, { CLAUDE_CONFIG_DIR: join(box.home, '.claude') }) });
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    return r;
+  };
+
+  beforeAll(async () => {
+    box = makeSandbox('mixed');
+    db = join(box.root, 'team.db');
+    responses = await startFakeResponses(() => [{ type: 'message', text: 'On it.' }]);
+    anthropic = await startFakeAnthropic(async () => ({ content: [{ type: 'text', text: 'Noted.' }], stop: 'end_turn' }));
+    // As a user sets it up: one command per CLI, the same database for both.
+    for (const args of [
+      ['init', 'codex', '--user', '--trust', '--db', db],
+      ['init', 'claude-code', '--db', db],
+    ]) {
+      const r = await runBinary([process.execPath, cli.path()], args, { cwd: box.project, env: { HOME: box.home, CODEX_HOME: box.codexHome } });
+      expect(r.code, r.stderr).toBe(0);
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await responses?.close();
+    await anthropic?.close();
+    box?.remove();
+  });
+
+  it('T40 T46 Codex runs the trusted hooks init wrote: its first request tells the model its session key', async () => {
+    const r = await runCodex(['start on the parser']);
+    thread = /session id: ([0-9a-f-]{36})/.exec(r.stderr + r.stdout)?.[1] ?? '';
+    expect(thread).not.toBe('');
+    const texts = responsesTexts(responses.turns().at(-1)!).join('\n');
+    expect(texts).toContain(`Session-state key of this session: "agent:codex:${thread}"`);
+    const store = open();
+    try {
+      expect(store.stateVersion(`agent:codex:${thread}`, 'codex')).toBeGreaterThanOrEqual(1);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('T41 a person\'s prompt in the resumed Codex session is exactly one notice for the Claude Code session watching it, and its text reaches the next request Claude Code sends', async () => {
+    expect(thread).not.toBe('');
+    const codexKey = `agent:codex:${thread}`;
+    let store = open();
+    store.watch({ watcherSessionKey: lead, targetSessionKey: codexKey, agentId: 'codex' });
+    store.close();
+
+    await runCodex(['resume', thread, 'the person: also handle empty input']);
+    store = open();
+    try {
+      expect(store.pendingNotices(lead)).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+
+    const before = anthropic.requests.length;
+    await runClaude(['what changed?', '--session-id', claudeSession]);
+    const sent = anthropic.requests.slice(before).map((q) => q.body).join('\n');
+    expect(count(sent, `Session \\"${codexKey}\\" changed (other actor)`)).toBe(1);
+    store = open();
+    try {
+      expect(store.pendingNotices(lead)).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('T41 the other way round: a person\'s prompt in Claude Code is one notice for the Codex session watching it, read by the model on the next Codex resume', async () => {
+    expect(thread).not.toBe('');
+    const codexKey = `agent:codex:${thread}`;
+    let store = open();
+    store.watch({ watcherSessionKey: codexKey, targetSessionKey: lead, agentId: 'claude-code' });
+    store.close();
+
+    await runClaude(['the person: switch to the v2 API', '--resume', claudeSession]);
+    store = open();
+    try {
+      expect(store.pendingNotices(codexKey)).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+
+    const before = responses.turns().length;
+    await runCodex(['resume', thread, 'carry on']);
+    const texts = responses.turns().slice(before).flatMap(responsesTexts).join('\n');
+    expect(count(texts, `Session "${lead}" changed (other actor)`)).toBe(1);
+    store = open();
+    try {
+      expect(store.pendingNotices(codexKey)).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe.skipIf(codex === undefined)('T44 what Codex tells an MCP server about its session', () => {
+  it('T44 nothing: the server Codex starts has no variable naming the thread, so init registers it unbound', async () => {
+    const box = makeSandbox('mcp-env');
+    const responses = await startFakeResponses(() => [{ type: 'message', text: 'ok' }]);
+    try {
+      const dump = box.write('dump-env.mjs', `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(box.root, 'env.json'))}, JSON.stringify(process.env));\nprocess.exit(1);\n`);
+      writeFileSync(join(box.codexHome, 'config.toml'), `[mcp_servers.envdump]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(dump)}]\n`);
+      const r = await runBinary((codex as BinaryInfo).command, ['exec', '--skip-git-repo-check', ...codexProviderArgs(responses.baseUrl), 'hello'], { cwd: box.project, env: codexEnv(box) });
+      const thread = /session id: ([0-9a-f-]{36})/.exec(r.stderr + r.stdout)?.[1];
+      expect(thread).toBeDefined();
+      const env = JSON.parse(readFileSync(join(box.root, 'env.json'), 'utf8')) as Record<string, string>;
+      expect(Object.entries(env).filter(([, v]) => v.includes(thread!))).toEqual([]);
+      expect(Object.keys(env).filter((k) => /THREAD|SESSION/i.test(k))).toEqual([]);
+    } finally {
+      await responses.close();
+      box.remove();
+    }
+  });
+});
