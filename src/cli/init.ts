@@ -295,7 +295,10 @@ export function doctor(dir: string): DoctorLine[] {
       }
       const probe = spawnSync('/bin/sh', ['-c', installed[0]!.command!], { input: JSON.stringify({ hook_event_name: 'Doctor', session_id: 'doctor' }), encoding: 'utf8', timeout: 30_000 });
       const runs = probe.status === 0 && /ignored hook event "Doctor"/.test(probe.stderr);
-      lines.push({ cli, what: `${scope} hook runs`, ok: runs, detail: runs ? 'the installed command starts and answers' : `the installed command failed: ${(probe.stderr || probe.error?.message || `exit ${String(probe.status)}`).trim().split('\n')[0]}` });
+      // The line that says why (Node prints a source location first), else the first line.
+      const said = (probe.stderr || probe.error?.message || `exit ${String(probe.status)}`).trim().split('\n');
+      const why = said.find((l) => /\b(Error|error|not found|denied)\b/.test(l)) ?? said[0];
+      lines.push({ cli, what: `${scope} hook runs`, ok: runs, detail: runs ? 'the installed command starts and answers' : `the installed command failed: ${why?.trim()}` });
     }
   }
   return lines;

@@ -291,3 +291,32 @@ describe.skipIf(typeof codex === 'string')('T46 init codex --trust, against code
     expect(bad.stdout).toContain('5 changed since trusted (renew: init codex --trust)');
   });
 });
+
+describe('T47 doctor', () => {
+  const cli = useBuiltCli();
+  const dir = tempDir('doctor');
+
+  it('T47 says when nothing is installed, reports installed hooks that run, and names a hook whose command no longer starts', async () => {
+    const home = join(dir, 'home');
+    const project = join(dir, 'project');
+    mkdirSync(home, { recursive: true });
+    mkdirSync(project, { recursive: true });
+    const none = await run(cli.path(), ['doctor'], { HOME: home }, project);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toContain('no session-state-kit hooks installed');
+
+    await run(cli.path(), ['init', 'claude-code', '--db', join(dir, 'team.db')], { HOME: home }, project);
+    const ok = await run(cli.path(), ['doctor'], { HOME: home }, project);
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(ok.stdout).toMatch(/^ok {4}claude-code project hooks installed .*6\/6$/m);
+    expect(ok.stdout).toMatch(/^ok {4}claude-code project hook runs/m);
+    expect(existsSync(join(dir, 'team.db'))).toBe(false);
+
+    // The package moved: the command the hooks run is gone.
+    const path = join(project, '.claude', 'settings.json');
+    writeFileSync(path, readFileSync(path, 'utf8').replaceAll(cli.path(), join(dir, 'gone', 'cli.mjs')));
+    const broken = await run(cli.path(), ['doctor'], { HOME: home }, project);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toMatch(/^FAIL {2}claude-code project hook runs +the installed command failed: .*Cannot find module/m);
+  });
+});
