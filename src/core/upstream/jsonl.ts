@@ -32,6 +32,8 @@ export interface JsonlMarker {
   path?: string;
   lineage?: string[];
   last?: string;
+  /** U12: what the file's first record, read after the link, says drives the thread (then nothing in it counts). */
+  machine?: string;
 }
 
 const NEWLINE = 0x0a;
@@ -72,7 +74,7 @@ const isOffset = (v: unknown): v is number => Number.isSafeInteger(v) && (v as n
 /** Reads a stored marker; undefined when it is not one (the check is then inconclusive). */
 export function parseJsonlMarker(value: JsonValue): JsonlMarker | undefined {
   if (!isRecord(value)) return undefined;
-  const { offset, epoch, file, head, long, path, lineage, last } = value as Record<string, unknown>;
+  const { offset, epoch, file, head, long, path, lineage, last, machine } = value as Record<string, unknown>;
   if (!isOffset(offset)) return undefined;
   const marker: JsonlMarker = { offset, epoch: isOffset(epoch) ? epoch : 0 };
   if (typeof file === 'string') marker.file = file;
@@ -81,6 +83,7 @@ export function parseJsonlMarker(value: JsonValue): JsonlMarker | undefined {
   if (typeof path === 'string' && path.length > 0) marker.path = path;
   if (Array.isArray(lineage)) marker.lineage = lineage.filter((x): x is string => typeof x === 'string').slice(-MAX_LINEAGE);
   if (typeof last === 'string') marker.last = last;
+  if (typeof machine === 'string' && machine.length > 0) marker.machine = machine;
   return marker;
 }
 
@@ -93,6 +96,7 @@ export function jsonlMarkerJson(marker: JsonlMarker): JsonObject {
   if (marker.path !== undefined) out['path'] = marker.path;
   if (marker.lineage !== undefined && marker.lineage.length > 0) out['lineage'] = [...marker.lineage];
   if (marker.last !== undefined) out['last'] = marker.last;
+  if (marker.machine !== undefined) out['machine'] = marker.machine;
   return out;
 }
 
@@ -314,8 +318,21 @@ export function observeJsonlRead(plan: JsonlReadPlan, chunk: Uint8Array, facts: 
   classifyOptions.copiedFrom = copiedFrom ? [...copiedFrom, ...lineage] : lineage;
   const turns: UpstreamTurn[] = [];
   let last = plan.reset ? undefined : previous.last;
+  // U12: Continue judged the thread from its first record (U10); a file still empty then is
+  // judged here, when that record arrives, and the verdict travels in the marker.
+  let machine = plan.reset ? undefined : previous.machine;
+  const judgeFirst = (offset: number, entry: () => unknown) => {
+    if (offset !== 0 || dialect.machineDriven === undefined || machine !== undefined) return;
+    let first: unknown;
+    try {
+      first = entry();
+    } catch {
+      return;
+    }
+    machine = dialect.machineDriven(first);
+  };
   const take = (offset: number, length: number, result: LineClass, uuid?: string) => {
-    const t = toTurn(result);
+    const t = machine === undefined ? toTurn(result) : undefined;
     if (t) turns.push(t);
     if (uuid !== undefined) last = uuid;
     options.onLine?.(uuid === undefined ? { offset, length, result } : { offset, length, result, uuid });
@@ -341,6 +358,7 @@ export function observeJsonlRead(plan: JsonlReadPlan, chunk: Uint8Array, facts: 
       cache!.delete(plan.identity);
       const done = entry.parser.end();
       const length = entry.scanned + nl;
+      if (done.ok) judgeFirst(plan.lineStart, () => done.value);
       take(plan.lineStart, length, ...skeletonClass(done, dialect, classifyOptions));
       rest = chunk.subarray(nl + 1);
       restFrom = plan.from + nl + 1;
@@ -357,10 +375,14 @@ export function observeJsonlRead(plan: JsonlReadPlan, chunk: Uint8Array, facts: 
         // here): the same bounded reader, so its strings are cut as for every long line.
         const parser = new SkeletonParser(decode, options.skeletonLimits);
         parser.push(line.bytes);
-        take(line.offset, line.bytes.length, ...skeletonClass(parser.end(), dialect, classifyOptions));
+        const done = parser.end();
+        if (done.ok) judgeFirst(line.offset, () => done.value);
+        take(line.offset, line.bytes.length, ...skeletonClass(done, dialect, classifyOptions));
         continue;
       }
-      const { result, uuid } = classifyDialectLine(decode(line.bytes), dialect, classifyOptions);
+      const text = decode(line.bytes);
+      judgeFirst(line.offset, () => JSON.parse(text));
+      const { result, uuid } = classifyDialectLine(text, dialect, classifyOptions);
       take(line.offset, line.bytes.length, result, uuid);
     }
     nextOffset = scan.nextOffset;
@@ -384,6 +406,7 @@ export function observeJsonlRead(plan: JsonlReadPlan, chunk: Uint8Array, facts: 
   if (previous.path !== undefined) next.path = previous.path;
   if (lineage.length > 0) next.lineage = lineage;
   if (last !== undefined) next.last = last;
+  if (machine !== undefined) next.machine = machine;
   const obs: Observation = { status: 'found', turns, nextMarker: jsonlMarkerJson(next), position: `${plan.epoch}.${nextOffset}` };
   if (facts.mtimeMs !== undefined) obs.sourceTime = facts.mtimeMs;
   if (blocked !== undefined) obs.blocked = blocked;
