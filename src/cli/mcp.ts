@@ -6,6 +6,7 @@ import { parseCommand, parseInteger, wantsHelp } from './args.js';
 import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
 import { loadSqlite } from './load-sqlite.js';
 import { CLAUDE_CODE_AGENT, sharedDbProblem } from './hook.js';
+import { keyPart } from '../integrations/hook-plan.js';
 
 export const MCP_USAGE = `session-state-kit mcp --db <file> [--session <key> | --claude-code-session] [--visibility <scope>] [--agent <id>] [--poll-ms <n>]
 session-state-kit mcp --pg <url> [--schema <name>] [--session <key> | --claude-code-session] [--visibility <scope>] [--agent <id>]
@@ -77,7 +78,8 @@ export function bindingOf(
     if (id === undefined || id.length === 0) {
       throw new UsageError('--claude-code-session needs CLAUDE_CODE_SESSION_ID in the environment (Claude Code 2.1.154+ sets it for stdio MCP servers)', ['or bind explicitly: --session agent:<agent>:<session id>']);
     }
-    caller = `agent:${values.agent ?? CLAUDE_CODE_AGENT}:${id}`;
+    // T19: the key the hook gives the same session (hook-plan.ts keyPart).
+    caller = `agent:${values.agent ?? CLAUDE_CODE_AGENT}:${keyPart(id)}`;
   }
   if (values.visibility !== undefined && !(VISIBILITY_VALUES as readonly string[]).includes(values.visibility)) {
     throw new UsageError(`--visibility must be one of ${VISIBILITY_VALUES.join(', ')}, got ${JSON.stringify(values.visibility)}`);

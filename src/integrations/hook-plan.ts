@@ -49,17 +49,28 @@ export interface HookPlan {
   introduce?: string;
 }
 
+/**
+ * T17: one id inside a key or dedupe key built by joining with `:`. `%` and `:` are
+ * percent-encoded, so no two id lists spell the same key (session `s1:x` with sub-agent `y` and
+ * session `s1` with sub-agent `x:y` stay apart) and a main session id cannot spell a sub-agent's
+ * key. The ids runtimes use (UUIDs, thread ids) contain neither, so their keys are unchanged.
+ */
+export function keyPart(id: string): string {
+  return id.replace(/%/g, '%25').replace(/:/g, '%3A');
+}
+
 /** T9, T40: a runtime session id as its session key `agent:<agent>:<id>`; undefined when the id cannot make a valid key. */
 export function runtimeSessionKey(agentId: string, sessionId: string): string | undefined {
   if (typeof sessionId !== 'string' || sessionId.length === 0) return undefined;
-  const key = `agent:${agentId}:${sessionId}`;
+  const key = `agent:${agentId}:${keyPart(sessionId)}`;
   return parseAgentScopedKey(key)?.agentId === agentId ? key : undefined;
 }
 
 /** T32: a sub-agent's own session `agent:<agent>:subagent:<session_id>:<agent_id>`. */
 export function runtimeSubagentKey(agentId: string, sessionId: string, subagentId: string): string | undefined {
-  if (typeof subagentId !== 'string' || subagentId.length === 0) return undefined;
-  return runtimeSessionKey(agentId, `subagent:${sessionId}:${subagentId}`);
+  if (typeof subagentId !== 'string' || subagentId.length === 0 || typeof sessionId !== 'string' || sessionId.length === 0) return undefined;
+  const key = `agent:${agentId}:subagent:${keyPart(sessionId)}:${keyPart(subagentId)}`;
+  return parseAgentScopedKey(key)?.agentId === agentId ? key : undefined;
 }
 
 /** T30: the line that tells a model which key is its own. */
@@ -68,7 +79,7 @@ export function sessionKeyIntro(sessionKey: string): string {
 }
 
 function created(sessionKey: string, o: HookPlanOptions, sessionId: string): RecordInput {
-  return { sessionKey, agentId: o.agentId, kind: 'created', actorType: 'system', summary: `session started via ${o.channel}`, dedupeKey: `${o.dedupeSpace}:created:${sessionId}` };
+  return { sessionKey, agentId: o.agentId, kind: 'created', actorType: 'system', summary: `session started via ${o.channel}`, dedupeKey: `${o.dedupeSpace}:created:${keyPart(sessionId)}` };
 }
 
 function reset(sessionKey: string, o: HookPlanOptions): RecordInput {
@@ -105,7 +116,7 @@ export function planHookStep(step: HookStep, o: HookPlanOptions, registered = fa
           summary: `human message via ${o.channel}`,
           payload: { channel: o.channel },
           onlyIfWatched: true,
-          ...(step.promptId !== undefined && step.promptId.length > 0 ? { dedupeKey: `${o.dedupeSpace}:prompt:${step.sessionId}:${step.promptId}` } : {}),
+          ...(step.promptId !== undefined && step.promptId.length > 0 ? { dedupeKey: `${o.dedupeSpace}:prompt:${keyPart(step.sessionId)}:${keyPart(step.promptId)}` } : {}),
         });
       }
       plan = { event, sessionKey, records, deliverTo: sessionKey, ...(registered ? {} : { introduce: sessionKey }) };
@@ -126,7 +137,7 @@ export function planHookStep(step: HookStep, o: HookPlanOptions, registered = fa
             actorId: sessionKey,
             summary: `subagent started via ${o.channel}`,
             watchers: [sessionKey],
-            dedupeKey: `${o.dedupeSpace}:subagent:${step.sessionId}:${step.subagentId}`,
+            dedupeKey: `${o.dedupeSpace}:subagent:${keyPart(step.sessionId)}:${keyPart(step.subagentId)}`,
           },
         ],
         introduce: child,
@@ -147,7 +158,7 @@ export function planHookStep(step: HookStep, o: HookPlanOptions, registered = fa
             actorType: 'agent',
             actorId: child,
             summary: `subagent finished via ${o.channel}`,
-            dedupeKey: `${o.dedupeSpace}:subagent-end:${step.sessionId}:${step.subagentId}`,
+            dedupeKey: `${o.dedupeSpace}:subagent-end:${keyPart(step.sessionId)}:${keyPart(step.subagentId)}`,
           },
         ],
       };

@@ -171,3 +171,17 @@ describe('claude-agent-sdk hook callbacks: dedupe keys name the agent (T17, T30)
     expect(logger.entries).toEqual([]);
   });
 });
+
+describe('T30 hook callbacks on input the SDK should never send', () => {
+  it.each([null, undefined, 42, 'text', [], {}, { hook_event_name: 'UserPromptSubmit' }, { hook_event_name: 'Stop', session_id: null }])('T30 %j: every callback answers {} and logs, never throws', async (input) => {
+    const store = createMemoryStore();
+    const logger = memoryLogger();
+    const { hooks } = createClaudeAgentSdkHooks({ store, logger });
+    for (const [event, matchers] of Object.entries(hooks)) {
+      for (const callback of matchers!.flatMap((m) => m.hooks)) {
+        await expect(callback(input as unknown as HookInput, undefined, { signal: new AbortController().signal }), event).resolves.toEqual({});
+      }
+    }
+    expect(store.changesSince({ sessionKey: KEY, agentId: 'claude-code', since: 0 }).stateChanges.events).toEqual([]);
+  });
+});

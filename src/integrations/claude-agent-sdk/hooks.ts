@@ -2,6 +2,7 @@ import type { HookCallback, HookCallbackMatcher, HookEvent, HookInput, HookJSONO
 import type { MaybePromise, Notice, NoticeAck, RecordInput, StateEvent } from '../../../spec/index.js';
 import { noticesText } from '../../tools/text.js';
 import { errorDetails, silentLogger, type Logger } from '../../shared/logger.js';
+import { keyPart } from '../hook-plan.js';
 import { CLAUDE_CODE_AGENT, planClaudeHookEvent, sessionKeyIntro, type ClaudeHookInput } from './events.js';
 
 /** The part of a store of the contract the hooks use. */
@@ -120,17 +121,20 @@ export function createClaudeAgentSdkHooks(options: ClaudeAgentSdkHooksOptions): 
   }
 
   function claudeKey(sessionId: string): string {
-    return `agent:${agentId}:${sessionId}`;
+    // T17: the same key the planner makes (ids encoded as keyPart does).
+    return `agent:${agentId}:${keyPart(String(sessionId))}`;
   }
 
   const guard =
     (run: (input: HookInput) => Promise<HookJSONOutput>): HookCallback =>
     async (input) => {
+      // T30: the SDK is another program; a payload that is not an object is logged, never a throw.
+      if (input === null || typeof input !== 'object') return (warn(`hook input is not an object (${input === null ? 'null' : typeof input})`), {});
       try {
         return await run(input);
       } catch (error) {
         // A hook never blocks the person's prompt or the session (T9); the event is lost, not the turn.
-        warn(`${input.hook_event_name} failed`, errorDetails(error));
+        warn(`${String((input as { hook_event_name?: unknown }).hook_event_name)} failed`, errorDetails(error));
         return {};
       }
     };

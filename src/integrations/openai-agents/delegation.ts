@@ -152,24 +152,40 @@ export function trackDelegations(runner: Runner, options: DelegationOptions): De
     close(child);
   };
 
+  // T36: listeners run inside the runner's event emitter; one that threw on an event shaped
+  // unlike the SDK's types would fail the run. The event is logged and lost, never the run (R9).
+  const safe =
+    <A extends unknown[]>(name: string, listener: (...args: A) => void) =>
+    (...args: A): void => {
+      try {
+        listener(...args);
+      } catch (error) {
+        try {
+          logger.warn(`openai-agents: ${name} listener failed`, errorDetails(error));
+        } catch {
+          // R9: the logger is the runtime's code.
+        }
+      }
+    };
   // An agent used as a tool runs in a Runner of its own, which this runner's hooks do not hear; the
   // agent's own hooks do, so its agent-tool calls open child sessions at any depth (T36).
   const listened = new Map<Agent<any, any>, { start: (...args: any[]) => void; end: (...args: any[]) => void }>();
   const listenTo = (agent: Agent<any, any>) => {
     if (listened.has(agent)) return;
-    const start = (ctx: unknown, tool: Tool<any>, details: { toolCall: { type: string; callId?: string } }) => {
+    const start = safe('agent_tool_start', (ctx: unknown, tool: Tool<any>, details: { toolCall: { type: string; callId?: string } }) => {
       if (details?.toolCall?.callId !== undefined) onToolStart(ctx, agent, tool, details);
-    };
-    const end = (ctx: unknown, tool: Tool<any>, result: string, details: { toolCall: { callId?: string } }) => onToolEnd(ctx, agent, tool, result, details);
+    });
+    const end = safe('agent_tool_end', (ctx: unknown, tool: Tool<any>, result: string, details: { toolCall: { callId?: string } }) => onToolEnd(ctx, agent, tool, result, details));
     agent.on('agent_tool_start', start as never);
     agent.on('agent_tool_end', end as never);
     listened.set(agent, { start, end });
   };
 
-  runner.on('agent_handoff', onHandoff);
-  runner.on('agent_tool_start', onToolStart as never);
-  runner.on('agent_tool_end', onToolEnd as never);
-  runner.on('agent_end', onAgentEnd);
+  const heard = { handoff: safe('agent_handoff', onHandoff), toolStart: safe('agent_tool_start', onToolStart), toolEnd: safe('agent_tool_end', onToolEnd), end: safe('agent_end', onAgentEnd) };
+  runner.on('agent_handoff', heard.handoff);
+  runner.on('agent_tool_start', heard.toolStart as never);
+  runner.on('agent_tool_end', heard.toolEnd as never);
+  runner.on('agent_end', heard.end);
 
   return {
     agentTool: (worker, toolOptions) => {
@@ -182,10 +198,10 @@ export function trackDelegations(runner: Runner, options: DelegationOptions): De
     children: () => all,
     settled: () => queue,
     detach: () => {
-      runner.off('agent_handoff', onHandoff);
-      runner.off('agent_tool_start', onToolStart as never);
-      runner.off('agent_tool_end', onToolEnd as never);
-      runner.off('agent_end', onAgentEnd);
+      runner.off('agent_handoff', heard.handoff);
+      runner.off('agent_tool_start', heard.toolStart as never);
+      runner.off('agent_tool_end', heard.toolEnd as never);
+      runner.off('agent_end', heard.end);
       for (const [agent, { start, end }] of listened) {
         agent.off('agent_tool_start', start as never);
         agent.off('agent_tool_end', end as never);
