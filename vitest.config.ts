@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^session-state-kit\/claude-agent-sdk$/, replacement: source('./src/integrations/claude-agent-sdk/index.ts') },
       { find: /^session-state-kit\/openai-agents$/, replacement: source('./src/integrations/openai-agents/index.ts') },
       { find: /^session-state-kit\/memory$/, replacement: source('./src/memory/index.ts') },
+      { find: /^session-state-kit\/sqlite$/, replacement: source('./src/sqlite/index.ts') },
     ],
   },
   test: {

@@ -238,6 +238,8 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
   }
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const written = apply(plan.changes, stamp);
+  // T45: the hooks open the database on the first event; SQLite creates the file, not its directory.
+  if (!values.uninstall) mkdirSync(dirname(t.db), { recursive: true });
   if (written.length === 0) io.out(`nothing to change: ${cli} is already ${values.uninstall ? 'without' : 'set up with'} session-state-kit here`);
   for (const path of written) io.out(`${values.uninstall ? 'updated' : 'wrote'} ${path}${plan.changes.find((c) => c.path === path)?.before !== undefined ? ` (backup: ${path}.${stamp}.bak)` : ''}`);
   if (!values.uninstall) io.out(`state database: ${t.db}`);

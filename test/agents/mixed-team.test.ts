@@ -156,3 +156,33 @@ describe.skipIf(codex === undefined)('T44 what Codex tells an MCP server about i
     }
   });
 });
+
+describe.skipIf(codex === undefined || claude === undefined)('examples/mixed-team.ts, offline', () => {
+  const cli = useBuiltCli();
+  it('T41 the example runs as written against loopback stand-ins: one notice for the manager, handed to its model', async () => {
+    const { main } = await import('../../examples/mixed-team.js');
+    const box = makeSandbox('example-mixed');
+    const responses = await startFakeResponses(() => [{ type: 'message', text: 'ok' }]);
+    const anthropic = await startFakeAnthropic(async () => ({ content: [{ type: 'text', text: 'ok' }], stop: 'end_turn' }));
+    try {
+      const lines: string[] = [];
+      const result = await main({
+        project: box.project,
+        kit: [process.execPath, cli.path()],
+        codex: (codex as BinaryInfo).command,
+        claude: (claude as BinaryInfo).command,
+        codexArgs: codexProviderArgs(responses.baseUrl),
+        env: { HOME: box.home, CODEX_HOME: box.codexHome },
+        claudeEnv: claudeEnv(box, anthropic.url, { CLAUDE_CONFIG_DIR: join(box.home, '.claude') }),
+        log: (l) => lines.push(l),
+      });
+      expect(result.noticesHanded).toBe(1);
+      expect(count(anthropic.requests.map((q) => q.body).join('\n'), `Session \\"${result.codexSession}\\" changed`)).toBe(1);
+      expect(lines).toEqual([`${result.managerSession} watches ${result.codexSession}`, 'pending for the manager: 1', 'the manager was told; it reconciles with session_status before acting']);
+    } finally {
+      await responses.close();
+      await anthropic.close();
+      box.remove();
+    }
+  });
+});

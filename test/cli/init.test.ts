@@ -66,6 +66,10 @@ describe('T45 init: merged, idempotent, backed up, reversible', () => {
     writeFileSync(join(s.project, '.claude', 'settings.json'), USER_SETTINGS);
     const first = await run(cli.path(), ['init', 'claude-code', '--db', join(s.root, 'team.db')], s.env, s.project);
     expect(first.code, first.stderr).toBe(0);
+    // The default database's directory is made, so the first hook can create the file.
+    const fresh = sandbox('claude-default-db');
+    expect((await run(cli.path(), ['init', 'claude-code'], fresh.env, fresh.project)).code).toBe(0);
+    expect(existsSync(join(fresh.project, '.session-state-kit'))).toBe(true);
     const settings = JSON.parse(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8'));
     expect(Object.keys(settings)).toEqual(['model', 'permissions', 'hooks', 'env']);
     expect(settings.hooks.UserPromptSubmit[0]).toEqual({ hooks: [{ type: 'command', command: '~/bin/log-prompt' }] });
