@@ -42,11 +42,16 @@ export function shellQuote(arg: string): string {
 }
 
 /** A non-negative (or >= min) safe integer from a flag value; anything else is a usage error. */
-export function parseInteger(value: string, flag: string, min = 0): number {
+export function parseInteger(value: string, flag: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${flag} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${flag} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`}, got ${JSON.stringify(value)}`);
+  }
   return n;
 }
+
+/** The longest poll interval a command accepts: a minute (timers overflow past 2^31-1 ms into a 1 ms poll). */
+export const MAX_POLL_MS = 60_000;
 
 /** Wants help if --help / -h is anywhere before a "--" terminator (checked before strict parsing, so a bad flag next to --help still shows help). */
 export function wantsHelp(argv: readonly string[]): boolean {

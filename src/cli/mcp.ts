@@ -2,7 +2,7 @@ import type { MaybePromise } from '../../spec/index.js';
 import type { SessionsListRow } from '../../spec/schemas/tools.js';
 import type { StorePendingSource } from '../feed/index.js';
 import { checkCaller, type ToolStore } from '../tools/index.js';
-import { parseCommand, parseInteger, wantsHelp } from './args.js';
+import { MAX_POLL_MS, parseCommand, parseInteger, wantsHelp } from './args.js';
 import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
 import { loadSqlite } from './load-sqlite.js';
 import { CLAUDE_CODE_AGENT, sharedDbProblem } from './hook.js';
@@ -114,7 +114,7 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitC
   if ((values.db === undefined) === (values.pg === undefined)) throw new UsageError('mcp needs exactly one of --db <file> or --pg <url>', ['see: session-state-kit mcp --help']);
   if (values.schema !== undefined && values.pg === undefined) throw new UsageError('--schema goes with --pg');
   if (values.agent !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(values.agent)) throw new UsageError(`--agent must be an agent id (letters, digits, _ . -), got ${JSON.stringify(values.agent)}`);
-  const pollIntervalMs = values['poll-ms'] === undefined ? undefined : parseInteger(values['poll-ms'], '--poll-ms', 1);
+  const pollIntervalMs = values['poll-ms'] === undefined ? undefined : parseInteger(values['poll-ms'], '--poll-ms', 1, MAX_POLL_MS);
   // T18: a database nobody else opens shares nothing.
   const dbProblem = values.db === undefined ? undefined : sharedDbProblem(values.db);
   if (dbProblem !== undefined) throw new UsageError(dbProblem);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { parseCommand, parseInteger } from './args.js';
+import { MAX_POLL_MS, parseCommand, parseInteger } from './args.js';
 import { cliInvocation } from './invocation.js';
 import { DatabaseProblem, EXIT, UsageError, type ExitCode, type Io } from './io.js';
 import { openReadOnly, toDatabaseProblem } from './state-db.js';
@@ -58,8 +58,10 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
   if (values.schema !== undefined && values.pg === undefined) throw new UsageError('--schema needs --pg <url>');
   const port = values.port === undefined ? 0 : parseInteger(values.port, '--port');
   if (port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${port}`);
-  const pollMs = values['poll-ms'] === undefined ? undefined : parseInteger(values['poll-ms'], '--poll-ms', 10);
+  const pollMs = values['poll-ms'] === undefined ? undefined : parseInteger(values['poll-ms'], '--poll-ms', 10, MAX_POLL_MS);
   const host = values.host ?? '127.0.0.1';
+  // An empty host would bind every interface and print an address nobody can open.
+  if (host.trim() === '') throw new UsageError('--host needs an address or a host name (default 127.0.0.1)');
   const { isLoopbackHost, startUiServer } = await import('../ui/server.js');
   let token = values.token;
   if (token !== undefined && !/^[A-Za-z0-9_-]{16,200}$/.test(token)) throw new UsageError('--token must be 16 to 200 characters of A-Z, a-z, 0-9, "_" or "-"');
@@ -106,6 +108,7 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
     await source.close();
     const code = (error as { code?: unknown }).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen on ${host}:${port} (${String(code)})`, ['pass another --port, or --port 0 for any free port']);
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') throw new UsageError(`--host ${host}: no such host (${String(code)})`, ['pass an address of this machine, e.g. 127.0.0.1']);
     throw error;
   }
   io.out(`session-state-kit ui: ${source.label} (read-only) at ${server.url}`);

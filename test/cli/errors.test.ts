@@ -98,6 +98,11 @@ describe.concurrent('usage errors exit 2 with a message and a pointer to --help'
     [['inspect', 'DB', 'changes', 'global'], /several agents \(main, ops\); pass --agent <id>/],
     [['inspect', 'DB', 'stats', '--now', 'yesterday'], /--now must be an ISO-8601 instant or epoch milliseconds/],
     [['inspect', 'DB', 'notices'], /inspect notices needs <watcher>/],
+    // A poll interval past 2^31-1 ms would overflow into a 1 ms poll: bounded, a usage error.
+    [['ui', '--db', 'DB', '--poll-ms', '4000000'], /--poll-ms must be an integer from 10 to 60000, got "4000000"/],
+    [['mcp', '--db', 'DB', '--poll-ms', '4000000'], /--poll-ms must be an integer from 1 to 60000, got "4000000"/],
+    [['ui', '--db', 'DB', '--host', ''], /--host needs an address or a host name/],
+    [['ui', '--db', 'DB', '--host', 'no-such-host.invalid'], /--host no-such-host\.invalid: no such host/],
   ];
   for (const [args, message] of cases) {
     it(args.join(' ') || '(none)', async () => {
