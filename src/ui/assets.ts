@@ -323,8 +323,10 @@ var rendering = null; var again = false;
 function render() {
   if (rendering) { again = true; return rendering; }
   var route = parseHash();
-  var fn = VIEWS[route.view] || viewSessions;
-  renderNav(route.view);
+  // Only the view's own names: '#/constructor' must not reach Object.prototype.
+  var view = Object.prototype.hasOwnProperty.call(VIEWS, route.view) ? route.view : 'sessions';
+  var fn = VIEWS[view];
+  renderNav(view);
   rendering = fn(route.params).then(function (nodes) {
     // A live refresh must not eat what the person is typing: the focused field keeps its text and caret.
     var focused = document.activeElement && main.contains(document.activeElement) ? document.activeElement : null;

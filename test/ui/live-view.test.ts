@@ -181,6 +181,15 @@ describe.skipIf(!hasChromium)('session-state-kit ui in Chromium', () => {
     expect(await page.locator('[data-testid=activity] rect[data-actor=system]').count()).toBeGreaterThan(0);
   });
 
+  it('R81: a route named after an Object property (#/constructor, #/__proto__) shows the sessions list, without a script error', async () => {
+    for (const hash of ['#/constructor', '#/toString', '#/hasOwnProperty']) {
+      await open(hash);
+      expect(await page.locator('[data-testid=tab-sessions]').getAttribute('class'), hash).toBe('active');
+      expect(await page.locator('main table').count(), hash).toBeGreaterThan(0);
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('R80, R88: the page ran without a script error or CSP report, and the file was never written by ui', async () => {
     expect(problems).toEqual([]);
     const before = fingerprint(db);
