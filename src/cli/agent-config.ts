@@ -9,13 +9,14 @@ import { parse as parseToml, patch as patchToml, stringify as stringifyToml } fr
  * document in place rather than printing it anew).
  */
 
-export type AgentCli = 'claude-code' | 'codex';
+export type AgentCli = 'claude-code' | 'codex' | 'gemini';
 
 /** T45: the hook events `init` registers, per CLI (what each runtime's hook acts on, T9, T40). */
 export const INIT_HOOK_EVENTS: Record<AgentCli, readonly string[]> = {
   'claude-code': ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'PostCompact', 'SessionEnd'],
   // Codex 0.171.0's SessionEnd carries no clear (T42): nothing to record, so no handler to run.
   codex: ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'PostCompact'],
+  gemini: ['SessionStart', 'BeforeAgent', 'PreCompress', 'SessionEnd'],
 };
 
 /** The name `init` gives the MCP server entry in both CLIs' files. */
@@ -23,6 +24,10 @@ export const MCP_SERVER_NAME = 'session-state-kit';
 
 /** T45: a hook runs at most this long (seconds); a stuck store must not hold the person's prompt for Codex's default 600 s. */
 export const HOOK_TIMEOUT_SECONDS = 30;
+/** The same bound in each CLI's unit: Claude Code and Codex read seconds, Gemini CLI milliseconds. */
+export function hookTimeout(cli: AgentCli): number {
+  return cli === 'gemini' ? HOOK_TIMEOUT_SECONDS * 1000 : HOOK_TIMEOUT_SECONDS;
+}
 
 /** A config file the user wrote that cannot be read; nothing is written when one is found. */
 export class ConfigFileError extends Error {
@@ -117,7 +122,7 @@ export function editHookSettings(settings: JsonObject, cli: AgentCli, command: s
           const handler = handlers[h];
           if (!isObject(handler) || !isOwnHookCommand(handler['command'], cli)) continue;
           if (command !== undefined && !placed) {
-            const updated: HookHandler = { ...handler, type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS };
+            const updated: HookHandler = { ...handler, type: 'command', command, timeout: hookTimeout(cli) };
             handlers[h] = updated as Json;
             placed = true;
           } else {
@@ -130,7 +135,7 @@ export function editHookSettings(settings: JsonObject, cli: AgentCli, command: s
     }
     if (command !== undefined && !placed) {
       const list = groups ?? [];
-      list.push({ hooks: [{ type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS }] });
+      list.push({ hooks: [{ type: 'command', command, timeout: hookTimeout(cli) }] });
       hooks[event] = list;
     }
   }
@@ -139,7 +144,7 @@ export function editHookSettings(settings: JsonObject, cli: AgentCli, command: s
   return out;
 }
 
-/** T45: `{"mcpServers": {"session-state-kit": {command, args}}}` (Claude Code's .mcp.json and ~/.claude.json). Undefined removes it. */
+/** T45: `{"mcpServers": {"session-state-kit": {command, args}}}` (Claude Code's .mcp.json and ~/.claude.json, Gemini's settings.json). Undefined removes it. */
 export function editClaudeMcp(config: JsonObject, server: { command: string; args: string[] } | undefined): JsonObject {
   const out = structuredClone(config);
   const servers: JsonObject = isObject(out['mcpServers']) ? (out['mcpServers'] as JsonObject) : {};

@@ -3,6 +3,7 @@ import type { Notice, NoticeAck, RecordInput, StateEvent } from '../../spec/inde
 import { noticesText } from '../tools/text.js';
 import { CLAUDE_CODE_AGENT, CLAUDE_HOOK_EVENTS, planClaudeHookEvent, type ClaudeHookInput } from '../integrations/claude-agent-sdk/events.js';
 import { CODEX_AGENT, CODEX_CONTEXT_EVENTS, planCodexHookEvent } from '../integrations/codex/events.js';
+import { GEMINI_AGENT, GEMINI_CONTEXT_EVENTS, planGeminiHookEvent } from '../integrations/gemini/events.js';
 import { sessionKeyIntro, type HookPlan } from '../integrations/hook-plan.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { EXIT, type ExitCode, type Io } from './io.js';
@@ -10,7 +11,7 @@ import { EXIT, type ExitCode, type Io } from './io.js';
 /** T17: at most this many notices go into one prompt's context; the rest wait, counted in one line. */
 export const HOOK_MAX_NOTICES = 50;
 
-export const HOOK_USAGE = `session-state-kit hook claude-code|codex --db <file> [--agent <id>]
+export const HOOK_USAGE = `session-state-kit hook claude-code|codex|gemini --db <file> [--agent <id>]
 
 A command hook for Claude Code (PROTOCOL.md T9, events as T30-T34) or Codex CLI (T40-T44); both
 plan with one planner. Reads the hook's JSON payload on stdin. Claude Code:
@@ -34,7 +35,7 @@ person's prompt.
 
   --db <file>    SQLite state database (created if missing), shared with "session-state-kit mcp"
                  (a file: '' and :memory: share nothing and are refused)
-  --agent <id>   agent id of the session keys (default claude-code, or codex for codex)
+  --agent <id>   agent id of the session keys (default: the runtime's name, claude-code, codex or gemini)
 
 In .claude/settings.json:
   {"hooks": {
@@ -50,6 +51,11 @@ opinion". Sessions are "agent:codex:<session_id>" (--agent, default codex). Noti
 line go to the model as hookSpecificOutput.additionalContext of SessionStart, UserPromptSubmit and
 SubagentStart. Codex runs a hook only once it is trusted: "session-state-kit init codex" writes the
 entries, and with --trust records their trust.
+
+Gemini CLI (0.61.0 payloads, T48): SessionStart, BeforeAgent (the person's prompt), PreCompress
+(recorded as the compaction starts: Gemini has no event after it) and SessionEnd (reason "clear"
+records a reset); notices go out as additionalContext of SessionStart and BeforeAgent. Sessions
+are "agent:gemini:<session_id>".
 
 Exit codes: 0 always, except 1 for a bad command line (never 2, which would block the prompt).`;
 
@@ -103,6 +109,7 @@ export type PlannedHook = HookPlan;
 export const HOOK_RUNTIMES = {
   'claude-code': { defaultAgent: CLAUDE_CODE_AGENT, plan: (input: string, agentId: string) => planClaudeCodeHook(input, agentId), carriesContext: (_event: string) => true },
   codex: { defaultAgent: CODEX_AGENT, plan: (input: string, agentId: string) => planCodexHook(input, agentId), carriesContext: (event: string) => CODEX_CONTEXT_EVENTS.has(event) },
+  gemini: { defaultAgent: GEMINI_AGENT, plan: (input: string, agentId: string) => planGeminiHook(input, agentId), carriesContext: (event: string) => GEMINI_CONTEXT_EVENTS.has(event) },
 } as const;
 export type HookRuntime = keyof typeof HOOK_RUNTIMES;
 
@@ -115,6 +122,13 @@ function parseObject(input: string): Record<string, unknown> | string {
   }
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return 'input is not a JSON object';
   return payload as Record<string, unknown>;
+}
+
+/** T48: what a Gemini CLI payload asks for, decided before anything is opened, or the reason to ignore it. */
+export function planGeminiHook(input: string, agentId: string): PlannedHook | string {
+  const p = parseObject(input);
+  if (typeof p === 'string') return p;
+  return planGeminiHookEvent(p, { agentId }, true);
 }
 
 /** T40-T43: what a Codex payload asks for, decided before anything is opened, or the reason to ignore it. */
@@ -287,7 +301,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     return EXIT.failure;
   }
   if (process.stdin.isTTY) {
-    warn(`reads a ${known === 'codex' ? 'Codex' : 'Claude Code'} hook payload (JSON) on stdin; nothing to read from a terminal`);
+    warn(`reads a ${known === 'codex' ? 'Codex' : known === 'gemini' ? 'Gemini CLI' : 'Claude Code'} hook payload (JSON) on stdin; nothing to read from a terminal`);
     return EXIT.ok;
   }
   let input: string;

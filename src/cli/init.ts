@@ -19,7 +19,7 @@ import {
 import { parseCommand, wantsHelp } from './args.js';
 import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
 
-export const INIT_USAGE = `session-state-kit init claude-code|codex [--project | --user] [--dir <path>] [--db <file>] [--trust] [--dry-run] [--uninstall]
+export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini [--project | --user] [--dir <path>] [--db <file>] [--trust] [--dry-run] [--uninstall]
 session-state-kit doctor [--dir <path>]
 
 init writes the hook and MCP server entries a CLI needs to take part (PROTOCOL.md T45-T47), merged
@@ -30,6 +30,7 @@ second run changes nothing. Each file it changes is first copied to <file>.<time
                 --user:    ~/.claude/settings.json and ~/.claude.json
   codex         --project: <dir>/.codex/hooks.json and <dir>/.codex/config.toml
                 --user:    $CODEX_HOME/hooks.json and $CODEX_HOME/config.toml (CODEX_HOME: ~/.codex)
+  gemini        --project: <dir>/.gemini/settings.json (hooks and MCP server); --user: ~/.gemini/settings.json
 
   --project      (default) the project in --dir (default: the current directory)
   --user         the user's own files, for every project
@@ -41,7 +42,7 @@ second run changes nothing. Each file it changes is first copied to <file>.<time
   --dry-run      print what would change, as a diff, and write nothing
   --uninstall    remove what init wrote (and the trust it recorded)
 
-doctor says, for both CLIs, whether each hook is installed, trusted (Codex) and runs.
+doctor says, for each CLI, whether each hook is installed, trusted (Codex) and runs.
 
 ${EXIT_CODES_HELP}`;
 
@@ -63,6 +64,11 @@ function codexHome(): string {
 function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db: string | undefined): Target {
   const home = homedir();
   const dbPath = resolve(db ?? (scope === 'user' ? join(home, '.session-state-kit', 'state.db') : join(dir, '.session-state-kit', 'state.db')));
+  if (cli === 'gemini') {
+    // Gemini keeps hooks and MCP servers in one settings.json.
+    const settings = scope === 'user' ? join(home, '.gemini', 'settings.json') : join(dir, '.gemini', 'settings.json');
+    return { cli, scope, dir, hooksPath: settings, mcpPath: settings, db: dbPath };
+  }
   if (cli === 'claude-code') {
     return scope === 'user'
       ? { cli, scope, dir, hooksPath: join(home, '.claude', 'settings.json'), mcpPath: join(home, '.claude.json'), db: dbPath }
@@ -123,8 +129,9 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
   const hooksText = current(t.hooksPath);
   const newHooks = editJsonText(t.hooksPath, hooksText, (v) => editHookSettings(v, t.cli, hookCommand));
   set(t.hooksPath, newHooks);
-  if (t.cli === 'claude-code') {
+  if (t.cli === 'claude-code' || t.cli === 'gemini') {
     set(t.mcpPath, editJsonText(t.mcpPath, current(t.mcpPath), (v) => editClaudeMcp(v, options.uninstall ? undefined : mcp)));
+    if (t.cli === 'gemini' && t.scope === 'project' && !options.uninstall) notes.push(`Gemini CLI reads ${join(t.dir, '.gemini')} only in a folder it trusts; init does not trust the folder for you.`);
   } else {
     set(t.mcpPath, editCodexToml(t.mcpPath, current(t.mcpPath), { mcp: options.uninstall ? null : mcp }));
     const trustPath = t.trustPath!;
@@ -214,7 +221,7 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
     'init',
   );
   const [cli, ...extra] = positionals;
-  if (cli !== 'claude-code' && cli !== 'codex') throw new UsageError(`init needs the CLI to set up: claude-code or codex${cli === undefined ? '' : ` (got ${JSON.stringify(cli)})`}`, ['see: session-state-kit init --help']);
+  if (cli !== 'claude-code' && cli !== 'codex' && cli !== 'gemini') throw new UsageError(`init needs the CLI to set up: claude-code, codex or gemini${cli === undefined ? '' : ` (got ${JSON.stringify(cli)})`}`, ['see: session-state-kit init --help']);
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`, ['see: session-state-kit init --help']);
   if (values.project && values.user) throw new UsageError('--project and --user exclude each other', ['see: session-state-kit init --help']);
   if (values.trust && cli !== 'codex') throw new UsageError('--trust is for codex (Claude Code runs the hooks in its settings as they are)', []);
@@ -262,7 +269,7 @@ export interface DoctorLine {
  */
 export function doctor(dir: string): DoctorLine[] {
   const lines: DoctorLine[] = [];
-  for (const cli of ['claude-code', 'codex'] as const) {
+  for (const cli of ['claude-code', 'codex', 'gemini'] as const) {
     for (const scope of ['project', 'user'] as const) {
       const t = target(cli, scope, dir, undefined);
       let settings: ReturnType<typeof readJsonConfig>;
@@ -313,7 +320,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`, ['see: session-state-kit doctor --help']);
   const lines = doctor(resolve(values.dir ?? process.cwd()));
   if (lines.length === 0) {
-    io.out('no session-state-kit hooks installed for Claude Code or Codex here or for this user: see session-state-kit init --help');
+    io.out('no session-state-kit hooks installed for Claude Code, Codex or Gemini CLI here or for this user: see session-state-kit init --help');
     return EXIT.failure;
   }
   for (const l of lines) io.out(`${l.ok ? 'ok  ' : 'FAIL'}  ${l.cli.padEnd(11)} ${l.what.padEnd(22)} ${l.detail}`);

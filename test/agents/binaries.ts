@@ -40,6 +40,31 @@ export function findCodex(): Found {
   return { ok: true, binary: { command: [process.execPath, join(dirname(main.path), 'bin', 'codex.js')], packageName: '@openai/codex', packageVersion: main.version } };
 }
 
+/** Gemini CLI: the bundled `gemini.js` of `@google/gemini-cli`, run with this Node. */
+export function findGemini(): Found {
+  const main = packageJson('@google/gemini-cli');
+  if (!main) return { ok: false, reason: '@google/gemini-cli is not installed (npm install)' };
+  return { ok: true, binary: { command: [process.execPath, join(dirname(main.path), 'bundle', 'gemini.js')], packageName: '@google/gemini-cli', packageVersion: main.version } };
+}
+
+/**
+ * A user's Gemini settings for offline runs: API-key auth, and no update check, telemetry or usage
+ * statistics (each reaches for the network, and the process waits for it before it exits).
+ */
+export const GEMINI_OFFLINE_SETTINGS = {
+  security: { auth: { selectedType: 'gemini-api-key' } },
+  general: { disableAutoUpdate: true, disableUpdateNag: true },
+  telemetry: { enabled: false },
+  privacy: { usageStatisticsEnabled: false },
+};
+/** A model named on the command line: Gemini CLI then skips its model router (one more model call per prompt). */
+export const GEMINI_MODEL_ARGS = ['-m', 'gemini-2.5-flash'];
+
+/** Environment for a Gemini CLI run in a sandbox, talking to a Gemini API stand-in at `apiUrl` (API-key auth, workspace trusted). */
+export function geminiEnv(box: Sandbox, apiUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { HOME: box.home, TMPDIR: tmpdir(), GEMINI_API_KEY: 'offline', GOOGLE_GEMINI_BASE_URL: apiUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true', ...extra };
+}
+
 /** Claude Code: the `claude` executable in the Agent SDK's platform package (the one `query()` spawns). */
 export function findClaude(): Found {
   const name = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`;
