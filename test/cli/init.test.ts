@@ -127,7 +127,7 @@ describe('T45 init: merged, idempotent, backed up, reversible', () => {
     const s = sandbox('usage');
     for (const [args, text] of [
       [['init'], 'claude-code, codex or gemini'],
-      [['init', 'gemini'], '"gemini"'],
+      [['init', 'opencode'], '"opencode"'],
       [['init', 'codex', '--user', '--project'], 'exclude each other'],
       [['init', 'claude-code', '--trust'], '--trust is for codex'],
       [['init', 'codex', '--db', ':memory:'], 'a file both CLIs can share'],
