@@ -13,6 +13,7 @@ const out = join(import.meta.dirname, '..', 'test', 'upstream', 'fixtures', 'rea
 mkdirSync(out, { recursive: true });
 function save(name: string, r: Recording): void {
   writeFileSync(join(out, `${name}.jsonl`), r.text);
+  if (r.subagentText !== undefined) writeFileSync(join(out, `${name}-subagent.jsonl`), r.subagentText);
   writeFileSync(join(out, `${name}.json`), `${JSON.stringify({ package: r.version, binary: r.binaryVersion, typedPrompts: r.typedPrompts, script: r.script }, null, 2)}\n`);
   console.log(`${name}: ${r.text.split('\n').length - 1} records, ${r.typedPrompts} typed prompts, ${r.binaryVersion}`);
 }

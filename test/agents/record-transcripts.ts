@@ -19,6 +19,8 @@ import { startFakeResponses, type ResponsesRequest } from './fake-responses.js';
 export interface Recording {
   /** The transcript's lines, as the binary wrote them. */
   text: string;
+  /** A sub-agent's own transcript, when the run spawned one (it counts no human turn, U10). */
+  subagentText?: string;
   /** How many prompts the script typed (the count the monitor must find). */
   typedPrompts: number;
   /** The package that shipped the binary and its version. */
@@ -29,19 +31,34 @@ export interface Recording {
   script: string[];
 }
 
-const CODEX_SCRIPT = ['turn: "start on the parser"', 'turn: "please list the files" (the model runs exec_command ls)', 'app-server restarted; thread/resume', 'turn: "now fix the failing test"'];
+const CODEX_SCRIPT = ['turn: "start on the parser"', 'turn: "please list the files" (the model runs exec_command ls)', 'thread/compact/start (a manual compaction)', 'app-server restarted; thread/resume', 'turn: "now fix the failing test"', 'turn: "delegate: find the callers" (the model spawns a sub-agent, multi_agent_v1.spawn_agent)'];
 
-/** The model's side of every Codex run: a shell call when asked to list files, text otherwise. */
+/**
+ * The model's side of every Codex run: a shell call when asked to list files, a sub-agent when
+ * asked to delegate (and a wait for it), text otherwise.
+ */
 function codexModel(request: ResponsesRequest, index: number) {
   const input = JSON.stringify(request.json?.['input'] ?? []);
-  const asked = input.lastIndexOf('please list the files');
-  if (asked >= 0 && input.indexOf('function_call_output', asked) < 0) return [{ type: 'function_call' as const, name: 'exec_command', arguments: { cmd: 'ls' } }];
+  const after = (marker: string) => {
+    const at = input.lastIndexOf(marker);
+    return at < 0 ? undefined : input.slice(at);
+  };
+  const listing = after('please list the files');
+  if (listing !== undefined && !listing.includes('function_call_output')) return [{ type: 'function_call' as const, name: 'exec_command', arguments: { cmd: 'ls' } }];
+  const delegating = after('delegate: find the callers');
+  // The sub-agent's own thread starts from the message the parent gave it, and just answers.
+  if (input.includes('find the callers of parse()') && !input.includes('delegate: find the callers')) return [{ type: 'message' as const, text: 'parse() has two callers' }];
+  if (delegating !== undefined && !delegating.includes('function_call_output')) {
+    return [{ type: 'function_call' as const, namespace: 'multi_agent_v1', name: 'spawn_agent', arguments: { message: 'find the callers of parse()' } }];
+  }
   return [{ type: 'message' as const, text: `step ${index} done` }];
 }
 
 interface AppServer {
   call(method: string, params: unknown): Promise<Record<string, unknown>>;
   turn(threadId: string, text: string): Promise<void>;
+  /** Calls `method` and waits for the notification `until`. */
+  callUntil(method: string, params: unknown, until: string): Promise<void>;
   close(): void;
 }
 
@@ -79,13 +96,16 @@ function appServer(codex: BinaryInfo, baseUrl: string, cwd: string, env: Record<
   return {
     call,
     async turn(threadId, text) {
+      await this.callUntil('turn/start', { threadId, input: [{ type: 'text', text }] }, 'turn/completed');
+    },
+    async callUntil(method, params, until) {
       const done = new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`codex app-server: turn "${text}" did not complete`)), 120_000);
+        const timer = setTimeout(() => reject(new Error(`codex app-server: ${method} never sent ${until}`)), 120_000);
         listeners.push((m) => {
-          if (m['method'] === 'turn/completed') (clearTimeout(timer), resolve());
+          if (m['method'] === until) (clearTimeout(timer), resolve());
         });
       });
-      await call('turn/start', { threadId, input: [{ type: 'text', text }] });
+      await call(method, params);
       await done;
       listeners.length = 0;
     },
@@ -100,6 +120,12 @@ export async function binaryVersion(binary: BinaryInfo): Promise<string> {
 }
 
 function onlyFile(dir: string, suffix: string): string {
+  const found = allFiles(dir, suffix);
+  if (found.length !== 1) throw new Error(`expected one ${suffix} under ${dir}, found ${found.length}: ${found.join(', ')}`);
+  return found[0]!;
+}
+
+function allFiles(dir: string, suffix: string): string[] {
   const found: string[] = [];
   const walk = (d: string) => {
     for (const name of readdirSync(d)) {
@@ -109,8 +135,7 @@ function onlyFile(dir: string, suffix: string): string {
     }
   };
   walk(dir);
-  if (found.length !== 1) throw new Error(`expected one ${suffix} under ${dir}, found ${found.length}: ${found.join(', ')}`);
-  return found[0]!;
+  return found.sort();
 }
 
 /** U11: a Codex rollout with three typed prompts, a tool call and a resume, written by the real binary. */
@@ -128,12 +153,20 @@ export async function recordCodexRollout(codex: BinaryInfo): Promise<Recording> 
     const thread = (await server.call('thread/start', { cwd: box.project, model: 'standin-model' }))['thread'] as { id: string };
     await server.turn(thread.id, 'start on the parser');
     await server.turn(thread.id, 'please list the files');
+    await server.callUntil('thread/compact/start', { threadId: thread.id }, 'turn/completed');
     server.close();
     server = await start();
     await server.call('thread/resume', { threadId: thread.id, cwd: box.project, model: 'standin-model' });
     await server.turn(thread.id, 'now fix the failing test');
+    await server.turn(thread.id, 'delegate: find the callers');
+    // The sub-agent runs on in its own thread; give it a moment to write its rollout.
+    await new Promise((r) => setTimeout(r, 1500));
     server.close();
-    return { text: readFileSync(onlyFile(join(box.codexHome, 'sessions'), '.jsonl'), 'utf8'), typedPrompts: 3, version: `${codex.packageName}@${codex.packageVersion}`, binaryVersion: await binaryVersion(codex), script: CODEX_SCRIPT };
+    const rollouts = allFiles(join(box.codexHome, 'sessions'), '.jsonl');
+    const parent = rollouts.find((f) => f.endsWith(`${thread.id}.jsonl`));
+    if (parent === undefined) throw new Error(`no rollout for thread ${thread.id} among ${rollouts.join(', ')}`);
+    const child = rollouts.find((f) => f !== parent);
+    return { text: readFileSync(parent, 'utf8'), ...(child !== undefined ? { subagentText: readFileSync(child, 'utf8') } : {}), typedPrompts: 4, version: `${codex.packageName}@${codex.packageVersion}`, binaryVersion: await binaryVersion(codex), script: CODEX_SCRIPT };
   } finally {
     await api.close();
     box.remove();

@@ -19,6 +19,10 @@ const fixtures = [
   { name: 'codex-app-server', dialect: codexDialect, kind: 'codex-rollout', source: () => createCodexRolloutSource() },
   { name: 'claude-code-print', dialect: claudeDialect, kind: 'claude-jsonl', source: () => createClaudeJsonlSource() },
 ].map((f) => ({ ...f, text: readFileSync(join(FIXTURES, `${f.name}.jsonl`), 'utf8'), meta: JSON.parse(readFileSync(join(FIXTURES, `${f.name}.json`), 'utf8')) as { typedPrompts: number; binary: string } }));
+// The sub-agent the Codex script spawned: its prompt is the parent model's, so it counts none (U10),
+// also when linked while its file was still empty (U12).
+const codexMeta = fixtures[0]!.meta;
+fixtures.push({ ...fixtures[0]!, name: 'codex-app-server-subagent', text: readFileSync(join(FIXTURES, 'codex-app-server-subagent.jsonl'), 'utf8'), meta: { ...codexMeta, typedPrompts: 0 } });
 
 const lines = (text: string) => text.split('\n').filter((l) => l.length > 0);
 function humanTexts(text: string, dialect: TranscriptDialect): string[] {
@@ -41,12 +45,12 @@ describe('U11 transcripts written by the real binaries', () => {
     const monitor = createUpstreamMonitor({ store, links: createMemoryLinkStore(), now: clock.now, logger: memoryLogger(), sources: [source()] });
     const path = join(dir, `${name}.jsonl`);
     const all = lines(text);
-    // Linked when only the first record exists, as a session adopted the moment it starts.
-    writeFileSync(path, `${all[0]}\n`);
+    // Linked when the file is still empty (U12), as a thread adopted the moment it is created.
+    writeFileSync(path, '');
     expect(await monitor.continueSession(continueInput(path, { upstreamKind: kind }))).toMatchObject({ linked: true });
     store.watch({ watcherSessionKey: COORD, targetSessionKey: TARGET, agentId: A });
     // The rest arrives in pieces, a tick after each, the way the binary writes it.
-    const rest = all.slice(1);
+    const rest = all;
     for (let i = 0; i < rest.length; i += 5) {
       appendFileSync(path, rest.slice(i, i + 5).map((l) => `${l}\n`).join(''));
       clock.advance(60_000);
@@ -65,8 +69,8 @@ const claude = binaryOrSkip(findClaude(), 'U11 drift check (Claude Code)');
 
 describe('U11 drift: the pinned binaries, run again, write nothing the classifier has not seen', () => {
   const check = (fresh: Recording, fixture: (typeof fixtures)[number]) => {
-    const known = new Set(lines(fixture.text).map(recordShape));
-    const unknown = [...new Set(lines(fresh.text).map(recordShape))].filter((s) => !known.has(s));
+    const known = new Set([...lines(fixture.text), ...(fixture.name.startsWith('codex') ? lines(fixtures[2]!.text) : [])].map(recordShape));
+    const unknown = [...new Set([...lines(fresh.text), ...lines(fresh.subagentText ?? '')].map(recordShape))].filter((s) => !known.has(s));
     // A new shape means: re-record (scripts/record-real-transcripts.ts), classify it, review the diff.
     expect(unknown, `record shapes ${fresh.binaryVersion} writes that the fixture of ${fixture.meta.binary} lacks`).toEqual([]);
     expect(fresh.binaryVersion).toBe(fixture.meta.binary);
