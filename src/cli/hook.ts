@@ -126,6 +126,7 @@ function parseObject(input: string): Record<string, unknown> | string {
 
 /** T48: what a Gemini CLI payload asks for, decided before anything is opened, or the reason to ignore it. */
 export function planGeminiHook(input: string, agentId: string): PlannedHook | string {
+  if (input.trim() === '') return 'no input: the hook reads the payload Gemini CLI writes to stdin (run it from a hook entry, or pipe a payload in)';
   const p = parseObject(input);
   if (typeof p === 'string') return p;
   return planGeminiHookEvent(p, { agentId }, true);
@@ -133,6 +134,7 @@ export function planGeminiHook(input: string, agentId: string): PlannedHook | st
 
 /** T40-T43: what a Codex payload asks for, decided before anything is opened, or the reason to ignore it. */
 export function planCodexHook(input: string, agentId: string): PlannedHook | string {
+  if (input.trim() === '') return 'no input: the hook reads the payload Codex writes to stdin (run it from a hook entry, or pipe a payload in)';
   const p = parseObject(input);
   if (typeof p === 'string') return p;
   // As T9: each hook run is its own process and SessionStart registered the session.
@@ -146,6 +148,7 @@ export function planCodexHook(input: string, agentId: string): PlannedHook | str
  * not even a new database file.
  */
 export function planClaudeCodeHook(input: string, agentId: string): PlannedHook | string {
+  if (input.trim() === '') return 'no input: the hook reads the payload Claude Code writes to stdin (run it from a hook entry, or pipe a payload in)';
   const p = parseObject(input);
   if (typeof p === 'string') return p;
   const event = p['hook_event_name'];

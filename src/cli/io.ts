@@ -36,7 +36,7 @@ export const EXIT_CODES_HELP = `Exit codes:
   1  failure (e.g. a conformance property failed, or an unexpected error)
   2  usage error (unknown command or flag, bad value)
   3  database problem (missing file, not a session-state database, newer schema version)
-  4  not found (unknown session)`;
+  4  not found (unknown session; upstream scan: no such transcript file)`;
 
 export class CliError extends Error {
   override readonly name: string = 'CliError';

@@ -25,7 +25,7 @@ Commands:
   ui            a live view of sessions, timelines, watches and notices in the browser (read-only)
   help [cmd]    show this help, or a command's
 
-Run "session-state-kit <command> --help" for a command's options.
+Run "session-state-kit <command> --help" for a command's options; --version prints the version.
 
 ${EXIT_CODES_HELP}`;
 
@@ -91,6 +91,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       case '--help':
       case '-h':
         io.out(USAGE);
+        return EXIT.ok;
+      case '--version':
+      case '-V':
+        io.out((await import('./version.js')).packageVersion());
         return EXIT.ok;
       default:
         throw new UsageError(

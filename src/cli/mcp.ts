@@ -7,6 +7,7 @@ import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } f
 import { loadSqlite } from './load-sqlite.js';
 import { CLAUDE_CODE_AGENT, sharedDbProblem } from './hook.js';
 import { keyPart } from '../integrations/hook-plan.js';
+import { packageVersion } from './version.js';
 
 export const MCP_USAGE = `session-state-kit mcp --db <file> [--session <key> | --claude-code-session] [--visibility <scope>] [--agent <id>] [--poll-ms <n>]
 session-state-kit mcp --pg <url> [--schema <name>] [--session <key> | --claude-code-session] [--visibility <scope>] [--agent <id>]
@@ -41,7 +42,7 @@ Needs the @modelcontextprotocol/sdk package (an optional peer dependency).
 ${EXIT_CODES_HELP}`;
 
 /** The server version MCP clients see (the package's). */
-const VERSION = '0.1.0';
+const VERSION = packageVersion();
 
 type McpModule = typeof import('../mcp/stdio.js');
 

@@ -80,7 +80,8 @@ export async function upstreamCommand(argv: readonly string[], io: Io): Promise<
   } catch (error) {
     if (error instanceof CliError) throw error;
     const code = (error as { code?: string }).code;
-    throw new CliError(EXIT.notFound, `cannot open ${path}: ${code ?? String(error)}`);
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'a directory, not a transcript file' : (code ?? String(error));
+    throw new CliError(EXIT.notFound, `cannot open ${path}: ${why}`, code === 'ENOENT' ? ['a Claude Code transcript is ~/.claude/projects/<project>/<id>.jsonl, a Codex rollout ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl'] : []);
   }
   try {
     const st = await handle.stat({ bigint: true });

@@ -2,7 +2,7 @@
  * Exit codes and messages a person can act on, from the built CLI: 2 usage, 3 database problem,
  * 4 unknown session; and --help (exit 0, with the exit codes) on every command and subcommand.
  */
-import { copyFileSync, cpSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ describe.concurrent('--help on every command and subcommand', () => {
       const r = await run(...args);
       expect(r.code).toBe(0);
       expect(r.stdout.startsWith(first)).toBe(true);
-      expect(r.stdout).toContain('4  not found (unknown session)');
+      expect(r.stdout).toContain('4  not found (unknown session; upstream scan: no such transcript file)');
     });
   }
 
@@ -51,6 +51,16 @@ describe.concurrent('--help on every command and subcommand', () => {
     const r = await run('conformance', '--help');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('session-state-kit conformance <target>');
+  });
+});
+
+describe('--version', () => {
+  it('prints the version in package.json, and nothing else', async () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const r = await run(flag);
+      expect(r).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
   });
 });
 
@@ -177,5 +187,24 @@ describe.concurrent('unknown sessions exit 4 with a hint to list the known ones'
 
   it('a known key is not "unknown": a watcher that is only a cursor holder', async () => {
     expect((await run('inspect', db, 'notices', MANAGER)).code).toBe(0);
+  });
+});
+
+describe('first-contact edges: what a person sees instead of a raw error code', () => {
+  it('upstream scan of a missing file: exit 4, "no such file", where transcripts live; the top-level help lists that exit', async () => {
+    const r = await run('upstream', 'scan', join(dir, 'no-such.jsonl'));
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain(`cannot open ${join(dir, 'no-such.jsonl')}: no such file`);
+    expect(r.stderr).not.toContain('ENOENT');
+    expect(r.stderr).toContain('~/.codex/sessions/');
+    expect((await run('--help')).stdout).toContain('upstream scan: no such transcript file');
+  });
+
+  it('hook claude-code with empty input says why on stderr, once, and exits 0', async () => {
+    const { runHook } = await import('../hook/run-hook.js');
+    const r = await runHook(cli.path(), ['claude-code', '--db', join(dir, 'never.db')], '');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining('no input: the hook reads the payload Claude Code writes to stdin')]);
   });
 });
