@@ -111,7 +111,7 @@ beforeAll(() => {
   must(process.execPath, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js')], { cwd: root });
   must('npm', ['pack', '--pack-destination', work], { cwd: root });
   // The kit's dependencies, packed from this checkout's node_modules: the install needs no registry.
-  for (const dep of ['fast-check', 'pure-rand', 'typebox']) must('npm', ['pack', join(root, 'node_modules', dep), '--pack-destination', work], { cwd: work });
+  for (const dep of ['fast-check', 'pure-rand', 'typebox', '@decimalturn/toml-patch']) must('npm', ['pack', join(root, 'node_modules', dep), '--pack-destination', work], { cwd: work });
   consumer = join(work, 'consumer');
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
@@ -206,7 +206,11 @@ const PACKED_BUDGET_BYTES = 3_000_000;
 
 describe('the release: npm pack contents, size, and the installed CLI', () => {
   it('ships the builds, the spec, the vectors and the README; no tests, bench results, databases or sources; within the size budget', () => {
-    const [pack] = JSON.parse(must('npm', ['pack', '--dry-run', '--json'], { cwd: root })) as { size: number; files: { path: string }[] }[];
+    // A fresh clone has no dist/: packing must build it first, or the tarball installs broken.
+    const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts['prepack']).toBe('npm run build');
+    // dist/ was built in beforeAll; --ignore-scripts keeps the build's log out of the JSON.
+    const [pack] = JSON.parse(must('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root })) as { size: number; files: { path: string }[] }[];
     const paths = pack!.files.map((f) => f.path);
     for (const required of ['package.json', 'README.md', 'spec/PROTOCOL.md', 'dist/cli.js', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts']) expect(paths).toContain(required);
     const unwanted = paths.filter((p) => /^(test|bench|mutation|src|runtimes|examples)\/|\.(db|db-wal|db-shm|sqlite|tgz)$|(^|\/)results\//.test(p));
