@@ -3,7 +3,7 @@ import { CliError, EXIT } from './io.js';
 type SqliteModule = typeof import('../sqlite/index.js');
 
 /**
- * The SQLite adapter needs better-sqlite3, an optional peer dependency: load it only for the
+ * The SQLite adapter needs better-sqlite3 (a dependency whose native addon may not have been built): load it only for the
  * commands that need it, and say how to get it when it is missing.
  */
 export function loadSqlite(): Promise<SqliteModule> {

@@ -57,7 +57,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       case 'demo':
         if (wantsHelp(rest)) return (io.out(DEMO_USAGE), EXIT.ok);
         // Commands load on demand: --help and usage errors stay fast, and only the commands that
-        // need better-sqlite3 (an optional peer dependency) load it.
+        // need better-sqlite3 (a native addon that may have failed to build) load it.
         return await (await import('./demo-command.js')).demoCommand(rest, io);
       case 'inspect': {
         if (wantsHelp(rest)) return (io.out(inspectHelpFor(rest)), EXIT.ok);

@@ -1,6 +1,6 @@
 /**
  * session-state-kit/sqlite: the SQLite storage adapter and the schema helpers other tools use to
- * read its files. It runs on better-sqlite3 (Node 20+, an optional peer dependency), node:sqlite
+ * read its files. It runs on better-sqlite3 (Node 20+, a dependency of the package), node:sqlite
  * (Node 22.13+, built in) and bun:sqlite (Bun, built in); no driver is loaded until a store or a
  * connection is opened, so importing this module needs none of them.
  *

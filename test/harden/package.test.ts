@@ -110,8 +110,10 @@ beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'ssk-consumer-'));
   must(process.execPath, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js')], { cwd: root });
   must('npm', ['pack', '--pack-destination', work], { cwd: root });
-  // The kit's dependencies, packed from this checkout's node_modules: the install needs no registry.
-  for (const dep of ['fast-check', 'pure-rand', 'typebox', '@decimalturn/toml-patch']) must('npm', ['pack', join(root, 'node_modules', dep), '--pack-destination', work], { cwd: work });
+  // The kit's dependencies and theirs, packed from this checkout's node_modules: the install needs
+  // no registry (offline npm has the tarballs in its cache but not every package's metadata).
+  const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  for (const dep of dependencyClosure(Object.keys(dependencies))) must('npm', ['pack', '--ignore-scripts', join(root, 'node_modules', dep), '--pack-destination', work], { cwd: work });
   consumer = join(work, 'consumer');
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
@@ -190,9 +192,23 @@ describe('the packed package in an empty project', () => {
 });
 
 /** Links an optional peer from this checkout into the consumer (its dependencies resolve from the checkout, through the link's real path). */
-function linkPeer(name: string): void {
+/** The packages `names` need at run time, found through node_modules (hoisted, as npm installs them here). */
+function dependencyClosure(names: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name) || !existsSync(join(root, 'node_modules', name, 'package.json'))) return;
+    seen.add(name);
+    const pkg = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    for (const dep of Object.keys(pkg.dependencies ?? {})) visit(dep);
+  };
+  for (const name of names) visit(name);
+  return [...seen];
+}
+
+function linkPeer(name: string, replace = false): void {
   const link = join(consumer, 'node_modules', name);
-  if (existsSync(link)) return;
+  if (existsSync(link) && !replace) return;
+  rmSync(link, { recursive: true, force: true });
   mkdirSync(dirname(link), { recursive: true });
   symlinkSync(join(root, 'node_modules', name), link, 'dir');
 }
@@ -226,9 +242,9 @@ describe('the release: npm pack contents, size, and the installed CLI', () => {
     const memory = run('npx', ['session-state-kit', 'demo', '--store', 'memory'], { cwd: consumer, env });
     expect(memory.status, memory.out).toBe(0);
     expect(memory.out).toContain('changesSince');
-    // better-sqlite3 is an optional peer: a consumer that wants the SQLite adapter installs it. Linked
-    // from this checkout (its native build), so nothing comes from the registry.
-    linkPeer('better-sqlite3');
+    // better-sqlite3 is a dependency, installed above with --ignore-scripts (offline: no prebuilt
+    // download, no compiler run), so its addon is not built; this checkout's built copy stands in.
+    linkPeer('better-sqlite3', true);
     const kept = run('npx', ['session-state-kit', 'demo', '--keep'], { cwd: consumer, env });
     expect(kept.status, kept.out).toBe(0);
     const file = /The state is kept in (\S+);/.exec(kept.out)?.[1];

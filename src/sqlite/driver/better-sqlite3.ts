@@ -3,7 +3,7 @@ import { requirePackage } from './load.js';
 import type { BetterSqlite3Database, BetterSqlite3Module, SqliteConnection, SqliteDriver, SqliteStatement, SqliteValuesStatement } from './types.js';
 
 /**
- * better-sqlite3 (an optional peer dependency; Node 20+). Its statements already have the seam's
+ * better-sqlite3 (a dependency of the package; Node 20+). Its statements already have the seam's
  * shape, so they are handed out as they are: this driver adds no per-call cost.
  */
 
