@@ -80,6 +80,11 @@ export async function demoCommand(argv: readonly string[], io: Io): Promise<Exit
     print('or open it with the library (the clock is the wall clock; the demo ended at "now"):');
     print(`   const store = createSqliteStore({ path: ${JSON.stringify(file)} });`);
     print(`   store.pendingNotices(${JSON.stringify(DEMO_MANAGER)}); store.changesSince({ sessionKey: ${JSON.stringify(DEMO_CHILD)}, agentId: ${JSON.stringify(DEMO_AGENT)}, since: 0 });`);
+    print('or watch it in the browser, live and read-only (Ctrl-C stops it):');
+    print(`   ${cli} ui --db ${q}`);
+  } else {
+    // Nothing is left to look at: the next step is a run that keeps its file.
+    print(`\nThis run kept nothing. Keep the state in a file, then look at it (inspect, ui): ${cliInvocation()} demo --keep`);
   }
   return EXIT.ok;
 }

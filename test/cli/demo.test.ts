@@ -96,3 +96,34 @@ describe.concurrent('demo', () => {
     }
   }, 240_000);
 });
+
+describe('what the demo suggests next', () => {
+  it('a run in memory names the run that keeps a file; a kept file\'s ui line starts a live view that answers HTML', async () => {
+    const memory = await runCli(cli.path(), ['demo']);
+    expect(memory.stdout.trimEnd().split('\n').at(-1)).toMatch(/^This run kept nothing\. .* demo --keep$/);
+    const db = join(dir, 'suggested.db');
+    const kept = await runCli(cli.path(), ['demo', '--db', db]);
+    const line = kept.stdout.split('\n').find((l) => / ui --db /.test(l))?.trim();
+    expect(line).toBe(`${line!.slice(0, line!.indexOf(' ui --db '))} ui --db ${db}`);
+    const { spawn } = await import('node:child_process');
+    // As printed, but with the bundled CLI in place of the command that runs the checkout's sources.
+    const child = spawn(process.execPath, [cli.path(), 'ui', '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          out += d;
+          const m = / at (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.on('exit', (code) => reject(new Error(`ui exited ${String(code)}: ${out}`)));
+      });
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/text\/html/);
+      expect(await page.text()).toContain('<html');
+    } finally {
+      child.kill();
+    }
+  });
+});
