@@ -13,6 +13,12 @@ import { chromium, type BrowserContext } from 'playwright-core';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM = process.env['SSK_CHROMIUM'] ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
+// The README promises the browser tests: say when they cannot run, and under CI refuse to skip.
+if (!hasChromium) {
+  const why = `${CHROMIUM} is missing (Debian: apt-get install -y chromium)`;
+  if (process.env['CI'] === 'true') throw new Error(`the browser tests cannot run: ${why}; CI must run them`);
+  console.warn(`skipped the browser tests: ${why}`);
+}
 
 /** Without the background-networking flags Chromium's own connections are refused on a closed network and slow it down. */
 export const CHROMIUM_ARGS = [
