@@ -68,12 +68,15 @@ describe.skipIf(codex === undefined || claude === undefined)('T41 a mixed team: 
     box?.remove();
   });
 
-  it('T40 T46 Codex runs the trusted hooks init wrote: its first request tells the model its session key', async () => {
+  it('T39 T40 T46 Codex runs the trusted hooks init wrote: its first request tells the model its session key', async () => {
     const r = await runCodex(['start on the parser']);
     thread = /session id: ([0-9a-f-]{36})/.exec(r.stderr + r.stdout)?.[1] ?? '';
     expect(thread).not.toBe('');
     const texts = responsesTexts(responses.turns().at(-1)!).join('\n');
     expect(texts).toContain(`Session-state key of this session: "agent:codex:${thread}"`);
+    // T39: Codex gives hook context the developer role, not the system one.
+    const carrying = (responses.turns().at(-1)!.json!['input'] as { role?: string; content?: { text?: string }[] }[]).filter((i) => i.content?.some((c) => c.text?.includes('Session-state key of this session')));
+    expect(carrying.map((i) => i.role)).toEqual(['developer']);
     const store = open();
     try {
       expect(store.stateVersion(`agent:codex:${thread}`, 'codex')).toBeGreaterThanOrEqual(1);

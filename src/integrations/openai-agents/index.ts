@@ -7,4 +7,4 @@
  */
 export { sessionFunctionTools, type SessionFunctionToolsOptions } from './tools.js';
 export { agentIdFromName, trackDelegations, type ChildSession, type DelegationOptions, type DelegationStore, type DelegationTracker } from './delegation.js';
-export { noticesEveryTurn, runWithNotices, withPendingNotices, type NoticeInput, type NoticeStore, type TurnNotices } from './notices.js';
+export { NOTICES_PREAMBLE, noticesEveryTurn, noticesItem, runWithNotices, withPendingNotices, type NoticeInput, type NoticeStore, type TurnNotices } from './notices.js';
