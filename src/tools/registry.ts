@@ -136,15 +136,18 @@ export function createSessionTools(options: SessionToolsOptions): SessionTools {
     ...(options.parentOf !== undefined ? { parentOf: options.parentOf } : {}),
   };
   const offered = (Object.keys(TOOL_ARGS) as ToolName[]).filter((name) => name !== 'sessions_list' || options.listSessions !== undefined);
+  // T13: bound, the watcher is the caller: a call may leave watcherSessionKey out.
+  const asCaller = (args: unknown): unknown =>
+    caller !== undefined && args !== null && typeof args === 'object' && !Array.isArray(args) && !('watcherSessionKey' in args) ? { ...args, watcherSessionKey: caller.sessionKey } : args;
   const run: Record<ToolName, (args: unknown) => Promise<ToolOutput<unknown>>> = {
     session_status: (args) => sessionStatus(ctx, args),
     sessions_list: (args) => listPage(ctx, options, checkArgs<SessionsListArgs>(SessionsListArgs, args, [])),
-    session_watch: (args) => sessionWatch(ctx, args),
-    session_unwatch: (args) => sessionUnwatch(ctx, args),
-    session_notices: (args) => sessionNotices(ctx, args),
+    session_watch: (args) => sessionWatch(ctx, asCaller(args)),
+    session_unwatch: (args) => sessionUnwatch(ctx, asCaller(args)),
+    session_notices: (args) => sessionNotices(ctx, asCaller(args ?? {})),
   };
   return {
-    definitions: offered.map((name) => ({ name, description: DESCRIPTIONS[name], inputSchema: toolJsonSchema(name) })),
+    definitions: offered.map((name) => ({ name, description: DESCRIPTIONS[name], inputSchema: caller === undefined ? toolJsonSchema(name) : boundToolJsonSchema(name) })),
     caller,
     call: async (name: string, args: unknown) => {
       if (!(offered as string[]).includes(name)) throw new UnknownToolError(name);
@@ -239,6 +242,20 @@ async function listPage(ctx: ToolContext, options: SessionToolsOptions, args: Se
 /** The argument schema of a tool as plain JSON (TypeBox schemas are JSON Schema already; this drops anything non-JSON). */
 export function toolJsonSchema(name: ToolName): Record<string, unknown> {
   return JSON.parse(JSON.stringify(TOOL_ARGS[name])) as Record<string, unknown>;
+}
+
+/** T13: a bound server's schema: watcherSessionKey is optional (it is the caller; another key is refused). */
+export function boundToolJsonSchema(name: ToolName): Record<string, unknown> {
+  const schema = toolJsonSchema(name);
+  const required = schema['required'];
+  if (Array.isArray(required)) {
+    const rest = required.filter((r) => r !== 'watcherSessionKey');
+    if (rest.length > 0) schema['required'] = rest;
+    else delete schema['required'];
+  }
+  const props = schema['properties'] as Record<string, Record<string, unknown>> | undefined;
+  if (props?.['watcherSessionKey'] !== undefined) props['watcherSessionKey'] = { ...props['watcherSessionKey'], description: 'Optional: this server is bound to your session, which is the watcher.' };
+  return schema;
 }
 
 export type { ToolStore };

@@ -44,6 +44,27 @@ async function refusal(p: Promise<unknown>): Promise<Error> {
   throw new Error('expected a refusal');
 }
 
+describe('T13 a bound server: the watcher is the caller', () => {
+  it('T13 watcherSessionKey may be left out of session_watch, session_notices and session_unwatch; the schema says it is optional; unbound still requires it', async () => {
+    const store = createMemoryStore({ now: () => T0 });
+    store.record(spawn(WORKER, LEAD));
+    const bound = createSessionTools({ store, caller: LEAD });
+    for (const name of ['session_watch', 'session_unwatch', 'session_notices']) {
+      const schema = bound.definitions.find((d) => d.name === name)!.inputSchema as { required?: string[] };
+      expect(schema.required ?? [], name).not.toContain('watcherSessionKey');
+    }
+    expect((await bound.call('session_watch', { targetSessionKey: WORKER })).result).toMatchObject({ watched: true });
+    store.record(human(WORKER));
+    const drained = (await bound.call('session_notices', {})).result as { notices: { watcherSessionKey: string }[] };
+    expect(drained.notices.map((n) => n.watcherSessionKey)).toEqual([LEAD]);
+    expect((await bound.call('session_unwatch', { targetSessionKey: WORKER })).result).toEqual({ unwatched: true });
+
+    const unbound = createSessionTools({ store });
+    expect((unbound.definitions.find((d) => d.name === 'session_notices')!.inputSchema as { required?: string[] }).required).toContain('watcherSessionKey');
+    await expect(unbound.call('session_notices', {})).rejects.toMatchObject({ name: 'ValidationError', field: 'watcherSessionKey' });
+  });
+});
+
 describe('T10 caller and visibility', () => {
   it('T10 unbound tools say so (caller undefined); bound ones name the caller and default to tree', () => {
     const store = createMemoryStore({ now: () => T0 });
