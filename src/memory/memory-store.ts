@@ -36,6 +36,7 @@ import {
   resolvePruneConfig,
   retentionCutoff,
   validateIdentity,
+  spawnParentOf,
   validateNoticeAcks,
   validateSessionKey,
   validateNoticeLinkTemplate,
@@ -81,6 +82,8 @@ export interface MemoryState {
   /** Per session identity, ascending by sequence. */
   sessionEvents: Map<string, StateEvent[]>;
   heads: Map<string, SessionHead>;
+  /** T12: per session identity, the parent its first child_spawned named (null: none), kept through pruning. */
+  spawnParents: Map<string, string | null>;
   /** Keyed by identityKey(target) then watcher key. */
   cursors: Map<string, Map<string, WatchCursor>>;
   /** R8: the retained event holding each dedupe key. */
@@ -93,7 +96,7 @@ export interface MemoryState {
 
 /** A fresh, empty MemoryState: what `new MemoryStore` starts from unless handed a state to share. */
 export function emptyMemoryState(): MemoryState {
-  return { nextSequence: 1, events: [], sessionEvents: new Map(), heads: new Map(), cursors: new Map(), dedupe: new Map(), changes: 0, changeLog: new PairChangeLog() };
+  return { nextSequence: 1, events: [], sessionEvents: new Map(), heads: new Map(), spawnParents: new Map(), cursors: new Map(), dedupe: new Map(), changes: 0, changeLog: new PairChangeLog() };
 }
 
 const NO_CURSORS: readonly WatchCursor[] = Object.freeze([]);
@@ -234,6 +237,8 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
     if (!list) state.sessionEvents.set(id, (list = []));
     list.push(stored);
     if (stored.dedupeKey !== undefined) state.dedupe.set(stored.dedupeKey, stored);
+    // T12: the first spawn names the parent for good; later ones (and pruning) change nothing.
+    if (stored.kind === 'child_spawned' && !state.spawnParents.has(id)) state.spawnParents.set(id, spawnParentOf(stored) ?? null);
     const head = state.heads.get(id);
     if (head) {
       // Heads are state of this store alone (never handed out), so they are updated in place.
@@ -436,6 +441,13 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
     if (removed) this.changed();
   }
 
+  /** T12: the session that spawned this one, from its first child_spawned event (kept through pruning); undefined when none. */
+  spawnParent(sessionKey: string, agentId: string): string | undefined {
+    this.assertOpen();
+    validateIdentity(sessionKey, agentId);
+    return this.state.spawnParents.get(identityKey(sessionKey, agentId)) ?? undefined;
+  }
+
   deleteSession(sessionKey: string, agentId: string): void {
     this.assertOpen();
     validateIdentity(sessionKey, agentId);
@@ -450,6 +462,7 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
     }
     this.state.sessionEvents.delete(id);
     this.state.heads.delete(id);
+    this.state.spawnParents.delete(id);
     const onTarget = this.state.cursors.get(id);
     for (const c of onTarget?.values() ?? []) this.state.changeLog.forget(c);
     if (this.state.cursors.delete(id)) this.changed();

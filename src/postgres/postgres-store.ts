@@ -46,6 +46,7 @@ import {
   validateUnwatchRequest,
   validateWatchRequest,
   type PruneConfig,
+  spawnParentOf,
 } from '../core/index.js';
 import type { PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
 import { BadRows } from '../shared/pending-rows.js';
@@ -374,6 +375,8 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
     const sequence = toSafeNumber(inserted.rows[0]?.sequence, `${TABLES.events}.sequence`);
     const stored: StateEvent = Object.freeze({ sequence, ...event });
+    // T12: the first spawn names the parent for good; later ones (and pruning) change nothing.
+    if (stored.kind === 'child_spawned') await this.run(c, 'insertSpawnParent', [stored.sessionKey, stored.agentId, spawnParentOf(stored) ?? null]);
     const plan = planNotifications(stored, cursorsOnTarget, watchers, now);
     const before = new Map(cursorsOnTarget.map((x) => [x.watcherSessionKey, x]));
     // R18: the notices are these cursor rows; committing them is what makes them pending.
@@ -427,6 +430,13 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     );
     if (pending && result.unwatched) this.changed();
     return result;
+  }
+
+  /** T12: the session that spawned this one, from its first child_spawned event (kept through pruning); undefined when none. */
+  async spawnParent(sessionKey: string, agentId: string): Promise<string | undefined> {
+    this.assertOpen();
+    validateIdentity(sessionKey, agentId);
+    return this.guard('spawnParent', undefined, async () => (await this.run<{ parent: string | null }>(this.pool, 'spawnParent', [sessionKey, agentId])).rows[0]?.parent ?? undefined);
   }
 
   async stateVersion(sessionKey: string, agentId: string): Promise<number> {
@@ -609,6 +619,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
       this.tx(async (c) => {
         await this.run(c, 'deleteEventsOfIdentity', [agentId, sessionKey]);
         await this.run(c, 'deleteHead', [sessionKey, agentId]);
+        await this.run(c, 'deleteSpawnParent', [sessionKey, agentId]);
         const onTarget = await this.run<{ pending: boolean }>(c, 'deleteCursorsOnTarget', [agentId, sessionKey]);
         const ofWatcher = await this.run<{ pending: boolean }>(c, 'deleteCursorsOfWatcher', [sessionKey]);
         const pending = onTarget.rows.some((x) => x.pending) || ofWatcher.rows.some((x) => x.pending);

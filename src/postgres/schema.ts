@@ -20,6 +20,8 @@ export const TABLES = {
   /** Watch cursors (R20): last_seen = L, notified = N, material = M. */
   cursors: 'session_watch_cursors',
   sequence: 'session_state_sequence',
+  /** T12 (step 3): who spawned a session, from its first child_spawned event, kept through pruning. */
+  spawnParents: 'session_spawn_parents',
 } as const;
 
 /** PostgreSQL keeps the first NAMEDATALEN - 1 bytes of an identifier and drops the rest. */
@@ -117,10 +119,25 @@ ALTER TABLE ${s}.${TABLES.cursors} ADD COLUMN changed_xid xid8;
 CREATE INDEX session_watch_cursors_changed ON ${s}.${TABLES.cursors} (changed_xid) WHERE changed_xid IS NOT NULL;
 `;
 
+// Step 3 (T12): who spawned a session, recorded once at its first child_spawned event and kept
+// through pruning, so the tree scope never depends on retention. Backfilled from the retained logs.
+const V3 = (s: string) => `
+CREATE TABLE ${s}.${TABLES.spawnParents} (
+  session_key text COLLATE "C" NOT NULL,
+  agent_id    text COLLATE "C" NOT NULL,
+  parent      text,
+  PRIMARY KEY (session_key, agent_id)
+);
+INSERT INTO ${s}.${TABLES.spawnParents} (session_key, agent_id, parent)
+  SELECT DISTINCT ON (agent_id, session_key) session_key, agent_id, CASE WHEN actor_type = 'agent' THEN actor_id END
+  FROM ${s}.${TABLES.events} WHERE kind = 'child_spawned' ORDER BY agent_id, session_key, sequence;
+`;
+
 /** Every schema step ever released, oldest first. Append only. */
 export const MIGRATIONS: readonly PgMigrationStep[] = [
   { version: 1, description: 'signal log, heads, watch cursors, global sequence', sql: V1 },
   { version: 2, description: 'change feed: cursors carry the id of the transaction that last changed their notice, indexed', sql: V2 },
+  { version: 3, description: 'spawn parents: who spawned a session, kept through pruning (the tree scope)', sql: V3 },
 ];
 
 /** The schema version this code writes and fully understands. */

@@ -93,6 +93,10 @@ export function statements(schema: string) {
     deleteCursorsOnTarget: `DELETE FROM ${C} WHERE target_agent_id = $1 AND target_session_key = $2 RETURNING notified > last_seen AS pending`,
     deleteEventsOfIdentity: `DELETE FROM ${E} WHERE agent_id = $1 AND session_key = $2`,
     deleteHead: `DELETE FROM ${H} WHERE session_key = $1 AND agent_id = $2`,
+    // T12 (schema step 3): the first spawn of a session names its parent for good.
+    insertSpawnParent: `INSERT INTO ${s}.${TABLES.spawnParents} (session_key, agent_id, parent) VALUES ($1, $2, $3) ON CONFLICT (session_key, agent_id) DO NOTHING`,
+    spawnParent: `SELECT parent FROM ${s}.${TABLES.spawnParents} WHERE session_key = $1 AND agent_id = $2`,
+    deleteSpawnParent: `DELETE FROM ${s}.${TABLES.spawnParents} WHERE session_key = $1 AND agent_id = $2`,
     deleteCursor: `DELETE FROM ${C} WHERE watcher_session_key = $1 AND target_session_key = $2 AND target_agent_id = $3 RETURNING notified > last_seen AS pending`,
   } as const;
 }

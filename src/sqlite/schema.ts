@@ -286,6 +286,23 @@ ALTER TABLE session_watch_cursors ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX session_watch_cursors_changed ON session_watch_cursors (changed, last_seen, notified, provenance) WHERE changed > 0;
 `;
 
+// Step 9 (T12): who spawned a session, recorded once at its first child_spawned event and kept
+// through pruning, so the tree scope never depends on retention. Backfilled from the retained
+// logs: a session whose spawn event was already pruned has no row (it was already out of the tree).
+const V9 = `
+CREATE TABLE session_spawn_parents (
+  session_key TEXT NOT NULL,
+  agent_id    TEXT NOT NULL,
+  parent      TEXT,
+  PRIMARY KEY (session_key, agent_id)
+) STRICT, WITHOUT ROWID;
+INSERT INTO session_spawn_parents (session_key, agent_id, parent)
+  SELECT e.session_key, e.agent_id, CASE WHEN e.actor_type = 'agent' THEN e.actor_id END
+  FROM session_state_events e
+  WHERE e.kind = 'child_spawned'
+    AND e.sequence = (SELECT min(f.sequence) FROM session_state_events f WHERE f.kind = 'child_spawned' AND f.agent_id = e.agent_id AND f.session_key = e.session_key);
+`;
+
 /** Every schema step ever released, oldest first. Append only. */
 export const MIGRATIONS: readonly MigrationStep[] = [
   { version: 1, description: 'signal log, heads, watch cursors, meta', up: (db) => db.exec(V1) },
@@ -296,6 +313,7 @@ export const MIGRATIONS: readonly MigrationStep[] = [
   { version: 6, description: 'pending index holds N too, so the pending read never visits the table', up: (db) => db.exec(V6) },
   { version: 7, description: 'slots keep the newest notifying events of watched targets; pending cursors are not rewritten per event (effective view)', up: (db) => db.exec(V7) },
   { version: 8, description: 'change feed: cursors carry the change sequence of their last notice change (one durable counter), indexed', up: (db) => db.exec(V8) },
+  { version: 9, description: 'spawn parents: who spawned a session, kept through pruning (the tree scope)', up: (db) => db.exec(V9) },
 ];
 
 /** The schema version this code writes and fully understands. */

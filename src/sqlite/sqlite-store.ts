@@ -38,6 +38,7 @@ import {
   prepareRecord,
   prepareRecordBatch,
   seedOnSpawn,
+  spawnParentOf,
   type PreparedRecord,
   registerWatch,
   resolvePruneConfig,
@@ -297,6 +298,10 @@ export const SQL = {
   deleteCursorsOnTarget: 'DELETE FROM session_watch_cursors WHERE target_agent_id = ? AND target_session_key = ?',
   deleteEventsOfIdentity: 'DELETE FROM session_state_events INDEXED BY session_state_events_identity WHERE agent_id = ? AND session_key = ?',
   deleteHead: 'DELETE FROM session_state_heads WHERE session_key = ? AND agent_id = ?',
+  // T12: the first spawn of a session names its parent for good (schema step 9).
+  insertSpawnParent: 'INSERT INTO session_spawn_parents (session_key, agent_id, parent) VALUES (?, ?, ?) ON CONFLICT (session_key, agent_id) DO NOTHING',
+  spawnParent: 'SELECT parent FROM session_spawn_parents WHERE session_key = ? AND agent_id = ?',
+  deleteSpawnParent: 'DELETE FROM session_spawn_parents WHERE session_key = ? AND agent_id = ?',
   // With the head, its slots: a session recreated under the key must not inherit them (R51).
   deleteSlots: 'DELETE FROM session_state_slots WHERE session_key = ? AND agent_id = ?',
 } as const;
@@ -518,6 +523,8 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
     // Throws past 2^53 - 1, which rolls the insert back (R7 sequences must stay exact).
     const sequence = toSafeNumber(info.lastInsertRowid, 'session_state_events.sequence');
     const stored: StateEvent = Object.freeze({ sequence, ...event });
+    // T12: the first spawn names the parent for good; later ones (and pruning) change nothing.
+    if (stored.kind === 'child_spawned') this.stmt.insertSpawnParent.run(stored.sessionKey, stored.agentId, spawnParentOf(stored) ?? null);
     // R5: sequences are global and we hold the write lock, so this one is the identity's highest.
     // In a batch the head is written once per identity at the end (nothing in a batch reads it).
     if (within) within.heads.set(identityKey(stored.sessionKey, stored.agentId), stored);
@@ -838,11 +845,20 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
       immediateTransaction(this.db, () => {
         this.stmt.deleteEventsOfIdentity.run(agentId, sessionKey);
         this.stmt.deleteHead.run(sessionKey, agentId);
+        this.stmt.deleteSpawnParent.run(sessionKey, agentId);
         this.stmt.deleteSlots.run(sessionKey, agentId);
         return this.stmt.deleteCursorsOnTarget.run(agentId, sessionKey).changes + this.stmt.deleteCursorsOfWatcher.run(sessionKey).changes;
       }),
     );
     if (removed > 0) this.changed();
+  }
+
+  /** T12: the session that spawned this one, from its first child_spawned event (kept through pruning); undefined when none. */
+  spawnParent(sessionKey: string, agentId: string): string | undefined {
+    this.assertOpen();
+    validateIdentity(sessionKey, agentId);
+    const row = this.guard('spawnParent', undefined, () => this.stmt.spawnParent.get(sessionKey, agentId) as { parent: string | null } | undefined);
+    return row?.parent ?? undefined;
   }
 
   restart(): void {

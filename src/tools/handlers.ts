@@ -31,7 +31,15 @@ export interface UnwatchRequest {
 export type ToolStore = SessionStateStore & {
   /** R52, T6: ends one watch; the session_unwatch tool calls it. */
   unwatch?(request: UnwatchRequest): MaybePromise<{ unwatched: boolean }>;
+  /** T12: the durable spawn parent (kept through pruning); without it the tree is read from the log. */
+  spawnParent?(sessionKey: string, agentId: string): MaybePromise<string | undefined>;
 };
+
+/** T12: the spawn tree a store can answer: its durable spawn parents, else its retained log. */
+export function storeParentOf(store: ToolStore): ParentOf {
+  const durable = store.spawnParent;
+  return typeof durable === 'function' ? (sessionKey, agentId) => durable.call(store, sessionKey, agentId) : spawnParentFromLog(store);
+}
 
 /** T1, T2, T10: what every tool handler runs with: the store, the runtime's own agent id and, when bound, the caller. */
 export interface ToolContext {
@@ -41,14 +49,14 @@ export interface ToolContext {
   defaultAgentId?: string;
   /** T10: the session these tools act for, and what it may see; absent: unbound (a trusted runtime). */
   caller?: Caller;
-  /** T12: the spawn tree; defaults to the child_spawned events of the log (spawnParentFromLog). */
+  /** T12: the spawn tree; defaults to the store's durable spawn parents (storeParentOf). */
   parentOf?: ParentOf;
 }
 
 /** T11: refuses a target outside the caller's scope (unbound: everything is in scope). */
 async function assertTarget(ctx: ToolContext, field: string, sessionKey: string, agentId: string): Promise<void> {
   if (ctx.caller === undefined) return;
-  if (!(await inScope(ctx.caller, ctx.parentOf ?? spawnParentFromLog(ctx.store), sessionKey, agentId))) throw forbiddenTarget(ctx.caller, field, sessionKey);
+  if (!(await inScope(ctx.caller, ctx.parentOf ?? storeParentOf(ctx.store), sessionKey, agentId))) throw forbiddenTarget(ctx.caller, field, sessionKey);
 }
 
 /** T13: bound tools act only on the caller's own watches and notices. */
@@ -58,7 +66,7 @@ function assertWatcher(ctx: ToolContext, watcherSessionKey: string): void {
 
 /** T11, T4: whether a row may be listed to the caller. */
 export async function visibleTo(ctx: ToolContext, sessionKey: string, agentId: string): Promise<boolean> {
-  return ctx.caller === undefined || inScope(ctx.caller, ctx.parentOf ?? spawnParentFromLog(ctx.store), sessionKey, agentId);
+  return ctx.caller === undefined || inScope(ctx.caller, ctx.parentOf ?? storeParentOf(ctx.store), sessionKey, agentId);
 }
 
 /** T3: `session_status {sessionKey, agentId?, changesSince?}`: stateVersion always; with changesSince the exact delta (R30-R34). */

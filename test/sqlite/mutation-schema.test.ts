@@ -205,7 +205,8 @@ describe('migrate and readSchemaVersion (schema.ts)', () => {
       { tables: core, cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified'], ambient: true },
       { tables: [...core, 'session_state_slots'].sort(), cursorIndexes: ['session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified', 'folded'], ambient: true, views: ['session_watch_cursors_effective'], slots: 4 },
       // Step 8 (R68): the change counter's table and the changed index.
-      { tables: [...core, 'session_state_feed', 'session_state_slots'].sort(), cursorIndexes: ['session_watch_cursors_changed', 'session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified', 'folded'], ambient: true, views: ['session_watch_cursors_effective'], slots: 4 },
+      { tables: [...core, 'session_state_feed', 'session_state_slots'].sort(), cursorIndexes: ['session_watch_cursors_changed', 'session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified', 'folded'], ambient: true, views: ['session_watch_cursors_effective'], slots: 4 },      // Step 9 (T12): the durable spawn parents.
+      { tables: [...core, 'session_spawn_parents', 'session_state_feed', 'session_state_slots'].sort(), cursorIndexes: ['session_watch_cursors_changed', 'session_watch_cursors_pending', 'session_watch_cursors_watcher'], pending: ['watcher_session_key', 'last_seen', 'provenance', 'notified', 'folded'], ambient: true, views: ['session_watch_cursors_effective'], slots: 4 },
     ];
     expect(expected).toHaveLength(SCHEMA_VERSION);
     expected.forEach((release, i) => {

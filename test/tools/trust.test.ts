@@ -117,18 +117,30 @@ describe('T12 the spawn tree', () => {
     expect(await inScope(caller, parentOf, PEER, 'main')).toBe(false);
   });
 
-  it('T12 once the spawn event is pruned the child leaves the tree: the scope only narrows', async () => {
+  it.each(['memory', 'sqlite'] as const)('T12 %s: the spawn parent is durable: a pruned spawn event keeps the child in the tree, and the notice never sends the model to a refused call', async (kind) => {
     let now = T0;
     const DAY = 86_400_000;
-    const store = createMemoryStore({ now: () => now, retentionMs: 30 * DAY });
-    store.record(spawn(WORKER, LEAD));
+    const dir = mkdtempSync(join(tmpdir(), 'ssk-durable-parent-'));
+    dirs.push(dir);
+    const store = kind === 'memory' ? createMemoryStore({ now: () => now, retentionMs: 30 * DAY }) : createSqliteStore({ path: join(dir, 'team.db'), now: () => now, retentionMs: 30 * DAY, logger: memoryLogger() });
+    await store.record(spawn(WORKER, LEAD));
     const tools = createSessionTools({ store, caller: LEAD });
     expect((await tools.call('session_status', { sessionKey: WORKER })).result.stateVersion).toBe(1);
     now = T0 + 31 * DAY;
-    store.record(human(WORKER));
-    store.prune();
-    expect(store.changesSince({ sessionKey: WORKER, agentId: 'main', since: 0 }).stateChanges.historyGap).toBe(true);
-    expect((await refusal(tools.call('session_status', { sessionKey: WORKER }))).name).toBe('ForbiddenError');
+    await store.record(human(WORKER));
+    await store.prune();
+    expect((await store.changesSince({ sessionKey: WORKER, agentId: 'main', since: 0 })).stateChanges.historyGap).toBe(true);
+    // The newcomer's case: the pending notice tells the model to call session_status on the child.
+    const notices = (await tools.call('session_notices', {})).result as { notices: { targetSessionKey: string; lastSeenSequence: number }[] };
+    expect(notices.notices.map((n) => n.targetSessionKey)).toEqual([WORKER]);
+    const status = await tools.call('session_status', { sessionKey: WORKER, changesSince: notices.notices[0]!.lastSeenSequence });
+    expect(status.result.stateVersion).toBe(2);
+    // A crafted later spawn (another parent) never moves the child: PEER still cannot see it, LEAD still can.
+    await store.record(spawn(WORKER, PEER));
+    const peer = createSessionTools({ store, caller: PEER });
+    expect((await refusal(peer.call('session_status', { sessionKey: WORKER }))).name).toBe('ForbiddenError');
+    expect((await tools.call('session_status', { sessionKey: WORKER })).result.stateVersion).toBe(3);
+    if (kind === 'sqlite') (store as { close(): void }).close();
   });
 
   it('T12 a cycle, or a chain longer than MAX_TREE_DEPTH, ends the walk outside the tree', async () => {
