@@ -192,3 +192,25 @@ describe('postgres: PendingSource over LISTEN/NOTIFY', () => {
     await b.close();
   });
 });
+
+describe('T12 the durable spawn parent on PostgreSQL (schema step 3)', () => {
+  it('T12 the first spawn names the parent, kept through pruning; a later spawn and another machine agree', async () => {
+    let now = T0;
+    const DAY = 86_400_000;
+    const schema = pg.schema();
+    const [a, b] = await machines(2, schema, () => now);
+    try {
+      const spawn = (parent: string) => ({ sessionKey: 'agent:main:worker', agentId: A, kind: 'child_spawned' as const, actorType: 'agent' as const, actorId: parent, summary: 'child session spawned' });
+      await a!.record(spawn('agent:main:lead'));
+      now = T0 + 31 * DAY;
+      await a!.record(human('agent:main:worker'));
+      await a!.prune();
+      expect((await a!.changesSince({ sessionKey: 'agent:main:worker', agentId: A, since: 0 })).stateChanges.historyGap).toBe(true);
+      await b!.record(spawn('agent:main:intruder'));
+      expect(await b!.spawnParent('agent:main:worker', A)).toBe('agent:main:lead');
+      expect(await a!.spawnParent('agent:main:nobody', A)).toBeUndefined();
+    } finally {
+      await closeAll([a!, b!]);
+    }
+  });
+});
