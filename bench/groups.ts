@@ -7,7 +7,8 @@ import type { BenchGroup } from './cases/context.js';
 import { memoryGroup } from './cases/memory.js';
 import { drainGroup, pendingGroup } from './cases/notices.js';
 import { pruneAgeGroup, pruneCapGroup } from './cases/prune.js';
+import { toolsGroup } from './cases/tools.js';
 import { upstreamScanGroup } from './cases/upstream-scan.js';
 
 /** Run order: cheap groups first; the event logs changes-since builds are reused by append-size and prune. */
-export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, pendingGroup, memoryGroup, feedGroup, fanoutGroup, latencyGroup, upstreamScanGroup];
+export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, pendingGroup, memoryGroup, feedGroup, fanoutGroup, latencyGroup, upstreamScanGroup, toolsGroup];

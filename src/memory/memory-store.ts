@@ -448,6 +448,17 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
     return this.state.spawnParents.get(identityKey(sessionKey, agentId)) ?? undefined;
   }
 
+  /** T12: every recorded spawn parent at once (a listing checks a whole page's tree with one read). */
+  spawnParents(): [sessionKey: string, agentId: string, parent: string][] {
+    this.assertOpen();
+    const out: [string, string, string][] = [];
+    for (const [session, head] of this.state.heads) {
+      const parent = this.state.spawnParents.get(session);
+      if (parent !== undefined && parent !== null) out.push([head.sessionKey, head.agentId, parent]);
+    }
+    return out;
+  }
+
   deleteSession(sessionKey: string, agentId: string): void {
     this.assertOpen();
     validateIdentity(sessionKey, agentId);

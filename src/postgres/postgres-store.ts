@@ -439,6 +439,14 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     return this.guard('spawnParent', undefined, async () => (await this.run<{ parent: string | null }>(this.pool, 'spawnParent', [sessionKey, agentId])).rows[0]?.parent ?? undefined);
   }
 
+  /** T12: every recorded spawn parent at once (a listing checks a whole page's tree with one read). */
+  async spawnParents(): Promise<[sessionKey: string, agentId: string, parent: string][]> {
+    this.assertOpen();
+    return this.guard('spawnParents', [], async () =>
+      (await this.run<{ session_key: string; agent_id: string; parent: string }>(this.pool, 'allSpawnParents', [])).rows.map((r): [string, string, string] => [r.session_key, r.agent_id, r.parent]),
+    );
+  }
+
   async stateVersion(sessionKey: string, agentId: string): Promise<number> {
     this.assertOpen();
     validateIdentity(sessionKey, agentId);

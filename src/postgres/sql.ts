@@ -96,6 +96,7 @@ export function statements(schema: string) {
     // T12 (schema step 3): the first spawn of a session names its parent for good.
     insertSpawnParent: `INSERT INTO ${s}.${TABLES.spawnParents} (session_key, agent_id, parent) VALUES ($1, $2, $3) ON CONFLICT (session_key, agent_id) DO NOTHING`,
     spawnParent: `SELECT parent FROM ${s}.${TABLES.spawnParents} WHERE session_key = $1 AND agent_id = $2`,
+    allSpawnParents: `SELECT session_key, agent_id, parent FROM ${s}.${TABLES.spawnParents} WHERE parent IS NOT NULL`,
     deleteSpawnParent: `DELETE FROM ${s}.${TABLES.spawnParents} WHERE session_key = $1 AND agent_id = $2`,
     deleteCursor: `DELETE FROM ${C} WHERE watcher_session_key = $1 AND target_session_key = $2 AND target_agent_id = $3 RETURNING notified > last_seen AS pending`,
   } as const;

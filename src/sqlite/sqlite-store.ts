@@ -301,6 +301,7 @@ export const SQL = {
   // T12: the first spawn of a session names its parent for good (schema step 9).
   insertSpawnParent: 'INSERT INTO session_spawn_parents (session_key, agent_id, parent) VALUES (?, ?, ?) ON CONFLICT (session_key, agent_id) DO NOTHING',
   spawnParent: 'SELECT parent FROM session_spawn_parents WHERE session_key = ? AND agent_id = ?',
+  allSpawnParents: 'SELECT session_key, agent_id, parent FROM session_spawn_parents WHERE parent IS NOT NULL',
   deleteSpawnParent: 'DELETE FROM session_spawn_parents WHERE session_key = ? AND agent_id = ?',
   // With the head, its slots: a session recreated under the key must not inherit them (R51).
   deleteSlots: 'DELETE FROM session_state_slots WHERE session_key = ? AND agent_id = ?',
@@ -859,6 +860,13 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
     validateIdentity(sessionKey, agentId);
     const row = this.guard('spawnParent', undefined, () => this.stmt.spawnParent.get(sessionKey, agentId) as { parent: string | null } | undefined);
     return row?.parent ?? undefined;
+  }
+
+  /** T12: every recorded spawn parent at once (a listing checks a whole page's tree with one read). */
+  spawnParents(): [sessionKey: string, agentId: string, parent: string][] {
+    this.assertOpen();
+    const rows = this.guard('spawnParents', [], () => this.stmt.allSpawnParents.all() as { session_key: string; agent_id: string; parent: string }[]);
+    return rows.map((r) => [r.session_key, r.agent_id, r.parent]);
   }
 
   restart(): void {

@@ -33,6 +33,8 @@ export type ToolStore = SessionStateStore & {
   unwatch?(request: UnwatchRequest): MaybePromise<{ unwatched: boolean }>;
   /** T12: the durable spawn parent (kept through pruning); without it the tree is read from the log. */
   spawnParent?(sessionKey: string, agentId: string): MaybePromise<string | undefined>;
+  /** T12: every recorded spawn parent at once; a listing reads it once per page instead of once per row. */
+  spawnParents?(): MaybePromise<Iterable<readonly [sessionKey: string, agentId: string, parent: string]>>;
 };
 
 /** T12: the spawn tree a store can answer: its durable spawn parents, else its retained log. */

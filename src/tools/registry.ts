@@ -13,7 +13,7 @@ import {
 } from '../../spec/schemas/tools.js';
 import { ValidationError, assertSchema, isValidationError, validateSessionKey } from '../core/index.js';
 import { checkArgs, resolveAgentId } from './args.js';
-import { SESSIONS_LIST_BATCH, annotateSessionsList, sessionNotices, sessionStatus, sessionUnwatch, sessionWatch, visibleTo, type ToolContext, type ToolOutput, type ToolStore } from './handlers.js';
+import { SESSIONS_LIST_BATCH, annotateSessionsList, sessionNotices, sessionStatus, sessionUnwatch, sessionWatch, storeParentOf, visibleTo, type ToolContext, type ToolOutput, type ToolStore } from './handlers.js';
 import { checkCaller, type Caller, type ParentOf, type Visibility } from './scope.js';
 import { sessionsListPageText, storeUnavailableText } from './text.js';
 
@@ -170,6 +170,27 @@ export function createSessionTools(options: SessionToolsOptions): SessionTools {
   };
 }
 
+/**
+ * T12: the spawn tree for one page. A store that lists its spawn parents is read once (one query,
+ * however many rows the page checks); otherwise each session's parent is asked at most once, so a
+ * spawn chain's walks share their steps.
+ */
+async function pageParentOf(ctx: ToolContext): Promise<ParentOf> {
+  const all = ctx.parentOf === undefined ? ctx.store.spawnParents : undefined;
+  if (typeof all === 'function') {
+    const parents = new Map<string, string>();
+    for (const [sessionKey, agentId, parent] of await all.call(ctx.store)) parents.set(`${agentId}\u0000${sessionKey}`, parent);
+    return (sessionKey, agentId) => parents.get(`${agentId}\u0000${sessionKey}`);
+  }
+  const parentOf = ctx.parentOf ?? storeParentOf(ctx.store);
+  const known = new Map<string, MaybePromise<string | undefined>>();
+  return (sessionKey, agentId) => {
+    const id = `${agentId}\u0000${sessionKey}`;
+    if (!known.has(id)) known.set(id, parentOf(sessionKey, agentId));
+    return known.get(id);
+  };
+}
+
 /** T15: a page cursor names the last identity shown (base64url of its JSON), so a page boundary survives rows added or removed. */
 function encodeCursor(sessionKey: string, agentId: string): string {
   const bytes = new TextEncoder().encode(JSON.stringify([sessionKey, agentId]));
@@ -218,10 +239,12 @@ async function listPage(ctx: ToolContext, options: SessionToolsOptions, args: Se
   let start = after === undefined ? 0 : rows.findIndex((r) => compareIdentity(r, { sessionKey: after[0], agentId: after[1] }) > 0);
   if (start < 0) start = rows.length;
   let more = false;
-  // Scope checks may read the store (T12): in batches, and only as far as the page needs.
+  // Scope checks may read the store (T12): in batches, and only as far as the page needs. One
+  // page asks each session's parent at most once: a spawn chain's walks share their steps.
+  const pageCtx: ToolContext = ctx.caller === undefined ? ctx : { ...ctx, parentOf: await pageParentOf(ctx) };
   for (let i = start; i < rows.length && !more; i += SESSIONS_LIST_BATCH) {
     const batch = rows.slice(i, i + SESSIONS_LIST_BATCH);
-    const visible = await Promise.all(batch.map((r) => visibleTo(ctx, r.sessionKey, r.agentId)));
+    const visible = await Promise.all(batch.map((r) => visibleTo(pageCtx, r.sessionKey, r.agentId)));
     for (const [k, r] of batch.entries()) {
       if (!visible[k]) continue;
       if (page.length === limit) {
