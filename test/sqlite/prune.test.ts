@@ -237,6 +237,9 @@ describe('sqlite pruning', () => {
       capCut: /^SCAN session_state_events$/,
       countEvents: /^SCAN session_state_events USING COVERING INDEX/,
       pendingAll: /^SCAN session_watch_cursors USING (COVERING )?INDEX session_watch_cursors_pending$/,
+      // T12: a bound sessions_list page reads every recorded spawn parent once (only spawned
+      // sessions have a row), instead of one lookup per listed session.
+      allSpawnParents: /^SCAN session_spawn_parents$/,
       // R44 expiry scans the cursors (schema step 3 dropped their updated_at index), hourly, through
       // the effective view (schema step 7): each cursor finds its target's head by primary key.
       anyIdleCursor: IDLE_SCAN,
