@@ -7,6 +7,7 @@ import {
   INIT_HOOK_EVENTS,
   codexOwnTrust,
   codexRecordedTrust,
+  codexSnakeEvent,
   editClaudeMcp,
   editCodexToml,
   editHookSettings,
@@ -164,7 +165,7 @@ function wasOwnKey(key: string, hooksText: string | undefined): boolean {
   if (!m || hooksText === undefined) return false;
   try {
     const hooks = (JSON.parse(hooksText) as { hooks?: Record<string, { hooks?: { command?: unknown }[] }[]> }).hooks ?? {};
-    const event = Object.keys(hooks).find((e) => e.replace(/[A-Z]/g, (c, i: number) => (i === 0 ? '' : '_') + c.toLowerCase()) === m[1]);
+    const event = Object.keys(hooks).find((e) => codexSnakeEvent(e) === m[1]);
     const handler = event === undefined ? undefined : hooks[event]?.[Number(m[2])]?.hooks?.[Number(m[3])];
     return handler !== undefined && isOwnHookCommand(handler.command, 'codex');
   } catch {
