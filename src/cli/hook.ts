@@ -11,6 +11,14 @@ import { EXIT, type ExitCode, type Io } from './io.js';
 /** T17: at most this many notices go into one prompt's context; the rest wait, counted in one line. */
 export const HOOK_MAX_NOTICES = 50;
 
+/**
+ * T9: a hook is on the path of every prompt. While another process holds the database's write lock
+ * a statement waits at most HOOK_BUSY_MS, and a run that has spent HOOK_BUDGET_MS stops before its
+ * next step, printing nothing: the person's turn goes on, the notices stay pending for the next one.
+ */
+export const HOOK_BUSY_MS = 150;
+export const HOOK_BUDGET_MS = 500;
+
 export const HOOK_USAGE = `session-state-kit hook claude-code|codex|gemini --db <file> [--agent <id>]
 
 A command hook for Claude Code (PROTOCOL.md T9, events as T30-T34) or Codex CLI (T40-T44); both
@@ -31,16 +39,19 @@ claude-code). At most ${HOOK_MAX_NOTICES} notices are shown per prompt (one line
 they are acknowledged only after they were printed to a reader (not when stdout is closed or
 /dev/null). Input it cannot use (not JSON, not UTF-8, another event, a session id that is not a
 valid key) is ignored: exit 0, nothing written, one line on stderr. A hook never blocks the
-person's prompt.
+person's prompt: while another process holds the database's lock it waits at most ${HOOK_BUSY_MS} ms a
+statement and stops after ${HOOK_BUDGET_MS} ms, printing nothing (the notices wait for the next prompt).
 
   --db <file>    SQLite state database (created if missing), shared with "session-state-kit mcp"
                  (a file: '' and :memory: share nothing and are refused)
   --agent <id>   agent id of the session keys (default: the runtime's name, claude-code, codex or gemini)
 
-In .claude/settings.json:
+Set it up with "session-state-kit init claude-code" (or codex, gemini): it writes each entry as
+the absolute path of this Node and of this kit's CLI, never a package name resolved when the hook
+runs. By hand, in .claude/settings.json:
   {"hooks": {
-    "SessionStart": [{"hooks": [{"type": "command", "command": "npx session-state-kit hook claude-code --db /tmp/team.db"}]}],
-    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "npx session-state-kit hook claude-code --db /tmp/team.db"}]}]
+    "SessionStart": [{"hooks": [{"type": "command", "command": "/usr/bin/node /path/to/session-state-kit/dist/cli.js hook claude-code --db /tmp/team.db"}]}],
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/usr/bin/node /path/to/session-state-kit/dist/cli.js hook claude-code --db /tmp/team.db"}]}]
   }}
 (SubagentStart, SubagentStop, PostCompact and SessionEnd take the same entry.)
 
@@ -100,6 +111,8 @@ export interface ClaudeCodeHookRun {
   warn: (line: string) => void;
   /** T17: whether a successful write reached something that reads it (stdout closed or /dev/null: no). Default yes. */
   reachesReader?: () => boolean;
+  /** T9: milliseconds since the run began; past HOOK_BUDGET_MS the run stops before its next step. Default: no budget. */
+  elapsedMs?: () => number;
 }
 
 /** T9, T40: a hook run's plan is the shared planner's (hook-plan.ts), the one the Agent SDK hooks make too. */
@@ -191,15 +204,26 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
   } catch (error) {
     return run.warn(`state database unavailable: ${error instanceof Error ? error.message : String(error)}`);
   }
+  const overBudget = (step: string) => {
+    const spent = run.elapsedMs?.() ?? 0;
+    if (spent <= HOOK_BUDGET_MS) return false;
+    run.warn(`gave up before ${step} after ${Math.round(spent)} ms (the state database is busy or slow); nothing printed, pending notices wait for the next prompt`);
+    return true;
+  };
   try {
     // The store logs and swallows its own failures (R9): a turn that could not be recorded is lost,
     // the person's prompt is not.
-    for (const record of plan.records) await store.record(record);
+    for (const record of plan.records) {
+      if (overBudget('recording')) return;
+      await store.record(record);
+    }
+    if (overBudget('reading notices')) return;
     // T34: after `session_reset`, so its watchers hear of it before the cleared session's own watches end (R50).
     if (plan.resetSession !== undefined) await store.resetSession(plan.resetSession);
     // T43: an event whose output the runtime does not read as context gets no notices (they would be lost).
     const deliverTo = runtime.carriesContext(plan.event) ? plan.deliverTo : undefined;
     const notices = deliverTo === undefined ? [] : await store.pendingNotices(deliverTo);
+    if (overBudget('printing')) return;
     const context = runtime.carriesContext(plan.event) ? hookContext(plan, notices) : undefined;
     if (context === undefined) return;
     const output = JSON.stringify({ hookSpecificOutput: { hookEventName: plan.event, additionalContext: context.text } });
@@ -226,6 +250,13 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
       // Closing a store we only read from cannot lose anything the person needs.
     }
   }
+}
+
+/** A store's log line with the reason it carries (one line: the hook prints one per problem). */
+function withCause(message: string, details?: Record<string, unknown>): string {
+  const cause = details?.['error'];
+  const text = cause instanceof Error ? cause.message : typeof cause === 'string' ? cause : undefined;
+  return text === undefined ? message : `${message}: ${text.split('\n')[0]!.slice(0, 160)}`;
 }
 
 function readStdin(): Promise<string> {
@@ -315,7 +346,9 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     return EXIT.ok;
   }
   const path = values.db!;
+  const started = performance.now();
   await runClaudeCodeHook({
+    elapsedMs: () => performance.now() - started,
     input,
     runtime: known,
     agentId,
@@ -325,7 +358,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     openStore: async () => {
       const { loadSqlite } = await import('./load-sqlite.js');
       const { createSqliteStore } = await loadSqlite();
-      return createSqliteStore({ path, now: Date.now, logger: { warn: (m) => warn(m), error: (m) => warn(m) } });
+      return createSqliteStore({ path, now: Date.now, busyTimeoutMs: HOOK_BUSY_MS, logger: { warn: (m, d) => warn(withCause(m, d)), error: (m, d) => warn(withCause(m, d)) } });
     },
   });
   return EXIT.ok;

@@ -1,5 +1,5 @@
 import type { RecordInput } from '../../spec/index.js';
-import { parseAgentScopedKey, validateRecordInput } from '../core/index.js';
+import { isValidSessionKey, parseAgentScopedKey, validateRecordInput } from '../core/index.js';
 
 /**
  * One planner for every agent CLI's lifecycle hooks (PROTOCOL.md T9, T30-T34, T40-T44): a
@@ -63,14 +63,21 @@ export function keyPart(id: string): string {
 export function runtimeSessionKey(agentId: string, sessionId: string): string | undefined {
   if (typeof sessionId !== 'string' || sessionId.length === 0) return undefined;
   const key = `agent:${agentId}:${keyPart(sessionId)}`;
-  return parseAgentScopedKey(key)?.agentId === agentId ? key : undefined;
+  // R1 in full, before anything opens: an id the store would refuse ends the plan here (T9: nothing written).
+  return isValidSessionKey(key) && parseAgentScopedKey(key)?.agentId === agentId ? key : undefined;
 }
 
 /** T32: a sub-agent's own session `agent:<agent>:subagent:<session_id>:<agent_id>`. */
 export function runtimeSubagentKey(agentId: string, sessionId: string, subagentId: string): string | undefined {
   if (typeof subagentId !== 'string' || subagentId.length === 0 || typeof sessionId !== 'string' || sessionId.length === 0) return undefined;
   const key = `agent:${agentId}:subagent:${keyPart(sessionId)}:${keyPart(subagentId)}`;
-  return parseAgentScopedKey(key)?.agentId === agentId ? key : undefined;
+  return isValidSessionKey(key) && parseAgentScopedKey(key)?.agentId === agentId ? key : undefined;
+}
+
+/** An id from a payload, as a short JSON string for a one-line message (a hostile id can be long). */
+export function quoteId(id: unknown): string {
+  const text = JSON.stringify(typeof id === 'string' && id.length > 40 ? `${id.slice(0, 40)}…` : id) ?? String(id);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
 /** T30: the line that tells a model which key is its own. */
@@ -93,7 +100,7 @@ function reset(sessionKey: string, o: HookPlanOptions): RecordInput {
  */
 export function planHookStep(step: HookStep, o: HookPlanOptions, registered = false): HookPlan | string {
   const sessionKey = runtimeSessionKey(o.agentId, step.sessionId);
-  if (sessionKey === undefined) return `session_id ${JSON.stringify(step.sessionId)} does not make a session key`;
+  if (sessionKey === undefined) return `session_id ${quoteId(step.sessionId)} does not make a session key (R1): ignored, nothing written`;
   const event = step.hookEvent;
   let plan: HookPlan;
   switch (step.type) {
@@ -124,7 +131,7 @@ export function planHookStep(step: HookStep, o: HookPlanOptions, registered = fa
     }
     case 'subagent_start': {
       const child = runtimeSubagentKey(o.agentId, step.sessionId, step.subagentId);
-      if (child === undefined) return `agent_id ${JSON.stringify(step.subagentId)} does not make a session key`;
+      if (child === undefined) return `agent_id ${quoteId(step.subagentId)} does not make a session key (R1): ignored, nothing written`;
       plan = {
         event,
         sessionKey: child,
@@ -146,7 +153,7 @@ export function planHookStep(step: HookStep, o: HookPlanOptions, registered = fa
     }
     case 'subagent_stop': {
       const child = runtimeSubagentKey(o.agentId, step.sessionId, step.subagentId);
-      if (child === undefined) return `agent_id ${JSON.stringify(step.subagentId)} does not make a session key`;
+      if (child === undefined) return `agent_id ${quoteId(step.subagentId)} does not make a session key (R1): ignored, nothing written`;
       plan = {
         event,
         sessionKey: child,

@@ -129,7 +129,7 @@ describe('T40-T44 Codex command hook as a process', () => {
     ['PreCompact', payload('pre-compact'), /ignored hook event "PreCompact"/],
     ['not JSON', 'not json', /input is not JSON/],
     ['an unknown SessionStart source', payload('session-start-startup').replace('"startup"', '"teleport"'), /source "teleport"/],
-    ['a session id that makes no key', payload('user-prompt-submit').replace(THREAD, 'bell\\u0007'), /cannot be recorded: sessionKey/],
+    ['a session id that makes no key', payload('user-prompt-submit').replace(THREAD, 'bell\\u0007'), /session_id "bell\\u0007" does not make a session key \(R1\): ignored, nothing written/],
     ['non-UTF-8 bytes', Buffer.concat([Buffer.from(payload('user-prompt-submit').slice(0, 40)), Buffer.from([0xff, 0xfe]), Buffer.from(payload('user-prompt-submit').slice(40))]), /not valid UTF-8/],
   ])('T43 %s: no opinion (exit 0, empty stdout), one line on stderr, no database created', async (_name, input, reason) => {
     const db = join(dir, `never-${Math.random().toString(36).slice(2)}.db`);

@@ -6,7 +6,7 @@ import type {
   SubagentStopHookInput,
   UserPromptSubmitHookInput,
 } from '@anthropic-ai/claude-agent-sdk';
-import { planHookStep, runtimeSessionKey, runtimeSubagentKey, sessionKeyIntro, type HookPlan, type HookStep } from '../hook-plan.js';
+import { planHookStep, quoteId, runtimeSessionKey, runtimeSubagentKey, sessionKeyIntro, type HookPlan, type HookStep } from '../hook-plan.js';
 
 /**
  * The Claude hook events the kit acts on (PROTOCOL.md T9, T30-T34), decided from the payloads alone:
@@ -113,7 +113,7 @@ function claudeStep(input: ClaudeHookInput): HookStep | string {
 export function planClaudeHookEvent(input: ClaudeHookInput, o: ClaudeEventOptions, registered = false): ClaudeEventPlan | string {
   if (input === null || typeof input !== 'object') return 'hook input is not an object';
   const sessionKey = claudeSessionKey(o.agentId, input.session_id);
-  if (sessionKey === undefined) return `session_id ${JSON.stringify(input.session_id)} does not make a session key`;
+  if (sessionKey === undefined) return `session_id ${quoteId(input.session_id)} does not make a session key (R1): ignored, nothing written`;
   const step = claudeStep(input);
   if (typeof step === 'string') return step;
   return planHookStep(step, { ...o, dedupeSpace: claudeCodeDedupeSpace(o.agentId) }, registered) as ClaudeEventPlan | string;
