@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parse as parseToml, patch as patchToml, stringify as stringifyToml } from '@decimalturn/toml-patch';
+import { parse as parseJsonc, printParseErrorCode, type JSONPath, type ParseError } from 'jsonc-parser';
+import { setJsonText } from './json-text.js';
 
 /**
  * The edits `init` makes to the files Claude Code and Codex read (PROTOCOL.md T45-T47), as pure
@@ -42,11 +44,6 @@ export class ConfigFileError extends Error {
   }
 }
 
-/** T45: whether a hook handler's command is one `init` wrote for this CLI (so re-runs update it and uninstall removes it). */
-export function isOwnHookCommand(command: unknown, cli: AgentCli): boolean {
-  return typeof command === 'string' && new RegExp(`(^|\\s)hook ${cli}(\\s|$)`).test(command) && /\s--db\s/.test(command) && /session-state-kit|cli\.(c|m)?js/.test(command);
-}
-
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -57,26 +54,30 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
 }
 
-/** Parses a JSON config file (absent or blank: an empty object), or throws ConfigFileError naming the line and column. */
-export function readJsonConfig(path: string, text: string | undefined): JsonObject {
+/** How a CLI reads its JSON files: Gemini CLI allows comments in settings.json; Claude Code and Codex read strict JSON. */
+export interface JsonFlavor {
+  comments: boolean;
+}
+export const STRICT_JSON: JsonFlavor = { comments: false };
+
+/**
+ * Parses a JSON config file (absent or blank: an empty object), or throws ConfigFileError naming
+ * the line and column. Only the parts `init` edits are ever re-printed (T45): the rest of the text,
+ * numbers past double precision and line endings included, stays byte for byte.
+ */
+export function readJsonConfig(path: string, text: string | undefined, flavor: JsonFlavor = STRICT_JSON): JsonObject {
   if (text === undefined || text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const at = /position (\d+)/.exec(message);
-    const where = at ? lineColumn(text, Number(at[1])) : lineColumn(text, text.length);
-    throw new ConfigFileError(path, where.line, where.column, `not valid JSON (${message.replace(/ in JSON at position \d+.*$/s, '')})`);
+  const errors: ParseError[] = [];
+  const value: unknown = parseJsonc(text, errors, { disallowComments: !flavor.comments, allowTrailingComma: false, allowEmptyContent: false });
+  if (errors.length > 0) {
+    const first = errors[0]!;
+    const where = lineColumn(text, first.offset);
+    const code = printParseErrorCode(first.error);
+    const what = code === 'InvalidCommentToken' ? 'comments are not allowed in this file' : code;
+    throw new ConfigFileError(path, where.line, where.column, `not valid JSON (${what})`);
   }
   if (!isObject(value)) throw new ConfigFileError(path, 1, 1, 'must hold a JSON object');
   return value;
-}
-
-/** The file's own indentation (2 spaces when it has none) and final newline, so a rewrite changes only what `init` changed. */
-function writeJsonLike(original: string | undefined, value: JsonObject): string {
-  const indent = /\n([ \t]+)"/.exec(original ?? '')?.[1] ?? '  ';
-  return `${JSON.stringify(value, null, indent)}${original === undefined || original.endsWith('\n') ? '\n' : ''}`;
 }
 
 /** Parses a TOML file (absent: empty), or throws ConfigFileError naming the line and column. */
@@ -91,81 +92,117 @@ export function readTomlConfig(path: string, text: string | undefined): Record<s
   }
 }
 
-interface HookHandler {
-  type?: Json;
-  command?: Json;
-  timeout?: Json;
-  [key: string]: Json | undefined;
+/**
+ * One JSON document edited in place: each change is a minimal text edit (json-text.ts),
+ * so whatever `init` does not own keeps its exact bytes (T45).
+ */
+class JsonDocument {
+  text: string;
+  private readonly created: boolean;
+  constructor(
+    readonly path: string,
+    original: string | undefined,
+    private readonly flavor: JsonFlavor,
+  ) {
+    this.created = original === undefined || original.trim() === '';
+    this.text = this.created ? '{}' : original!;
+  }
+  value(): JsonObject {
+    return readJsonConfig(this.path, this.text, this.flavor);
+  }
+  set(path: JSONPath, value: unknown): void {
+    this.text = setJsonText(this.text, path, value);
+  }
+  /** The new text: a file `init` creates ends with a newline. */
+  result(original: string | undefined): string | undefined {
+    if (this.text === (original ?? '{}')) return original;
+    return this.created ? `${this.text}\n` : this.text;
+  }
+}
+
+/** A handler of the hooks settings shape, where it sits. */
+interface HandlerAt {
+  event: string;
+  group: number;
+  handler: number;
+  value: JsonObject;
+}
+
+/** Every command handler under `hooks.<event>` (the settings shape Claude Code, Codex and Gemini CLI share). */
+export function hookHandlers(settings: JsonObject, events?: readonly string[]): HandlerAt[] {
+  const hooks = isObject(settings['hooks']) ? (settings['hooks'] as JsonObject) : {};
+  const out: HandlerAt[] = [];
+  for (const event of events ?? Object.keys(hooks)) {
+    const groups = hooks[event];
+    if (!Array.isArray(groups)) continue;
+    groups.forEach((group, g) => {
+      if (!isObject(group) || !Array.isArray(group['hooks'])) return;
+      (group['hooks'] as Json[]).forEach((handler, h) => {
+        if (isObject(handler)) out.push({ event, group: g, handler: h, value: handler });
+      });
+    });
+  }
+  return out;
 }
 
 /**
  * T45: `{"hooks": {<Event>: [{"matcher"?, "hooks": [handler...]}]}}`, the shape Claude Code's
- * settings.json and Codex's hooks.json share. Installs one handler per event with `command`,
- * updating in place a handler `init` wrote before (its position, and so Codex's trust key, stays)
- * and appending a group only where there is none; other groups and handlers are untouched.
- * `command` undefined removes every own handler (uninstall), and the groups and tables that become
- * empty by it.
+ * settings.json, Codex's hooks.json and Gemini CLI's settings.json share. Installs one handler per
+ * event with `command`: the first handler `own` recognises is updated where it is (so Codex's trust
+ * key, which names its position, stays; keys a person added to it stay too), further own handlers
+ * are removed, and a group is appended only where there is none. `command` undefined removes every
+ * own handler (uninstall), and the groups, events and table that become empty by it. Handlers
+ * `own` does not recognise are never touched.
  */
-export function editHookSettings(settings: JsonObject, cli: AgentCli, command: string | undefined): JsonObject {
-  const out = structuredClone(settings);
-  const hadHooks = isObject(out['hooks']);
-  const hooks: JsonObject = hadHooks ? (out['hooks'] as JsonObject) : {};
+export function editHooksText(path: string, text: string | undefined, cli: AgentCli, command: string | undefined, own: (command: unknown) => boolean, flavor: JsonFlavor = STRICT_JSON): string | undefined {
+  const doc = new JsonDocument(path, text, flavor);
+  const hadHooks = isObject(doc.value()['hooks']);
   for (const event of INIT_HOOK_EVENTS[cli]) {
-    const groups = Array.isArray(hooks[event]) ? (hooks[event] as Json[]) : undefined;
-    let placed = false;
-    if (groups !== undefined) {
-      for (let g = 0; g < groups.length; g++) {
-        const group = groups[g];
-        if (!isObject(group) || !Array.isArray(group['hooks'])) continue;
-        const handlers = group['hooks'] as Json[];
-        for (let h = 0; h < handlers.length; h++) {
-          const handler = handlers[h];
-          if (!isObject(handler) || !isOwnHookCommand(handler['command'], cli)) continue;
-          if (command !== undefined && !placed) {
-            const updated: HookHandler = { ...handler, type: 'command', command, timeout: hookTimeout(cli) };
-            handlers[h] = updated as Json;
-            placed = true;
-          } else {
-            handlers.splice(h--, 1);
-          }
-        }
-        if (handlers.length === 0) groups.splice(g--, 1);
-      }
-      if (groups.length === 0) delete hooks[event];
+    const mine = hookHandlers(doc.value(), [event]).filter((h) => own(h.value['command']));
+    const keep = command === undefined ? undefined : mine[0];
+    if (keep !== undefined) {
+      const at = ['hooks', event, keep.group, 'hooks', keep.handler];
+      if (keep.value['type'] !== 'command') doc.set([...at, 'type'], 'command');
+      if (keep.value['command'] !== command) doc.set([...at, 'command'], command);
+      if (keep.value['timeout'] !== hookTimeout(cli)) doc.set([...at, 'timeout'], hookTimeout(cli));
     }
-    if (command !== undefined && !placed) {
-      const list = groups ?? [];
-      list.push({ hooks: [{ type: 'command', command, timeout: hookTimeout(cli) }] });
-      hooks[event] = list;
+    // Remove from the last, so the positions still to remove stay valid.
+    for (const h of mine.filter((m) => m !== keep).reverse()) {
+      const groups = (doc.value()['hooks'] as JsonObject)[event] as Json[];
+      const handlers = (groups[h.group] as JsonObject)['hooks'] as Json[];
+      if (handlers.length > 1) doc.set(['hooks', event, h.group, 'hooks', h.handler], undefined);
+      else if (groups.length > 1) doc.set(['hooks', event, h.group], undefined);
+      else doc.set(['hooks', event], undefined);
+    }
+    if (command !== undefined && keep === undefined) {
+      const entry = { hooks: [{ type: 'command', command, timeout: hookTimeout(cli) }] };
+      const hooks = doc.value()['hooks'];
+      const groups = isObject(hooks) ? hooks[event] : undefined;
+      if (Array.isArray(groups)) doc.set(['hooks', event, groups.length], entry);
+      else doc.set(['hooks', event], [entry]);
     }
   }
-  if (Object.keys(hooks).length > 0 || (hadHooks && command !== undefined)) out['hooks'] = hooks;
-  else if (hadHooks) delete out['hooks'];
-  return out;
+  const hooks = doc.value()['hooks'];
+  if (command === undefined && hadHooks && isObject(hooks) && Object.keys(hooks).length === 0) doc.set(['hooks'], undefined);
+  return doc.result(text);
 }
 
 /** T45: `{"mcpServers": {"session-state-kit": {command, args}}}` (Claude Code's .mcp.json and ~/.claude.json, Gemini's settings.json). Undefined removes it. */
-export function editClaudeMcp(config: JsonObject, server: { command: string; args: string[] } | undefined): JsonObject {
-  const out = structuredClone(config);
-  const servers: JsonObject = isObject(out['mcpServers']) ? (out['mcpServers'] as JsonObject) : {};
+export function editMcpText(path: string, text: string | undefined, server: { command: string; args: string[] } | undefined, flavor: JsonFlavor = STRICT_JSON): string | undefined {
+  const doc = new JsonDocument(path, text, flavor);
+  const servers = doc.value()['mcpServers'];
+  const current = isObject(servers) ? servers[MCP_SERVER_NAME] : undefined;
   if (server === undefined) {
-    if (!isObject(out['mcpServers'])) return out;
-    delete servers[MCP_SERVER_NAME];
-    if (Object.keys(servers).length === 0) delete out['mcpServers'];
-    return out;
+    if (current === undefined) return text;
+    if (Object.keys(servers as JsonObject).length > 1) doc.set(['mcpServers', MCP_SERVER_NAME], undefined);
+    else doc.set(['mcpServers'], undefined);
+    return doc.result(text);
   }
-  servers[MCP_SERVER_NAME] = { ...(isObject(servers[MCP_SERVER_NAME]) ? (servers[MCP_SERVER_NAME] as JsonObject) : {}), command: server.command, args: server.args };
-  out['mcpServers'] = servers;
-  return out;
-}
-
-/** Edits a JSON file's text: its object through `edit`, written back in the file's own indentation. */
-export function editJsonText(path: string, text: string | undefined, edit: (value: JsonObject) => JsonObject): string | undefined {
-  const before = readJsonConfig(path, text);
-  const after = edit(before);
-  if (JSON.stringify(after) === JSON.stringify(before)) return text;
-  if (Object.keys(after).length === 0 && text !== undefined && Object.keys(before).length > 0) return '{}\n';
-  return writeJsonLike(text, after);
+  if (isObject(current)) {
+    if (current['command'] !== server.command) doc.set(['mcpServers', MCP_SERVER_NAME, 'command'], server.command);
+    if (JSON.stringify(current['args']) !== JSON.stringify(server.args)) doc.set(['mcpServers', MCP_SERVER_NAME, 'args'], server.args);
+  } else doc.set(['mcpServers', MCP_SERVER_NAME], { command: server.command, args: server.args });
+  return doc.result(text);
 }
 
 /** T46: one Codex trust entry: `[hooks.state."<key>"] trusted_hash = "sha256:..."`. */
@@ -191,39 +228,53 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Events whose matcher Codex 0.171.0 ignores (its `hooks/list` reports `matcher: null` for them), so it is not part of their hash. */
+const CODEX_MATCHERLESS = new Set(['user_prompt_submit', 'stop']);
+
+/** The parts of a command handler Codex reads, as it reads them. */
+export interface CodexHandler {
+  command: string;
+  timeout?: number;
+  async?: boolean;
+  statusMessage?: string;
+}
+
+/** A hooks.json handler object as Codex reads it: the keys it knows, with their types; others it ignores. */
+export function codexHandler(handler: Record<string, unknown>): CodexHandler | undefined {
+  if (typeof handler['command'] !== 'string' || (handler['type'] !== undefined && handler['type'] !== 'command')) return undefined;
+  return {
+    command: handler['command'],
+    ...(typeof handler['timeout'] === 'number' ? { timeout: handler['timeout'] } : {}),
+    ...(typeof handler['async'] === 'boolean' ? { async: handler['async'] } : {}),
+    ...(typeof handler['statusMessage'] === 'string' ? { statusMessage: handler['statusMessage'] } : {}),
+  };
+}
+
 /**
  * T46: the hash Codex 0.171.0 trusts a command handler by: SHA-256 over the canonical JSON of
- * `{event_name, matcher?, hooks: [{type, command, timeout, async}]}` with Codex's defaults filled
- * in (timeout 600, async false). Checked against `codex app-server`'s `hooks/list` in the tests.
+ * `{event_name, matcher?, hooks: [{type, command, timeout, async, statusMessage?}]}` with Codex's
+ * defaults filled in (timeout 600, async false), the matcher left out where Codex ignores it. A
+ * key a person adds that Codex reads (`statusMessage`, `async`) changes the hash; one it ignores
+ * does not. Checked against `codex app-server`'s `hooks/list` in the tests.
  */
-export function codexHookHash(event: string, handler: { command: string; timeout?: number; async?: boolean }, matcher?: string): string {
-  const identity: Record<string, unknown> = {
-    event_name: codexSnakeEvent(event),
-    hooks: [{ type: 'command', command: handler.command, timeout: handler.timeout ?? 600, async: handler.async ?? false }],
-  };
-  if (matcher !== undefined) identity['matcher'] = matcher;
+export function codexHookHash(event: string, handler: CodexHandler, matcher?: string): string {
+  const name = codexSnakeEvent(event);
+  const hook: Record<string, unknown> = { type: 'command', command: handler.command, timeout: handler.timeout ?? 600, async: handler.async ?? false };
+  if (handler.statusMessage !== undefined) hook['statusMessage'] = handler.statusMessage;
+  const identity: Record<string, unknown> = { event_name: name, hooks: [hook] };
+  if (matcher !== undefined && !CODEX_MATCHERLESS.has(name)) identity['matcher'] = matcher;
   return `sha256:${createHash('sha256').update(canonicalJson(identity)).digest('hex')}`;
 }
 
-/** T46: the trust entries for exactly the handlers `init` wrote into a Codex hooks.json at `hooksPath`. */
-export function codexOwnTrust(hooksPath: string, settings: JsonObject): CodexTrust[] {
-  const hooks = isObject(settings['hooks']) ? (settings['hooks'] as JsonObject) : {};
+/** T46: the trust entry of every handler in a Codex hooks.json at `hooksPath` whose command `trusted` accepts. */
+export function codexTrustFor(hooksPath: string, settings: JsonObject, trusted: (command: string) => boolean): CodexTrust[] {
   const out: CodexTrust[] = [];
-  for (const event of Object.keys(hooks)) {
-    const groups = hooks[event];
-    if (!Array.isArray(groups)) continue;
-    groups.forEach((group, g) => {
-      if (!isObject(group) || !Array.isArray(group['hooks'])) return;
-      (group['hooks'] as Json[]).forEach((handler, h) => {
-        if (!isObject(handler) || !isOwnHookCommand(handler['command'], 'codex')) return;
-        const matcher = typeof group['matcher'] === 'string' ? group['matcher'] : undefined;
-        const timeout = typeof handler['timeout'] === 'number' ? handler['timeout'] : undefined;
-        out.push({
-          key: `${hooksPath}:${codexSnakeEvent(event)}:${g}:${h}`,
-          hash: codexHookHash(event, { command: handler['command'] as string, ...(timeout !== undefined ? { timeout } : {}) }, matcher),
-        });
-      });
-    });
+  for (const at of hookHandlers(settings)) {
+    const handler = codexHandler(at.value);
+    if (handler === undefined || !trusted(handler.command)) continue;
+    const group = ((settings['hooks'] as JsonObject)[at.event] as Json[])[at.group] as JsonObject;
+    const matcher = typeof group['matcher'] === 'string' ? group['matcher'] : undefined;
+    out.push({ key: `${hooksPath}:${codexSnakeEvent(at.event)}:${at.group}:${at.handler}`, hash: codexHookHash(at.event, handler, matcher) });
   }
   return out;
 }

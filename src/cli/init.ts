@@ -1,31 +1,37 @@
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
   ConfigFileError,
-  INIT_HOOK_EVENTS,
-  codexOwnTrust,
+  STRICT_JSON,
   codexRecordedTrust,
-  codexSnakeEvent,
-  editClaudeMcp,
+  codexTrustFor,
   editCodexToml,
-  editHookSettings,
-  editJsonText,
-  isOwnHookCommand,
+  editHooksText,
+  editMcpText,
+  hookHandlers,
   readJsonConfig,
   readTomlConfig,
   type AgentCli,
+  type JsonFlavor,
 } from './agent-config.js';
 import { parseCommand, wantsHelp } from './args.js';
+import { ConfigWriteError, databasePathProblem, readText, realFile, withInitLock, writeChanges, type FileChange } from './config-files.js';
 import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
+import { isOwnHook, kitHookCommand, kitLauncher, parseKitHookCommand } from './kit-command.js';
+import { lineDiff } from './line-diff.js';
 
 export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini [--project | --user] [--dir <path>] [--db <file>] [--trust] [--dry-run] [--uninstall]
 session-state-kit doctor [--dir <path>]
 
-init writes the hook and MCP server entries a CLI needs to take part (PROTOCOL.md T45-T47), merged
-into the files that CLI reads; every other entry, key order and TOML comment stays as it was. A
-second run changes nothing. Each file it changes is first copied to <file>.<time>.bak.
+init writes the hook and MCP server entries a CLI needs to take part (PROTOCOL.md T45-T47, T50),
+merged into the files that CLI reads; every other entry, key order, number and comment stays as it
+was. A second run changes nothing. Each file it changes is first copied to <file>.<time>.bak.
+
+The entries run exactly this copy of session-state-kit: the Node that runs init and the kit's own
+script, by absolute path (never a package name resolved when the hook runs). An entry counts as
+init's own only when its command is exactly such a kit command for this CLI and this --db; any
+other entry, a kit hook for another database included, is left as it is.
 
   claude-code   --project: <dir>/.claude/settings.json (hooks) and <dir>/.mcp.json (MCP server)
                 --user:    ~/.claude/settings.json and ~/.claude.json
@@ -36,18 +42,23 @@ second run changes nothing. Each file it changes is first copied to <file>.<time
   --project      (default) the project in --dir (default: the current directory)
   --user         the user's own files, for every project
   --db <file>    the shared state database (default <dir>/.session-state-kit/state.db, or
-                 ~/.session-state-kit/state.db with --user); both CLIs must name the same file
+                 ~/.session-state-kit/state.db with --user); every CLI must name the same file
   --trust        codex: also record in $CODEX_HOME/config.toml that you trust exactly the
-                 handlers init wrote (Codex runs no untrusted hook, and says nothing about it);
-                 never done without this flag
+                 handlers this run wrote (Codex runs no untrusted hook, and says nothing about it);
+                 never done without this flag, never for a handler init did not write
   --dry-run      print what would change, as a diff, and write nothing
-  --uninstall    remove what init wrote (and the trust it recorded)
+  --uninstall    remove what init wrote for this --db (and the trust it recorded)
 
-doctor says, for each CLI, whether each hook is installed, trusted (Codex) and runs.
+doctor says, for each CLI and scope, whether each hook is installed, trusted (Codex: the handlers
+and the project), pinned to this copy of the kit, and runs, and whether its database can open.
+To see that a hook runs, doctor starts it itself, without a shell, only when its command is
+exactly this kit's (this Node, this script, "hook <cli> --db <file>"), with a payload every hook
+ignores, in --dir: nothing is recorded. Any other command in those files is reported, never run.
 
 ${EXIT_CODES_HELP}`;
 
-interface Target {
+/** Where one CLI's entries go, for one scope. */
+export interface Target {
   cli: AgentCli;
   scope: 'project' | 'user';
   dir: string;
@@ -56,152 +67,116 @@ interface Target {
   /** Codex: the user's config.toml, where trust is recorded whatever the scope. */
   trustPath?: string;
   db: string;
+  /** How the CLI reads its JSON files. */
+  flavor: JsonFlavor;
 }
 
-function codexHome(): string {
+export function codexHome(): string {
   return process.env['CODEX_HOME'] !== undefined && process.env['CODEX_HOME'] !== '' ? resolve(process.env['CODEX_HOME']) : join(homedir(), '.codex');
 }
 
-function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db: string | undefined): Target {
+export function defaultDb(scope: 'project' | 'user', dir: string): string {
+  return scope === 'user' ? join(homedir(), '.session-state-kit', 'state.db') : join(dir, '.session-state-kit', 'state.db');
+}
+
+export function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db: string | undefined): Target {
   const home = homedir();
-  const dbPath = resolve(db ?? (scope === 'user' ? join(home, '.session-state-kit', 'state.db') : join(dir, '.session-state-kit', 'state.db')));
+  const dbPath = resolve(db ?? defaultDb(scope, dir));
   if (cli === 'gemini') {
-    // Gemini keeps hooks and MCP servers in one settings.json.
+    // Gemini keeps hooks and MCP servers in one settings.json, and reads comments in it.
     const settings = scope === 'user' ? join(home, '.gemini', 'settings.json') : join(dir, '.gemini', 'settings.json');
-    return { cli, scope, dir, hooksPath: settings, mcpPath: settings, db: dbPath };
+    return { cli, scope, dir, hooksPath: settings, mcpPath: settings, db: dbPath, flavor: { comments: true } };
   }
   if (cli === 'claude-code') {
     return scope === 'user'
-      ? { cli, scope, dir, hooksPath: join(home, '.claude', 'settings.json'), mcpPath: join(home, '.claude.json'), db: dbPath }
-      : { cli, scope, dir, hooksPath: join(dir, '.claude', 'settings.json'), mcpPath: join(dir, '.mcp.json'), db: dbPath };
+      ? { cli, scope, dir, hooksPath: join(home, '.claude', 'settings.json'), mcpPath: join(home, '.claude.json'), db: dbPath, flavor: STRICT_JSON }
+      : { cli, scope, dir, hooksPath: join(dir, '.claude', 'settings.json'), mcpPath: join(dir, '.mcp.json'), db: dbPath, flavor: STRICT_JSON };
   }
   const ch = codexHome();
   return scope === 'user'
-    ? { cli, scope, dir, hooksPath: join(ch, 'hooks.json'), mcpPath: join(ch, 'config.toml'), trustPath: join(ch, 'config.toml'), db: dbPath }
-    : { cli, scope, dir, hooksPath: join(dir, '.codex', 'hooks.json'), mcpPath: join(dir, '.codex', 'config.toml'), trustPath: join(ch, 'config.toml'), db: dbPath };
+    ? { cli, scope, dir, hooksPath: join(ch, 'hooks.json'), mcpPath: join(ch, 'config.toml'), trustPath: join(ch, 'config.toml'), db: dbPath, flavor: STRICT_JSON }
+    : { cli, scope, dir, hooksPath: join(dir, '.codex', 'hooks.json'), mcpPath: join(dir, '.codex', 'config.toml'), trustPath: join(ch, 'config.toml'), db: dbPath, flavor: STRICT_JSON };
 }
 
-const SAFE = /^[A-Za-z0-9_@%+=:,./-]+$/;
-/** POSIX shell quoting: both CLIs hand a hook's command to `sh -c`. */
-export function shellQuote(word: string): string {
-  return SAFE.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+/** T44, T50: the MCP server entry init registers. Claude Code tells its server the caller (`--claude-code-session`); Codex and Gemini CLI do not. */
+export function mcpEntry(cli: AgentCli, launcher: readonly string[], db: string): { command: string; args: string[] } {
+  return { command: launcher[0]!, args: [...launcher.slice(1), 'mcp', '--db', db, ...(cli === 'claude-code' ? ['--claude-code-session'] : [])] };
 }
 
-/**
- * How the hooks start this CLI: the same Node and the same built file that runs `init` (absolute
- * paths: a hook runs in whatever directory the agent is in, and must not depend on npx reaching a
- * registry), or `npx session-state-kit` when init runs from source.
- */
-export function cliLauncher(): string[] {
-  const script = process.argv[1];
-  if (script !== undefined && /\.(c|m)?js$/.test(script) && existsSync(script)) return [process.execPath, realpathSync(script)];
-  return ['npx', 'session-state-kit'];
-}
-
-function read(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+/** Files by real path: two names of one file are one text, edited once (T45). */
+class FileSet {
+  private readonly texts = new Map<string, string | undefined>();
+  private readonly originals = new Map<string, { path: string; text: string | undefined }>();
+  get(path: string): string | undefined {
+    const real = realFile(path);
+    if (this.texts.has(real)) return this.texts.get(real);
+    const text = readText(real);
+    this.originals.set(real, { path, text });
+    this.texts.set(real, text);
+    return text;
+  }
+  set(path: string, text: string | undefined): void {
+    this.get(path);
+    this.texts.set(realFile(path), text);
+  }
+  changes(): FileChange[] {
+    const out: FileChange[] = [];
+    for (const [real, { path, text }] of this.originals) {
+      const after = this.texts.get(real);
+      if (after !== undefined && after !== text) out.push({ path, real, before: text, after });
+    }
+    return out;
   }
 }
 
-interface FileChange {
-  path: string;
-  before: string | undefined;
-  after: string;
-}
-
 /** T45-T46: every file change one init (or uninstall) makes, computed before anything is written. */
-export function planInit(t: Target, options: { uninstall: boolean; trust: boolean; launcher: string[] }): { changes: FileChange[]; notes: string[] } {
-  const launcher = options.launcher.map(shellQuote).join(' ');
-  const hookCommand = options.uninstall ? undefined : `${launcher} hook ${t.cli} --db ${shellQuote(t.db)}`;
-  const mcp = { command: options.launcher[0]!, args: [...options.launcher.slice(1), 'mcp', '--db', t.db, ...(t.cli === 'claude-code' ? ['--claude-code-session'] : [])] };
-  const texts = new Map<string, string | undefined>();
-  const current = (path: string) => (texts.has(path) ? texts.get(path) : read(path));
-  const originals = new Map<string, string | undefined>();
-  const set = (path: string, after: string | undefined) => {
-    if (!originals.has(path)) originals.set(path, read(path));
-    texts.set(path, after);
-  };
+export function planInit(t: Target, options: { uninstall: boolean; trust: boolean; launcher: readonly string[] }): { changes: FileChange[]; notes: string[] } {
+  const files = new FileSet();
+  const command = kitHookCommand(options.launcher, t.cli, t.db);
+  const own = (c: unknown) => isOwnHook(c, t.cli, t.db);
   const notes: string[] = [];
 
-  const hooksText = current(t.hooksPath);
-  const newHooks = editJsonText(t.hooksPath, hooksText, (v) => editHookSettings(v, t.cli, hookCommand));
-  set(t.hooksPath, newHooks);
+  const hooksText = files.get(t.hooksPath);
+  const before = readJsonConfig(t.hooksPath, hooksText, t.flavor);
+  const newHooks = editHooksText(t.hooksPath, hooksText, t.cli, options.uninstall ? undefined : command, own, t.flavor);
+  files.set(t.hooksPath, newHooks);
+  const after = readJsonConfig(t.hooksPath, newHooks, t.flavor);
+  const mcp = options.uninstall ? undefined : mcpEntry(t.cli, options.launcher, t.db);
   if (t.cli === 'claude-code' || t.cli === 'gemini') {
-    set(t.mcpPath, editJsonText(t.mcpPath, current(t.mcpPath), (v) => editClaudeMcp(v, options.uninstall ? undefined : mcp)));
+    files.set(t.mcpPath, editMcpText(t.mcpPath, files.get(t.mcpPath), mcp, t.flavor));
     if (t.cli === 'gemini' && t.scope === 'project' && !options.uninstall) notes.push(`Gemini CLI reads ${join(t.dir, '.gemini')} only in a folder it trusts; init does not trust the folder for you.`);
   } else {
-    set(t.mcpPath, editCodexToml(t.mcpPath, current(t.mcpPath), { mcp: options.uninstall ? null : mcp }));
+    files.set(t.mcpPath, editCodexToml(t.mcpPath, files.get(t.mcpPath), { mcp: mcp ?? null }));
     const trustPath = t.trustPath!;
-    const own = codexOwnTrust(t.hooksPath, readJsonConfig(t.hooksPath, newHooks));
-    const recorded = codexRecordedTrust(readTomlConfig(trustPath, current(trustPath)));
-    const ownPrefix = (key: string) => key.startsWith(`${t.hooksPath}:`) && !own.some((o) => o.key === key) && wasOwnKey(key, hooksText);
+    // T46: exactly the handlers this run wrote: the command, word for word, that it put there.
+    const mine = options.uninstall ? [] : codexTrustFor(t.hooksPath, after, (c) => c === command);
+    const recorded = codexRecordedTrust(readTomlConfig(trustPath, files.get(trustPath)));
+    // Trust init had recorded for one of its own handlers (as the file was) that is no longer where it was.
+    const wasOwn = new Set(codexTrustFor(t.hooksPath, before, own).map((o) => o.key));
+    const dropTrust = (key: string) => wasOwn.has(key);
     if (options.uninstall || options.trust) {
-      set(trustPath, editCodexToml(trustPath, current(trustPath), { trust: options.uninstall ? [] : own, dropTrust: options.uninstall ? (k) => k.startsWith(`${t.hooksPath}:`) && wasOwnKey(k, hooksText) : ownPrefix }));
+      files.set(trustPath, editCodexToml(trustPath, files.get(trustPath), { trust: mine, dropTrust }));
     } else {
-      const untrusted = own.filter((o) => recorded.get(o.key) !== o.hash);
+      const untrusted = mine.filter((o) => recorded.get(o.key) !== o.hash);
       const stale = untrusted.filter((o) => recorded.has(o.key));
       if (stale.length > 0) notes.push(`Codex trust is stale for ${stale.length} handler(s) init wrote (the handler changed since it was trusted): renew it with --trust, or review them in Codex with /hooks.`);
       if (untrusted.length > 0 && stale.length < untrusted.length) {
         notes.push(`Codex runs no hook it does not trust, and says nothing when it skips one: trust the ${untrusted.length} handler(s) init wrote with "init codex --trust", or review them in Codex with /hooks.`);
       }
     }
-    if (t.scope === 'project' && !options.uninstall) notes.push(`Codex reads ${join(t.dir, '.codex')} only in a project it trusts (it asks on the first run there); init does not trust the project for you.`);
+    if (t.scope === 'project' && !options.uninstall) notes.push(`Codex reads ${join(t.dir, '.codex')} only in a project it trusts (it asks on the first run there, or run "codex --trust" there once); init does not trust the project for you, and doctor says whether it is.`);
   }
-  const changes: FileChange[] = [];
-  for (const [path, before] of originals) {
-    const after = texts.get(path);
-    if (after !== undefined && after !== before) changes.push({ path, before, after });
+  // T45: say what init leaves alone, so a lookalike is never mistaken for an installed hook.
+  const lookalikes = hookHandlers(after).filter((h) => !own(h.value['command']) && typeof h.value['command'] === 'string' && /session-state-kit|\bhook (claude-code|codex|gemini)\b/.test(h.value['command']));
+  const otherDbs = [...new Set(lookalikes.map((h) => parseKitHookCommand(h.value['command'])).filter((k) => k?.cli === t.cli).map((k) => k!.db))];
+  if (otherDbs.length > 0) notes.push(`${t.hooksPath} also has session-state-kit hooks for ${otherDbs.map((d) => JSON.stringify(d)).join(', ')}; init leaves them as they are (run it with that --db to change them).`);
+  const foreign = lookalikes.filter((h) => parseKitHookCommand(h.value['command']) === undefined);
+  if (foreign.length > 0) notes.push(`${t.hooksPath} has ${foreign.length} handler(s) that mention session-state-kit but are not a command init writes (${foreign.map((h) => `${h.event}[${h.group}][${h.handler}]`).join(', ')}); init leaves them untouched${t.cli === 'codex' ? ' and never trusts them' : ''}.`);
+  if (options.uninstall && hookHandlers(before).every((h) => !own(h.value['command'])) && otherDbs.length > 0) notes.push(`nothing of init's for --db ${JSON.stringify(t.db)} was found: pass the --db those hooks use to remove them.`);
+  if (!options.uninstall && (t.cli === 'codex' || t.cli === 'gemini')) {
+    notes.push(`the MCP server init registers for ${t.cli === 'codex' ? 'Codex' : 'Gemini CLI'} is not bound to a session (the CLI does not tell it who calls): through it a model can read and drain any session's notices, so use it only where every session on this database is yours (T44).`);
   }
-  return { changes, notes };
-}
-
-/** Whether a trust key named a handler init had written in the hooks file as it was before this run. */
-function wasOwnKey(key: string, hooksText: string | undefined): boolean {
-  const m = /:([a-z_]+):(\d+):(\d+)$/.exec(key);
-  if (!m || hooksText === undefined) return false;
-  try {
-    const hooks = (JSON.parse(hooksText) as { hooks?: Record<string, { hooks?: { command?: unknown }[] }[]> }).hooks ?? {};
-    const event = Object.keys(hooks).find((e) => codexSnakeEvent(e) === m[1]);
-    const handler = event === undefined ? undefined : hooks[event]?.[Number(m[2])]?.hooks?.[Number(m[3])];
-    return handler !== undefined && isOwnHookCommand(handler.command, 'codex');
-  } catch {
-    return false;
-  }
-}
-
-/** A unified-style diff of one file, line by line (small files: a plain LCS). */
-export function lineDiff(path: string, before: string | undefined, after: string): string {
-  const a = before === undefined ? [] : before.replace(/\n$/, '').split('\n');
-  const b = after.replace(/\n$/, '').split('\n');
-  const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
-  const out = [`--- ${before === undefined ? '/dev/null' : path}`, `+++ ${path}`];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    if (i < a.length && j < b.length && a[i] === b[j]) {
-      out.push(`  ${a[i]}`);
-      i++;
-      j++;
-    } else if (j < b.length && (i >= a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) out.push(`+ ${b[j++]}`);
-    else out.push(`- ${a[i++]}`);
-  }
-  return out.join('\n');
-}
-
-function apply(changes: readonly FileChange[], stamp: string): string[] {
-  const written: string[] = [];
-  for (const c of changes) {
-    mkdirSync(dirname(c.path), { recursive: true });
-    if (c.before !== undefined) copyFileSync(c.path, `${c.path}.${stamp}.bak`);
-    writeFileSync(c.path, c.after);
-    written.push(c.path);
-  }
-  return written;
+  return { changes: files.changes(), notes };
 }
 
 /** `session-state-kit init ...` */
@@ -231,99 +206,50 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
   const dir = resolve(values.dir ?? process.cwd());
   if (!existsSync(dir)) throw new UsageError(`--dir ${dir} does not exist`, []);
   const t = target(cli, values.user ? 'user' : 'project', dir, values.db);
-  let plan: ReturnType<typeof planInit>;
-  try {
-    plan = planInit(t, { uninstall: values.uninstall === true, trust: values.trust === true, launcher: cliLauncher() });
-  } catch (error) {
-    if (error instanceof ConfigFileError) throw new CliError(EXIT.failure, `${error.message}; nothing was written`, [`fix the file (or move it away) and run init again`]);
-    throw error;
+  if (!values.uninstall) {
+    const problem = databasePathProblem(t.db);
+    if (problem !== undefined) throw new UsageError(`--db ${t.db} can never be opened by a hook: ${problem}; nothing was written`, ['pass --db with a file path in a folder you can write']);
   }
+  let launcher: string[];
+  try {
+    launcher = kitLauncher();
+  } catch (error) {
+    throw new CliError(EXIT.failure, `${error instanceof Error ? error.message : String(error)}; nothing was written`, []);
+  }
+  const plan = () => {
+    try {
+      return planInit(t, { uninstall: values.uninstall === true, trust: values.trust === true, launcher });
+    } catch (error) {
+      if (error instanceof ConfigFileError) throw new CliError(EXIT.failure, `${error.message}; nothing was written`, [`fix the file (or move it away) and run init again`]);
+      throw error;
+    }
+  };
   if (values['dry-run']) {
-    if (plan.changes.length === 0) io.out('nothing to change: init has already been run with these options');
-    for (const c of plan.changes) io.out(lineDiff(c.path, c.before, c.after));
-    for (const n of plan.notes) io.out(`note: ${n}`);
+    const p = plan();
+    if (p.changes.length === 0) io.out('nothing to change: init has already been run with these options');
+    for (const c of p.changes) io.out(lineDiff(c.path, c.before, c.after));
+    for (const n of p.notes) io.out(`note: ${n}`);
     return EXIT.ok;
   }
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const written = apply(plan.changes, stamp);
+  let done: ReturnType<typeof plan>;
+  try {
+    // T45: read, plan and write under one lock, so a parallel init never edits a file between our read and our write.
+    done = withInitLock(() => {
+      const p = plan();
+      writeChanges(p.changes, stamp);
+      return p;
+    });
+  } catch (error) {
+    if (error instanceof ConfigWriteError) throw new CliError(EXIT.failure, error.message, ['make the file writable (or pick another scope) and run init again']);
+    throw error;
+  }
   // T45: the hooks open the database on the first event; SQLite creates the file, not its directory.
   if (!values.uninstall) mkdirSync(dirname(t.db), { recursive: true });
-  if (written.length === 0) io.out(`nothing to change: ${cli} is already ${values.uninstall ? 'without' : 'set up with'} session-state-kit here`);
-  for (const path of written) io.out(`${values.uninstall ? 'updated' : 'wrote'} ${path}${plan.changes.find((c) => c.path === path)?.before !== undefined ? ` (backup: ${path}.${stamp}.bak)` : ''}`);
+  if (done.changes.length === 0) io.out(`nothing to change: ${cli} is already ${values.uninstall ? 'without' : 'set up with'} session-state-kit here`);
+  for (const c of done.changes) io.out(`${values.uninstall ? 'updated' : 'wrote'} ${c.path}${c.before !== undefined ? ` (backup: ${c.real}.${stamp}.bak)` : ''}`);
   if (!values.uninstall) io.out(`state database: ${t.db}`);
-  for (const n of plan.notes) io.out(`note: ${n}`);
+  for (const n of done.notes) io.out(`note: ${n}`);
   return EXIT.ok;
 }
 
-/** One line of doctor's report. */
-export interface DoctorLine {
-  cli: AgentCli;
-  what: string;
-  ok: boolean;
-  detail: string;
-}
-
-/**
- * T47: for both CLIs and both scopes, whether each hook init writes is installed, trusted (Codex)
- * and runs: the installed command is run once with a payload every hook ignores (exit 0, nothing
- * recorded), so a moved Node or package shows up here rather than as silence in the agent.
- */
-export function doctor(dir: string): DoctorLine[] {
-  const lines: DoctorLine[] = [];
-  for (const cli of ['claude-code', 'codex', 'gemini'] as const) {
-    for (const scope of ['project', 'user'] as const) {
-      const t = target(cli, scope, dir, undefined);
-      let settings: ReturnType<typeof readJsonConfig>;
-      try {
-        settings = readJsonConfig(t.hooksPath, read(t.hooksPath));
-      } catch (error) {
-        lines.push({ cli, what: `${scope} hooks`, ok: false, detail: error instanceof Error ? error.message : String(error) });
-        continue;
-      }
-      const hooks = (settings['hooks'] ?? {}) as Record<string, { hooks?: { command?: unknown }[] }[]>;
-      const commands = INIT_HOOK_EVENTS[cli].map((event) => ({ event, command: (hooks[event] ?? []).flatMap((g) => g.hooks ?? []).find((h) => isOwnHookCommand(h.command, cli))?.command as string | undefined }));
-      const installed = commands.filter((c) => c.command !== undefined);
-      if (installed.length === 0) continue;
-      const missing = commands.filter((c) => c.command === undefined).map((c) => c.event);
-      lines.push({ cli, what: `${scope} hooks installed`, ok: missing.length === 0, detail: `${t.hooksPath}: ${installed.length}/${commands.length}${missing.length ? ` (missing ${missing.join(', ')})` : ''}` });
-      if (cli === 'codex') {
-        const own = codexOwnTrust(t.hooksPath, settings);
-        let recorded = new Map<string, string>();
-        try {
-          recorded = codexRecordedTrust(readTomlConfig(t.trustPath!, read(t.trustPath!)));
-        } catch (error) {
-          lines.push({ cli, what: `${scope} hooks trusted`, ok: false, detail: error instanceof Error ? error.message : String(error) });
-        }
-        const trusted = own.filter((o) => recorded.get(o.key) === o.hash).length;
-        const stale = own.filter((o) => recorded.has(o.key) && recorded.get(o.key) !== o.hash).length;
-        lines.push({
-          cli,
-          what: `${scope} hooks trusted`,
-          ok: trusted === own.length,
-          detail: `${trusted}/${own.length} trusted${stale ? `, ${stale} changed since trusted (renew: init codex --trust)` : ''}${trusted < own.length && !stale ? ' (Codex skips untrusted hooks silently: init codex --trust, or /hooks in Codex)' : ''}`,
-        });
-      }
-      const probe = spawnSync('/bin/sh', ['-c', installed[0]!.command!], { input: JSON.stringify({ hook_event_name: 'Doctor', session_id: 'doctor' }), encoding: 'utf8', timeout: 30_000 });
-      const runs = probe.status === 0 && /ignored hook event "Doctor"/.test(probe.stderr);
-      // The line that says why (Node prints a source location first), else the first line.
-      const said = (probe.stderr || probe.error?.message || `exit ${String(probe.status)}`).trim().split('\n');
-      const why = said.find((l) => /\b(Error|error|not found|denied)\b/.test(l)) ?? said[0];
-      lines.push({ cli, what: `${scope} hook runs`, ok: runs, detail: runs ? 'the installed command starts and answers' : `the installed command failed: ${why?.trim()}` });
-    }
-  }
-  return lines;
-}
-
-/** `session-state-kit doctor [--dir <path>]`: exit 0 when everything installed is trusted and runs, 1 otherwise. */
-export async function doctorCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
-  if (wantsHelp(argv)) return (io.out(INIT_USAGE), EXIT.ok);
-  const { values, positionals } = parseCommand(argv, { dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'doctor');
-  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`, ['see: session-state-kit doctor --help']);
-  const lines = doctor(resolve(values.dir ?? process.cwd()));
-  if (lines.length === 0) {
-    io.out('no session-state-kit hooks installed for Claude Code, Codex or Gemini CLI here or for this user: see session-state-kit init --help');
-    return EXIT.failure;
-  }
-  for (const l of lines) io.out(`${l.ok ? 'ok  ' : 'FAIL'}  ${l.cli.padEnd(11)} ${l.what.padEnd(22)} ${l.detail}`);
-  return lines.every((l) => l.ok) ? EXIT.ok : EXIT.failure;
-}

@@ -76,7 +76,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       case 'init':
         return await (await import('./init.js')).initCommand(rest, io);
       case 'doctor':
-        return await (await import('./init.js')).doctorCommand(rest, io);
+        return await (await import('./doctor.js')).doctorCommand(rest, io);
       case 'upstream':
         if (wantsHelp(rest)) return (io.out(UPSTREAM_USAGE), EXIT.ok);
         return await (await import('./upstream-scan.js')).upstreamCommand(rest, io);

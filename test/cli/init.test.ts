@@ -1,30 +1,15 @@
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from '@decimalturn/toml-patch';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codexHookHash, codexOwnTrust, editCodexToml, editHookSettings, editJsonText, readJsonConfig } from '../../src/cli/agent-config.js';
+import { codexHookHash, codexTrustFor, editCodexToml, editHooksText, readJsonConfig } from '../../src/cli/agent-config.js';
+import { isOwnHook } from '../../src/cli/kit-command.js';
 import { codexBinary } from '../hook/codex-schemas.js';
-import { tempDir, useBuiltCli } from './helpers.js';
+import { codexHooksList } from './codex-hooks-list.js';
+import { runAsUser, tempDir, useBuiltCli } from './helpers.js';
 
-/** T45-T47: `init` and `doctor` as a user runs them, in a throwaway project and home. */
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-function run(cli: string, args: readonly string[], env: { HOME: string; CODEX_HOME?: string }, cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = runAsUser;
 
 /** A user's Claude Code settings with their own hooks and unrelated keys, in their own key order. */
 const USER_SETTINGS = `{
@@ -90,7 +75,11 @@ describe('T45 init: merged, idempotent, backed up, reversible', () => {
     expect(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8')).toBe(before);
     expect(readdirSync(join(s.project, '.claude')).filter((f) => f.endsWith('.bak'))).toHaveLength(1);
 
-    const gone = await run(cli.path(), ['init', 'claude-code', '--uninstall'], s.env, s.project);
+    // Uninstall removes init's entries for the database it is given (the default here), no other.
+    const elsewhere = await run(cli.path(), ['init', 'claude-code', '--uninstall'], s.env, s.project);
+    expect(elsewhere.stdout).toContain('nothing of init\'s for --db');
+    expect(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8')).toBe(before);
+    const gone = await run(cli.path(), ['init', 'claude-code', '--uninstall', '--db', join(s.root, 'team.db')], s.env, s.project);
     expect(gone.code, gone.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8'))).toEqual(JSON.parse(USER_SETTINGS));
   });
@@ -177,18 +166,25 @@ describe('T45 property: init twice is init once, and uninstall gives the user\'s
   const command = "/usr/bin/node '/opt/my tools/session-state-kit/dist/cli.js' hook codex --db /srv/team.db";
   const other = '/usr/bin/node /opt/session-state-kit/dist/cli.js hook codex --db /srv/other.db';
 
-  it('T45 hooks files (Claude Code settings.json, Codex hooks.json): same entries, same key order', () => {
+  it('T45 hooks files (Claude Code settings.json, Codex hooks.json): same entries, same key order; another database\'s hook is left alone', () => {
     fc.assert(
       fc.property(settingsFile, fc.constantFrom<'claude-code' | 'codex'>('claude-code', 'codex'), fc.constantFrom('  ', '    ', '\t'), (value, cli, indent) => {
         const text = `${JSON.stringify(value, null, indent)}\n`;
         const cmd = command.replace('hook codex', `hook ${cli}`);
-        const once = editJsonText('s.json', text, (v) => editHookSettings(v, cli, cmd))!;
-        const twice = editJsonText('s.json', once, (v) => editHookSettings(v, cli, cmd))!;
+        const own = (c: unknown) => isOwnHook(c, cli, '/srv/team.db');
+        const once = editHooksText('s.json', text, cli, cmd, own)!;
+        const twice = editHooksText('s.json', once, cli, cmd, own)!;
         expect(twice).toBe(once);
-        // A re-run with another database updates the handler where it is, it does not add one.
-        const moved = editJsonText('s.json', once, (v) => editHookSettings(v, cli, other.replace('hook codex', `hook ${cli}`)))!;
+        // A newer copy of the kit (another launcher) updates the handler where it is, it does not add one.
+        const moved = editHooksText('s.json', once, cli, cmd.replace('/opt/my tools/', '/opt/v2/'), own)!;
         expect(moved.split(' hook ').length).toBe(once.split(' hook ').length);
-        const back = editJsonText('s.json', moved, (v) => editHookSettings(v, cli, undefined))!;
+        // A hook for another database is not init's for this one: it is added beside, and both stay.
+        const otherDb = other.replace('hook codex', `hook ${cli}`);
+        const both = editHooksText('s.json', moved, cli, otherDb, (c) => isOwnHook(c, cli, '/srv/other.db'))!;
+        expect(both.split(' hook ').length).toBe(2 * once.split(' hook ').length - text.split(' hook ').length);
+        const backOther = editHooksText('s.json', both, cli, undefined, (c) => isOwnHook(c, cli, '/srv/other.db'))!;
+        expect(backOther).toBe(moved);
+        const back = editHooksText('s.json', moved, cli, undefined, own)!;
         expect(JSON.stringify(readJsonConfig('s.json', back))).toBe(JSON.stringify(readJsonConfig('s.json', text)));
         if (Object.keys(value).length > 0) expect(back).toBe(text);
       }),
@@ -199,7 +195,7 @@ describe('T45 property: init twice is init once, and uninstall gives the user\'s
   it('T45 Codex config.toml: comments, lines and other tables kept, in order', () => {
     fc.assert(
       fc.property(tomlFile, (text) => {
-        const trust = codexOwnTrust('/h/.codex/hooks.json', editHookSettings({}, 'codex', command));
+        const trust = codexTrustFor('/h/.codex/hooks.json', readJsonConfig('h', editHooksText('h', undefined, 'codex', command, () => false)), (c) => c === command);
         const mcp = { command: '/usr/bin/node', args: ['/opt/x/cli.js', 'mcp', '--db', '/srv/team.db'] };
         const once = editCodexToml('c.toml', text, { mcp, trust, dropTrust: (k) => k.startsWith('/h/.codex/hooks.json:') })!;
         expect(parseToml(once)['mcp_servers']['session-state-kit']).toEqual(mcp);
@@ -221,35 +217,6 @@ describe('T45 property: init twice is init once, and uninstall gives the user\'s
 
 const codex = codexBinary();
 if (typeof codex === 'string' && process.env['CI'] === 'true') throw new Error(`T46 needs the Codex binary: ${codex}`);
-
-/** Asks a real `codex app-server` (JSON-RPC on stdio) for its hook listing in `cwd`, as Codex's own /hooks screen does. */
-async function codexHooksList(binary: string, home: string, cwd: string): Promise<{ key: string; command: string; currentHash: string; trustStatus: string }[]> {
-  const child = spawn(binary, ['app-server'], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, CODEX_HOME: join(home, '.codex') }, stdio: ['pipe', 'pipe', 'ignore'] });
-  const answers = new Map<number, (v: Record<string, unknown>) => void>();
-  let buffer = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    buffer += d;
-    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
-      const message = JSON.parse(buffer.slice(0, i)) as { id?: number };
-      buffer = buffer.slice(i + 1);
-      if (typeof message.id === 'number') answers.get(message.id)?.(message as Record<string, unknown>);
-    }
-  });
-  const call = (id: number, method: string, params: unknown) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`codex app-server did not answer ${method}`)), 60_000);
-      answers.set(id, (v) => (clearTimeout(timer), resolve(v)));
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    });
-  try {
-    await call(1, 'initialize', { clientInfo: { name: 'session-state-kit-tests', version: '0' } });
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'initialized' })}\n`);
-    const listed = (await call(2, 'hooks/list', { cwds: [cwd] })) as { result: { data: { hooks: { key: string; command: string; currentHash: string; trustStatus: string }[] }[] } };
-    return listed.result.data.flatMap((d) => d.hooks);
-  } finally {
-    child.kill();
-  }
-}
 
 describe.skipIf(typeof codex === 'string')('T46 init codex --trust, against codex app-server 0.171.0', () => {
   const cli = useBuiltCli();
@@ -277,7 +244,7 @@ describe.skipIf(typeof codex === 'string')('T46 init codex --trust, against code
     expect(listing.find((h) => h.command === 'echo mine')?.trustStatus).toBe('untrusted');
     // The hash init computes is the one Codex reports, handler by handler.
     const settings = readJsonConfig('h', readFileSync(join(home, '.codex', 'hooks.json'), 'utf8'));
-    expect(new Map(codexOwnTrust(join(home, '.codex', 'hooks.json'), settings).map((t) => [t.key, t.hash]))).toEqual(new Map(ours.map((h) => [h.key, h.currentHash])));
+    expect(new Map(codexTrustFor(join(home, '.codex', 'hooks.json'), settings, (c) => c.includes(' hook codex ')).map((t) => [t.key, t.hash]))).toEqual(new Map(ours.map((h) => [h.key, h.currentHash])));
     expect(codexHookHash('Stop', { command: 'echo mine' })).toBe(codexHookHash('Stop', { command: 'echo mine', timeout: 600, async: false }));
     // The user's comments survived.
     expect(readFileSync(join(home, '.codex', 'config.toml'), 'utf8')).toContain('model = "gpt-5.5-codex"   # the default model');
@@ -285,8 +252,19 @@ describe.skipIf(typeof codex === 'string')('T46 init codex --trust, against code
     expect(ok.code, ok.stdout).toBe(0);
     expect(ok.stdout).toMatch(/^ok {4}codex {7}user hooks trusted +5\/5 trusted$/m);
 
-    // Another database changes the handlers' command: their trust no longer holds, and init says so.
-    const moved = await run(cli.path(), ['init', 'codex', '--user', '--db', join(dir, 'other.db')], { HOME: home }, project);
+    // Another database is another set of handlers: added beside, untrusted, and the first set keeps its trust.
+    const second = await run(cli.path(), ['init', 'codex', '--user', '--db', join(dir, 'other.db')], { HOME: home }, project);
+    expect(second.stdout).toContain('Codex runs no hook it does not trust, and says nothing when it skips one: trust the 5 handler(s)');
+    const both = await codexHooksList((codex as { path: string }).path, home, project);
+    expect(both.filter((h) => h.command.includes('team.db')).map((h) => h.trustStatus)).toEqual(Array(5).fill('trusted'));
+    expect(both.filter((h) => h.command.includes('other.db')).map((h) => h.trustStatus)).toEqual(Array(5).fill('untrusted'));
+    expect((await run(cli.path(), ['init', 'codex', '--user', '--uninstall', '--db', join(dir, 'other.db')], { HOME: home }, project)).code).toBe(0);
+
+    // A newer copy of the kit (another path) rewrites its handlers' command: their trust no longer holds, and init says so.
+    const copy = join(cli.dir(), '..', `moved-${process.pid}`);
+    cpSync(cli.dir(), copy, { recursive: true });
+    const moved = await run(join(copy, 'cli.mjs'), ['init', 'codex', '--user', '--db', join(dir, 'team.db')], { HOME: home }, project);
+    rmSync(copy, { recursive: true, force: true });
     expect(moved.stdout).toContain('Codex trust is stale for 5 handler(s)');
     const after = await codexHooksList((codex as { path: string }).path, home, project);
     expect(after.filter((h) => h.command.includes(' hook codex ')).map((h) => h.trustStatus)).toEqual(['modified', 'modified', 'modified', 'modified', 'modified']);
@@ -321,6 +299,6 @@ describe('T47 doctor', () => {
     writeFileSync(path, readFileSync(path, 'utf8').replaceAll(cli.path(), join(dir, 'gone', 'cli.mjs')));
     const broken = await run(cli.path(), ['doctor'], { HOME: home }, project);
     expect(broken.code).toBe(1);
-    expect(broken.stdout).toMatch(/^FAIL {2}claude-code project hook runs +the installed command failed: .*Cannot find module/m);
+    expect(broken.stdout).toMatch(/^FAIL {2}claude-code project hooks pinned +6 hook\(s\) run .*gone\/cli\.mjs, which no longer exists/m);
   });
 });

@@ -1,0 +1,164 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { INIT_HOOK_EVENTS, codexRecordedTrust, codexTrustFor, hookHandlers, MCP_SERVER_NAME, readJsonConfig, readTomlConfig, type AgentCli } from './agent-config.js';
+import { parseCommand, wantsHelp } from './args.js';
+import { databasePathProblem, readText } from './config-files.js';
+import { INIT_USAGE, codexHome, target, type Target } from './init.js';
+import { EXIT, UsageError, type ExitCode, type Io } from './io.js';
+import { kitLauncher, parseKitHookCommand, parseKitMcpEntry, sameLauncher, type KitCommand } from './kit-command.js';
+
+/** One line of doctor's report. */
+export interface DoctorLine {
+  cli: AgentCli;
+  what: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** The payload doctor starts a hook with: every runtime's hook ignores it (exit 0, nothing opened, nothing recorded). */
+const PROBE = JSON.stringify({ hook_event_name: 'Doctor', session_id: 'doctor' });
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** T47: whether Codex reads a project's `.codex/`: only in a folder its user config marks trusted. */
+function codexProjectTrusted(dir: string): boolean | string {
+  let config: Record<string, unknown>;
+  try {
+    config = readTomlConfig(`${codexHome()}/config.toml`, readText(`${codexHome()}/config.toml`));
+  } catch (error) {
+    return errorText(error);
+  }
+  const projects = (config['projects'] ?? {}) as Record<string, { trust_level?: unknown } | undefined>;
+  let real = dir;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    // A folder that is gone is simply not trusted.
+  }
+  return [dir, real].some((d) => Object.hasOwn(projects, d) && projects[d]?.trust_level === 'trusted');
+}
+
+/** T47: the MCP entry init registers in one target, parsed, if there is one. */
+function mcpLine(t: Target, own: readonly string[]): DoctorLine | undefined {
+  let entry: unknown;
+  try {
+    const config = t.cli === 'codex' ? readTomlConfig(t.mcpPath, readText(t.mcpPath)) : readJsonConfig(t.mcpPath, readText(t.mcpPath), t.flavor);
+    const servers = (t.cli === 'codex' ? config['mcp_servers'] : config['mcpServers']) as Record<string, unknown> | undefined;
+    entry = servers?.[MCP_SERVER_NAME];
+  } catch (error) {
+    return { cli: t.cli, what: `${t.scope} MCP server`, ok: false, detail: errorText(error) };
+  }
+  if (entry === undefined) return undefined;
+  const kit = parseKitMcpEntry(entry);
+  const what = `${t.scope} MCP server`;
+  if (kit === undefined) return { cli: t.cli, what, ok: false, detail: `${t.mcpPath}: the "${MCP_SERVER_NAME}" entry is not a command init writes (not run)` };
+  if (kit.form === 'npx') return { cli: t.cli, what, ok: false, detail: `${t.mcpPath}: runs "npx session-state-kit", resolved by name from the registry when the CLI starts it: run init again to pin it to this copy` };
+  if (!sameLauncher(kit.launcher, own)) return { cli: t.cli, what, ok: false, detail: `${t.mcpPath}: runs another copy of the kit (${kit.launcher.join(' ')}): run init again from the copy you use` };
+  return { cli: t.cli, what, ok: true, detail: `${t.mcpPath}: pinned to this copy of the kit` };
+}
+
+/** Starts exactly the kit's own hook command, as argv (no shell), in `dir`, with the probe payload. */
+function probeHook(kit: KitCommand, dir: string): { ok: boolean; detail: string } {
+  const [command, ...args] = [...kit.launcher, 'hook', kit.cli, '--db', kit.db];
+  const probe = spawnSync(command!, args, { cwd: dir, input: PROBE, encoding: 'utf8', timeout: 30_000 });
+  if (probe.status === 0 && /ignored hook event "Doctor"/.test(probe.stderr)) return { ok: true, detail: `the installed command starts and answers (in ${dir})` };
+  // The line that says why (Node prints a source location first), else the first line.
+  const said = (probe.stderr || probe.error?.message || `exit ${String(probe.status)}`).trim().split('\n');
+  const why = said.find((l) => /\b(Error|error|not found|denied)\b/.test(l)) ?? said[0];
+  return { ok: false, detail: `the installed command failed: ${why?.trim()}` };
+}
+
+/**
+ * T47: for every CLI and both scopes, whether the hooks init writes are installed, trusted
+ * (Codex: each handler and, for a project, the project), pinned to this copy of the kit, able to
+ * open their database, and able to run. Only a command that is exactly this kit's own is ever
+ * started (argv, no shell, in `dir`); any other command in those files is reported, never run.
+ */
+export function doctor(dir: string, launcher: readonly string[] = kitLauncher()): DoctorLine[] {
+  const lines: DoctorLine[] = [];
+  for (const cli of ['claude-code', 'codex', 'gemini'] as const) {
+    for (const scope of ['project', 'user'] as const) {
+      const t = target(cli, scope, dir, undefined);
+      const line = (what: string, ok: boolean, detail: string) => lines.push({ cli, what: `${scope} ${what}`, ok, detail });
+      let settings: Record<string, unknown>;
+      try {
+        settings = readJsonConfig(t.hooksPath, readText(t.hooksPath), t.flavor);
+      } catch (error) {
+        line('hooks', false, errorText(error));
+        continue;
+      }
+      // Every event, not only init's: a lookalike may sit under any of them.
+      const handlers = hookHandlers(settings as never);
+      const kits = handlers.map((h) => ({ h, kit: parseKitHookCommand(h.value['command']) })).filter((x) => x.kit?.cli === cli);
+      const foreign = handlers.filter((h) => typeof h.value['command'] === 'string' && /session-state-kit|\bhook (claude-code|codex|gemini)\b/.test(h.value['command']) && parseKitHookCommand(h.value['command']) === undefined);
+      const mcp = mcpLine(t, launcher);
+      if (kits.length === 0 && foreign.length === 0 && mcp === undefined) continue;
+      for (const h of foreign) line('hook not run', false, `${t.hooksPath}: ${h.event}[${h.group}][${h.handler}] mentions session-state-kit but is not a command init writes; doctor does not run it`);
+      const dbs = [...new Set(kits.map((k) => k.kit!.db))];
+      if (kits.length === 0) line('hooks installed', false, `${t.hooksPath}: none (run init ${cli}${scope === 'user' ? ' --user' : ''})`);
+      for (const db of dbs) {
+        const mine = kits.filter((k) => k.kit!.db === db);
+        const missing = INIT_HOOK_EVENTS[cli].filter((e) => !mine.some((k) => k.h.event === e));
+        line('hooks installed', missing.length === 0, `${t.hooksPath}: ${INIT_HOOK_EVENTS[cli].length - missing.length}/${INIT_HOOK_EVENTS[cli].length}${missing.length ? ` (missing ${missing.join(', ')})` : ''}${dbs.length > 1 ? ` for ${db}` : ''}`);
+        const problem = databasePathProblem(db);
+        line('database', problem === undefined, problem === undefined ? db : `${db} can never be opened: ${problem}`);
+        const npx = mine.filter((k) => k.kit!.form === 'npx');
+        const other = mine.filter((k) => k.kit!.form === 'pinned' && !sameLauncher(k.kit!.launcher, launcher));
+        if (npx.length > 0) line('hooks pinned', false, `${npx.length} hook(s) run "npx session-state-kit", resolved by name from the registry on every event: run init again to pin them to this copy`);
+        else if (other.length > 0) {
+          const gone = other[0]!.kit!.launcher.filter((w) => isAbsolute(w) && !existsSync(w));
+          line(
+            'hooks pinned',
+            false,
+            gone.length > 0
+              ? `${other.length} hook(s) run ${gone.join(' and ')}, which no longer exists (the kit or Node moved): run init again`
+              : `${other.length} hook(s) run another copy of the kit (${other[0]!.kit!.launcher.join(' ')}), which doctor does not run: run init again from the copy you use, or doctor from that copy`,
+          );
+        }
+        else line('hooks pinned', true, 'every hook runs this copy of the kit by absolute path');
+        if (cli === 'codex') {
+          let recorded = new Map<string, string>();
+          try {
+            recorded = codexRecordedTrust(readTomlConfig(t.trustPath!, readText(t.trustPath!)));
+          } catch (error) {
+            line('hooks trusted', false, errorText(error));
+          }
+          const wanted = codexTrustFor(t.hooksPath, settings as never, (c) => mine.some((k) => k.h.value['command'] === c));
+          const trusted = wanted.filter((o) => recorded.get(o.key) === o.hash).length;
+          const stale = wanted.filter((o) => recorded.has(o.key) && recorded.get(o.key) !== o.hash).length;
+          line('hooks trusted', trusted === wanted.length, `${trusted}/${wanted.length} trusted${stale ? `, ${stale} changed since trusted (renew: init codex --trust)` : ''}${trusted < wanted.length && !stale ? ' (Codex skips untrusted hooks silently: init codex --trust, or /hooks in Codex)' : ''}`);
+          if (scope === 'project') {
+            const ok = codexProjectTrusted(dir);
+            line('project trusted', ok === true, ok === true ? `Codex reads ${dir}/.codex` : typeof ok === 'string' ? ok : `Codex does not read ${dir}/.codex in an untrusted project: trust it when Codex asks, or run "codex --trust" there once`);
+          }
+        }
+        const runnable = mine.find((k) => k.kit!.form === 'pinned' && sameLauncher(k.kit!.launcher, launcher));
+        if (runnable !== undefined) {
+          const r = probeHook(runnable.kit!, dir);
+          line('hook runs', r.ok, r.detail);
+        }
+      }
+      if (mcp !== undefined) lines.push(mcp);
+    }
+  }
+  return lines;
+}
+
+export const DOCTOR_USAGE = INIT_USAGE;
+
+/** `session-state-kit doctor [--dir <path>]`: exit 0 when everything installed is trusted, pinned and runs, 1 otherwise. */
+export async function doctorCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
+  if (wantsHelp(argv)) return (io.out(DOCTOR_USAGE), EXIT.ok);
+  const { values, positionals } = parseCommand(argv, { dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'doctor');
+  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`, ['see: session-state-kit doctor --help']);
+  const lines = doctor(resolve(values.dir ?? process.cwd()));
+  if (lines.length === 0) {
+    io.out('no session-state-kit hooks installed for Claude Code, Codex or Gemini CLI here or for this user: see session-state-kit init --help');
+    return EXIT.failure;
+  }
+  for (const l of lines) io.out(`${l.ok ? 'ok  ' : 'FAIL'}  ${l.cli.padEnd(11)} ${l.what.padEnd(24)} ${l.detail}`);
+  return lines.every((l) => l.ok) ? EXIT.ok : EXIT.failure;
+}
