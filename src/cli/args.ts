@@ -37,9 +37,7 @@ function describeParseError(error: unknown, command: string): string {
 }
 
 /** Quotes an argument for a copy-pasteable hint (POSIX shell). */
-export function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
+export { shellQuote } from './shell-words.js';
 
 /** A non-negative (or >= min) safe integer from a flag value; anything else is a usage error. */
 export function parseInteger(value: string, flag: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
