@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type {
   ChangesSinceResponse,
@@ -374,6 +375,8 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
   /** R9: logger calls that threw (swallowed, so a broken logger never fails the caller's action). */
   loggerFailures = 0;
   readonly path: string;
+  /** R70: the WAL another connection's commit writes, beside the real file (none for ':memory:'). */
+  private readonly walFile: string | undefined;
   /** The driver in use: 'better-sqlite3', 'node:sqlite', 'bun:sqlite' or a custom driver's name. */
   readonly driver: string;
 
@@ -424,6 +427,7 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
       }
       throw openError(this.path, error); // R9c
     }
+    this.walFile = walFileOf(this.path);
     this.lastPruneAt = this.now();
     // R29: opening prunes. It changes no cursor: the pending notices are already in the file.
     this.prune();
@@ -897,7 +901,7 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
 
   /** R70: the file another connection's commit writes first; the feed watches it. None for ':memory:'. */
   changeFiles(): readonly string[] {
-    return this.path === ':memory:' || this.path === '' ? [] : [`${this.path}-wal`];
+    return this.walFile === undefined ? [] : [this.walFile];
   }
 
   /**
@@ -989,6 +993,19 @@ interface BatchState {
   heads: Map<string, StateEvent>;
   /** Identities known to hold no cursor in this transaction. */
   cursorless: Set<string>;
+}
+
+/**
+ * R70: SQLite follows a symlinked path and keeps the WAL beside the real file, so a `-wal` named
+ * after the link never exists and its events never come: the WAL is named from the resolved path.
+ */
+function walFileOf(path: string): string | undefined {
+  if (path === ':memory:' || path === '') return undefined;
+  try {
+    return `${realpathSync(path)}-wal`;
+  } catch {
+    return `${path}-wal`; // not a plain file path (e.g. a URI): as given
+  }
 }
 
 /** Opens (creating or migrating) a store. Throws NotAStateDatabaseError / SchemaTooNewError for a wrong file. */
