@@ -53,7 +53,8 @@ import {
   withNoticeLinks,
   type PruneConfig,
 } from '../core/index.js';
-import type { PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
+import type { PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../feed/types.js';
+import type { SessionsPageRequest, SessionsPageRow } from '../tools/handlers.js';
 import { BadRows } from '../shared/pending-rows.js';
 import { SqlitePendingReads } from './pending-reads.js';
 import { resolveClock } from '../shared/clock.js';
@@ -303,6 +304,12 @@ export const SQL = {
   insertSpawnParent: 'INSERT INTO session_spawn_parents (session_key, agent_id, parent) VALUES (?, ?, ?) ON CONFLICT (session_key, agent_id) DO NOTHING',
   spawnParent: 'SELECT parent FROM session_spawn_parents WHERE session_key = ? AND agent_id = ?',
   allSpawnParents: 'SELECT session_key, agent_id, parent FROM session_spawn_parents WHERE parent IS NOT NULL',
+  // T15: one page of sessions after a position, walked off the heads' primary key (no sort, no
+  // scan); with each its head (T4) and its spawn parent by key (T12), so a page costs its rows.
+  sessionsPage:
+    'SELECT h.session_key, h.agent_id, h.last_sequence, p.parent FROM session_state_heads h ' +
+    'LEFT JOIN session_spawn_parents p ON p.session_key = h.session_key AND p.agent_id = h.agent_id ' +
+    'WHERE (h.session_key, h.agent_id) > (?, ?) ORDER BY h.session_key, h.agent_id LIMIT ?',
   deleteSpawnParent: 'DELETE FROM session_spawn_parents WHERE session_key = ? AND agent_id = ?',
   // With the head, its slots: a session recreated under the key must not inherit them (R51).
   deleteSlots: 'DELETE FROM session_state_slots WHERE session_key = ? AND agent_id = ?',
@@ -315,7 +322,7 @@ type Statements = { [K in keyof typeof SQL]: SqliteStatement };
  * a 1k-notice drain spent about a seventh of its time building row objects (bench
  * phases-drain-prune: 0.80× with arrays, 0.69× with objects, 2026-12-04). Their columns, in order, are PendingTuple's.
  */
-const VALUE_READS = ['pendingOfWatcher', 'pendingOfWatcherToDrain'] as const;
+const VALUE_READS = ['pendingOfWatcher', 'pendingOfWatcherToDrain', 'sessionsPage'] as const;
 type ValueReads = { [K in (typeof VALUE_READS)[number]]: SqliteValuesStatement };
 
 /** A driver without prepareValues: the same rows, turned into arrays here. */
@@ -873,6 +880,26 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
     return rows.map((r) => [r.session_key, r.agent_id, r.parent]);
   }
 
+  /**
+   * T4, T12, T15: the sessions (heads) strictly after `after` in key order (code point order: BINARY
+   * compares UTF-8 bytes), at most `limit`, each with its head and spawn parent (null: none). Read by
+   * the heads' primary key: a page costs its own rows, whatever the file holds.
+   */
+  sessionsPage(request: SessionsPageRequest): SessionsPageRow[] {
+    this.assertOpen();
+    const { after, limit } = request;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`sessionsPage: limit must be a positive integer, got ${String(limit)}`);
+    if (after !== undefined && (typeof after.sessionKey !== 'string' || typeof after.agentId !== 'string')) throw new RangeError('sessionsPage: after must name a session (sessionKey, agentId)');
+    // Every key is non-empty (R1), so ('', '') comes before all of them: the first page.
+    const rows = this.guard('sessionsPage', [] as unknown[][], () => this.values.sessionsPage.all(after?.sessionKey ?? '', after?.agentId ?? '', limit));
+    return rows.map(([sessionKey, agentId, version, parent]) => ({
+      sessionKey: sessionKey as string,
+      agentId: agentId as string,
+      stateVersion: toSafeNumber(version, 'session_state_heads.last_sequence'),
+      spawnParent: typeof parent === 'string' ? parent : null,
+    }));
+  }
+
   restart(): void {
     this.assertOpen();
     // R29: nothing pending lives in process memory, so nothing is rebuilt and no cursor changes:
@@ -887,6 +914,12 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
   listPending(): PendingPair[] {
     this.assertOpen();
     return this.pendingReads.listPending();
+  }
+
+  /** T15: the watchers with a pending notice strictly after `after` in key order, at most `limit`, one index seek each (the pending index). */
+  pendingWatchersPage(request: PendingWatchersPageRequest): string[] {
+    this.assertOpen();
+    return this.pendingReads.pendingWatchersPage(request);
   }
 
   /**

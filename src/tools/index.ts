@@ -17,6 +17,8 @@ export {
   sessionWatch,
   watchAfterSend,
   type SendWatchRequest,
+  type SessionsPageRequest,
+  type SessionsPageRow,
   type ToolContext,
   type ToolOutput,
   type ToolStore,
