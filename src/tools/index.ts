@@ -32,6 +32,7 @@ export {
   VISIBILITIES,
   checkCaller,
   inScope,
+  scopeChecker,
   isForbiddenError,
   spawnParentFromLog,
   type Caller,

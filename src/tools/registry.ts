@@ -11,7 +11,7 @@ import {
   type SessionsListRow,
   type ToolName,
 } from '../../spec/schemas/tools.js';
-import { ValidationError, assertSchema, isValidationError, validateSessionKey } from '../core/index.js';
+import { ValidationError, assertSchema, isValidationError, parseAgentScopedKey, validateSessionKey } from '../core/index.js';
 import { checkArgs, resolveAgentId } from './args.js';
 import {
   SESSIONS_LIST_BATCH,
@@ -28,7 +28,7 @@ import {
   type ToolOutput,
   type ToolStore,
 } from './handlers.js';
-import { checkCaller, type Caller, type ParentOf, type Visibility } from './scope.js';
+import { checkCaller, scopeChecker, type Caller, type ParentOf, type Visibility } from './scope.js';
 import { sessionsListPageText, sessionsListText, storeUnavailableText } from './text.js';
 
 /** The tools layer logs (a row it skips, T4) through this; the runtime's own logger fits. */
@@ -269,8 +269,9 @@ async function keyedPage(ctx: ToolContext, options: SessionToolsOptions, args: S
     if (!parents.has(id)) parents.set(id, askParent(sessionKey, agentId));
     return parents.get(id);
   };
-  const pageCtx: ToolContext = bound ? { ...ctx, parentOf } : ctx;
-  const page: { sessionKey: string; agentId: string; stateVersion: number }[] = [];
+  // One checker per page: sessions of one spawn chain share their walks (T12).
+  const visible = ctx.caller === undefined ? undefined : scopeChecker(ctx.caller, parentOf);
+  const page: { sessionKey: string; agentId: string; stateVersion: number; scoped: boolean }[] = [];
   const ends = new Set<string>();
   let more = false;
   for (let done = false; !done && !more; ) {
@@ -298,21 +299,30 @@ async function keyedPage(ctx: ToolContext, options: SessionToolsOptions, args: S
       try {
         if (r === null || typeof r !== 'object' || Array.isArray(r)) throw new ValidationError(`rows.${i}`, 'type', 'must be an object');
         validateSessionKey(r.sessionKey, `rows.${i}.sessionKey`);
-        if (r.agentId !== undefined) assertSchema(AgentId, r.agentId, `rows.${i}.agentId`);
-        const agentId = resolveAgentId(r.sessionKey!, r.agentId, ctx.defaultAgentId, `rows.${i}.agentId`);
+        // T2: an agent-scoped key names its agent (a valid id), which a row's agentId must match;
+        // the key is parsed once per row (a listing's cost is per row).
+        const scoped = parseAgentScopedKey(r.sessionKey);
+        let agentId: string;
+        if (scoped !== undefined && (r.agentId === undefined || r.agentId === scoped.agentId)) agentId = scoped.agentId;
+        else {
+          if (r.agentId !== undefined) assertSchema(AgentId, r.agentId, `rows.${i}.agentId`);
+          agentId = resolveAgentId(r.sessionKey, r.agentId, ctx.defaultAgentId, `rows.${i}.agentId`);
+        }
         const v = r.stateVersion;
         const stateVersion = typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : 0;
-        if (rowParents && bound && r.spawnParent !== undefined) parents.set(`${agentId}\u0000${r.sessionKey!}`, typeof r.spawnParent === 'string' ? r.spawnParent : undefined);
-        rows.push({ sessionKey: r.sessionKey!, agentId, stateVersion });
+        if (rowParents && bound && r.spawnParent !== undefined) parents.set(`${agentId}\u0000${r.sessionKey}`, typeof r.spawnParent === 'string' ? r.spawnParent : undefined);
+        rows.push({ sessionKey: r.sessionKey, agentId, stateVersion, scoped: scoped !== undefined });
       } catch (error) {
         options.logger?.warn('sessions_list: skipped a session row that names no session', { row: i, error: error instanceof Error ? error.message : String(error) });
       }
     }
     for (let i = 0; i < rows.length && !more; i += SESSIONS_LIST_BATCH) {
       const batch = rows.slice(i, i + SESSIONS_LIST_BATCH);
-      const visible = bound ? await Promise.all(batch.map((r) => visibleTo(pageCtx, r.sessionKey, r.agentId))) : batch.map(() => true);
+      // Answered at once while the parents are known; a parent read from the store is awaited, at most a batch at a time.
+      const answers = visible === undefined ? undefined : batch.map((r) => visible(r.sessionKey, r.agentId));
+      const shown = answers?.every((a) => typeof a === 'boolean') ? answers : answers && (await Promise.all(answers));
       for (const [k, r] of batch.entries()) {
-        if (!visible[k]) continue;
+        if (shown !== undefined && !shown[k]) continue;
         if (page.length === limit) {
           more = true;
           break;
@@ -325,7 +335,9 @@ async function keyedPage(ctx: ToolContext, options: SessionToolsOptions, args: S
   const lastShown = page[page.length - 1];
   const nextCursor = more && lastShown !== undefined ? encodeCursor(lastShown.sessionKey, lastShown.agentId) : undefined;
   const result: SessionsListResult = nextCursor === undefined ? { sessions } : { sessions, nextCursor };
-  return { result, text: sessionsListPageText(sessionsListText(sessions), nextCursor) };
+  // T4: the text names the agent of a bare key only; an agent-scoped key's row needs no second parse.
+  const forText = page.map((r) => (r.scoped ? { sessionKey: r.sessionKey, stateVersion: r.stateVersion || undefined } : { sessionKey: r.sessionKey, agentId: r.agentId, stateVersion: r.stateVersion || undefined }));
+  return { result, text: sessionsListPageText(sessionsListText(forText), nextCursor) };
 }
 
 /**

@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { createSessionTools, type SessionsPageRequest, type SessionsPageRow, type ToolStore } from '../../src/tools/index.js';
+import { MAX_TREE_DEPTH, createSessionTools, scopeChecker, type Caller, type SessionsPageRequest, type SessionsPageRow, type ToolStore, type Visibility } from '../../src/tools/index.js';
 
 // T4, T12, T15: sessions_list over a keyed page read. Each page asks the source for its own rows
 // after the cursor and nothing more: no full list, no read of every spawn parent.
@@ -162,5 +163,63 @@ describe('T15 sessions_list pages read by key', () => {
     expect(store.pendingWatchersPage({ after: order[2]!, limit: 3 })).toEqual(order.slice(3));
     store.drainNotices('agent:main:w1');
     expect(store.pendingWatchersPage({ limit: 10 })).toEqual(order.filter((w) => w !== 'agent:main:w1'));
+  });
+});
+
+describe('T12 one scope check per page', () => {
+  /** inScope's walk as T12 states it, step by step, with no memory between targets: the reference. */
+  function reference(caller: Caller, parentOf: (k: string) => string | undefined, sessionKey: string, agentId: string): boolean {
+    if (caller.visibility === 'all' || sessionKey === caller.sessionKey) return true;
+    if (caller.visibility === 'self') return false;
+    if (caller.visibility === 'agent' && agentId === caller.agentId) return true;
+    const seen = new Set([sessionKey]);
+    let key = sessionKey;
+    for (let depth = 0; depth < MAX_TREE_DEPTH; depth++) {
+      const parent = parentOf(key);
+      if (parent === undefined) return false;
+      if (parent === caller.sessionKey) return true;
+      if (!parent.startsWith('agent:') || seen.has(parent)) return false;
+      seen.add(parent);
+      key = parent;
+    }
+    return false;
+  }
+
+  it('T12 sessions of one spawn chain share their walks: a 1k chain checked in key order asks each parent once, and answers as the walk of each alone', () => {
+    const caller: Caller = { sessionKey: LEAD, agentId: 'main', visibility: 'tree' };
+    const chain = Array.from({ length: 1000 }, (_, i) => key(i));
+    const parent = (k: string) => (k === chain[0] ? LEAD : chain[chain.indexOf(k) - 1]);
+    let asked = 0;
+    const check = scopeChecker(caller, (k) => (asked++, parent(k)));
+    const answers = chain.map((k) => check(k, 'main'));
+    expect(answers).toEqual(chain.map((k) => reference(caller, parent, k, 'main')));
+    expect(answers.filter((a) => a === true)).toHaveLength(MAX_TREE_DEPTH);
+    expect(asked).toBe(1000);
+  });
+
+  it('T12 property: over any parent graph (cycles, bare or missing parents, long chains) and any order of targets, a shared checker answers as each walk alone', () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `agent:main:k${i}`);
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constant(undefined), fc.constant('global'), fc.constant(LEAD), fc.constantFrom(...keys)), { minLength: keys.length, maxLength: keys.length }),
+        fc.array(fc.constantFrom(...keys, LEAD), { maxLength: 30 }),
+        fc.constantFrom<Visibility>('self', 'tree', 'agent', 'all'),
+        fc.integer({ min: 0, max: 40 }),
+        (parents, targets, visibility, stretch) => {
+          // A chain of `stretch` extra sessions before k0, to cross the depth cap from either side.
+          const extra = Array.from({ length: stretch }, (_, i) => `agent:main:x${i}`);
+          const parentOf = (k: string): string | undefined => {
+            const e = extra.indexOf(k);
+            if (e >= 0) return e === 0 ? keys[0] : extra[e - 1];
+            const i = keys.indexOf(k);
+            return i >= 0 ? parents[i] : undefined;
+          };
+          const caller: Caller = { sessionKey: LEAD, agentId: 'main', visibility };
+          const check = scopeChecker(caller, parentOf);
+          for (const t of [...targets, ...extra.reverse(), ...extra]) expect(check(t, 'main'), t).toBe(reference(caller, parentOf, t, 'main'));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
