@@ -73,6 +73,27 @@ function afterCursor(cursor: string): string {
   }
 }
 
+/**
+ * T8, T15: one page of resources/list: the watchers with pending notices in key order after the
+ * cursor, at most RESOURCES_PAGE, with nextCursor when more follow. With `pendingWatchersPage` (the
+ * stores') it reads only that page's watchers, and one more that says whether another follows;
+ * a source with only `listPending` is read whole for every page.
+ */
+export async function noticeResourcesPage(
+  pending: Pick<PendingSource, 'listPending' | 'pendingWatchersPage'> | undefined,
+  cursor: string | undefined,
+): Promise<{ resources: { uri: string; name: string; mimeType: string }[]; nextCursor?: string }> {
+  if (!pending || (typeof pending.pendingWatchersPage !== 'function' && typeof pending.listPending !== 'function')) return { resources: [] };
+  const after = cursor === undefined ? undefined : afterCursor(cursor);
+  const watchers =
+    typeof pending.pendingWatchersPage === 'function'
+      ? (await pending.pendingWatchersPage(after === undefined ? { limit: RESOURCES_PAGE + 1 } : { after, limit: RESOURCES_PAGE + 1 })).filter((w) => typeof w === 'string')
+      : [...new Set((await pending.listPending!()).map((p) => p.watcherSessionKey))].filter((w) => after === undefined || w > after).sort();
+  const page = watchers.slice(0, RESOURCES_PAGE);
+  const resources = page.map((w) => ({ uri: noticesUri(w), name: `notices for ${w}`, mimeType: 'text/plain' }));
+  return watchers.length > RESOURCES_PAGE ? { resources, nextCursor: pageCursor(page[page.length - 1]!) } : { resources };
+}
+
 const INSTRUCTIONS = `Session-state tools: a shared log of who changed which agent session. When a notice says "Session "<key>" changed (other actor)", call session_status with that sessionKey and changesSince before acting on what you knew of it. Watch a session you coordinate with session_watch (your own session key is the watcher).`;
 
 export function createSessionStateMcpServer(options: SessionStateMcpOptions): Server {
@@ -148,19 +169,7 @@ export function createSessionStateMcpServer(options: SessionStateMcpOptions): Se
   server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     // T13: bound, the one resource a caller may read is its own.
     if (caller !== undefined) return { resources: [{ uri: noticesUri(caller.sessionKey), name: `notices for ${caller.sessionKey}`, mimeType: 'text/plain' }] };
-    const pending = options.pending;
-    if (!pending || (typeof pending.pendingWatchersPage !== 'function' && typeof pending.listPending !== 'function')) return { resources: [] };
-    // T15: in watcher order, at most RESOURCES_PAGE per answer, so no answer outgrows a client's message cap.
-    const cursor = request.params?.cursor;
-    const after = cursor === undefined ? undefined : afterCursor(cursor);
-    // A keyed read asks for one more than a page: it says whether another page follows.
-    const watchers =
-      typeof pending.pendingWatchersPage === 'function'
-        ? (await pending.pendingWatchersPage(after === undefined ? { limit: RESOURCES_PAGE + 1 } : { after, limit: RESOURCES_PAGE + 1 })).filter((w) => typeof w === 'string')
-        : [...new Set((await pending.listPending!()).map((p) => p.watcherSessionKey))].filter((w) => after === undefined || w > after).sort();
-    const page = watchers.slice(0, RESOURCES_PAGE);
-    const resources = page.map((w) => ({ uri: noticesUri(w), name: `notices for ${w}`, mimeType: 'text/plain' }));
-    return watchers.length > RESOURCES_PAGE ? { resources, nextCursor: pageCursor(page[page.length - 1]!) } : { resources };
+    return noticeResourcesPage(options.pending, request.params?.cursor);
   });
 
   const watcherOf = (uri: string): string => {
