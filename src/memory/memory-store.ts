@@ -94,7 +94,7 @@ export interface MemoryState {
   changes: number;
   /** R68: which pairs' notices changed, in change order (the feed reads what changed after its position). */
   changeLog: PairChangeLog;
-  /** T15: the sessions in key order, made at the first keyed page read and kept up from then on. */
+  /** T15: the sessions in key order, made at the first keyed page read and kept up from then on. @internal */
   sessionOrder?: SessionOrder;
 }
 
@@ -251,8 +251,10 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
       head.stateVersion = stored.sequence;
       head.updatedAt = now;
     } else {
-      state.heads.set(id, { sessionKey: stored.sessionKey, agentId: stored.agentId, stateVersion: stored.sequence, prunedMaxSequence: 0, updatedAt: now });
-      state.sessionOrder?.add(stored);
+      const created: SessionHead = { sessionKey: stored.sessionKey, agentId: stored.agentId, stateVersion: stored.sequence, prunedMaxSequence: 0, updatedAt: now };
+      state.heads.set(id, created);
+      // The head, not the event: the order must not keep a pruned event alive.
+      state.sessionOrder?.add(created);
     }
 
     // No cursor on the target and no producer-passed watcher: nothing to seed or move (R10-R17 plan
