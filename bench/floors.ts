@@ -29,6 +29,9 @@ import type { Limit } from './lib/report.js';
  with the change feed that reads what changed (R68, R70; 2026-12-04), from one full and one smoke
  run of their groups (bench/results/reference-feed-2026-12-04.json): the feed's two are the
  issue's own targets (at most 20x a keyed read), the others about half of what was measured.
+ The tools floors came with the keyed page reads (T15; 2026-12-06), from one full and three smoke
+ runs of `--filter tools`: about half of the lowest ratio seen, each far above what a walk that
+ reads everything per page gives.
  */
 export const LIMITS_FOR_CHECK: readonly Limit[] = [
   // --- append: adapter record() vs a raw single-row INSERT (autocommit), same schema and pragmas.
@@ -82,6 +85,12 @@ export const LIMITS_FOR_CHECK: readonly Limit[] = [
   // --- cross-process latency at default settings: woken by the -wal file (R70) and by NOTIFY, not by the 200 ms poll.
   { id: 'latency/sqlite@100k', metric: 'p99OverPoll', max: 0.5, why: 'p99 over the default 200 ms poll: measured 0.038 (7.7 ms, smoke at load 16, 2026-12-04); a feed that waited for its poll again would give about 1' },
   { id: 'latency/postgres@100k', metric: 'p99OverPoll', max: 1, why: 'p99 over the default 200 ms poll (PostgreSQL is woken by NOTIFY, it has no token to poll): measured 0.18 (full, 35.6 ms, p50 1.0 ms) on 2026-12-04 at load 11-15; the tail follows server stalls (the writer\'s own record() p99 was 52 ms in that run, 173 ms in the 1k case), hence the wide ceiling; a listener that read every pending pair per NOTIFY pays a 100k-row read and diff per commit' },
+
+  // --- paged lists (T15): every page walked with nextCursor, against one full read of the same rows (ratio = full read time / walk time; 0.33 is a walk of 3x the full read).
+  { id: 'tools/sessions-list-walk@10k', metric: 'ratio', min: 0.2, why: 'the target is at most 3x one full read of every head (0.33): measured 0.41-0.50 smoke and 0.50 full (0.69 at 100k, 329 ms against 226 ms) on 2026-12-06 at load 4-9; a page that reads every head again makes the walk quadratic: 100 full reads here, about 0.01' },
+  { id: 'tools/sessions-list-walk-tree@10k', metric: 'ratio', min: 0.15, why: 'bound with visibility tree, the walk reads every row once to find the lead\'s 100 children: measured 0.26 (load 9), 0.36-0.41 smoke and 0.40 full (0.44 at 100k) on 2026-12-06; a read of every spawn parent per page, or of every head, gives well under 0.05' },
+  { id: 'tools/sessions-list-walk-tree@chain-1k', metric: 'ratio', min: 0.1, why: 'one spawn chain of 1k sessions, every row up to 32 steps from the lead: measured 0.20-0.37 on 2026-12-06 with the page\'s walks shared (scopeChecker); 0.03-0.05 when every row walked its own 32 steps' },
+  { id: 'tools/resources-list-walk@10k', metric: 'ratio', min: 0.5, why: 'every resources/list page (1,000 watchers) against one listPending: measured 1.75-3.1 smoke and 2.0 full (1.70 at 100k) on 2026-12-06; a page that lists every pending pair again gives about 0.1 at 10 pages' },
 
   // --- memory: not a ratio; bytes of JS heap kept per append after a forced GC.
   // --- upstream-scan: the monitor reading a Claude Code transcript from offset 0 (8 MiB smoke, 100 MiB full; one id, both sizes).

@@ -1,7 +1,6 @@
 import type { MaybePromise } from '../../spec/index.js';
-import type { SessionsListRow } from '../../spec/schemas/tools.js';
 import type { StorePendingSource } from '../feed/index.js';
-import { checkCaller, type ToolStore } from '../tools/index.js';
+import { checkCaller, type SessionsPageRequest, type SessionsPageRow, type ToolStore } from '../tools/index.js';
 import { MAX_POLL_MS, parseCommand, parseInteger, wantsHelp } from './args.js';
 import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
 import { loadSqlite } from './load-sqlite.js';
@@ -133,8 +132,7 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitC
 
   const mcp = await loadMcp();
   const { createNoticeFeed } = await import('../feed/index.js');
-  let store: ToolStore & StorePendingSource;
-  let listSessions: (() => MaybePromise<SessionsListRow[]>) | undefined;
+  let store: ToolStore & StorePendingSource & { sessionsPage(request: SessionsPageRequest): MaybePromise<SessionsPageRow[]> };
   if (values.db !== undefined) {
     const path = values.db;
     const sqlite = await loadSqlite();
@@ -143,18 +141,6 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitC
     } catch (error) {
       throw new CliError(EXIT.database, `${path}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    // T4: the sessions this database has heads for, read on a read-only connection of their own.
-    listSessions = () => {
-      const db = sqlite.openStateConnectionReadOnly(path);
-      try {
-        const rows = db.prepare(`SELECT session_key, agent_id FROM ${sqlite.TABLES.heads.name}`).all() as { session_key: string; agent_id: string }[];
-        return rows
-          .map((r) => ({ sessionKey: r.session_key, agentId: r.agent_id }))
-          .sort((a, b) => (a.sessionKey < b.sessionKey ? -1 : a.sessionKey > b.sessionKey ? 1 : a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0));
-      } finally {
-        db.close();
-      }
-    };
   } else {
     const postgres = await import('../postgres/index.js');
     try {
@@ -178,7 +164,8 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitC
       storeFailures: () => failures,
       ...binding,
       ...(values.agent !== undefined ? { defaultAgentId: values.agent } : {}),
-      ...(listSessions !== undefined ? { listSessions } : {}),
+      // T4, T15: the sessions the database has heads for, one keyed page per call.
+      listSessionsPage: (request) => store.sessionsPage(request),
     });
   } finally {
     feed.close();

@@ -48,6 +48,13 @@ export interface PendingRead {
   snapshot: PendingPair[];
 }
 
+/** T15: a keyed page of the watchers with a pending notice: those strictly after `after` in key order, at most `limit`. */
+export interface PendingWatchersPageRequest {
+  /** The last watcher of the previous page; absent: from the first. */
+  after?: string;
+  limit: number;
+}
+
 /** R60-R72: what a store offers a change feed: reads of pending notices, a change token and local change events. */
 export interface PendingSource {
   /**
@@ -58,6 +65,11 @@ export interface PendingSource {
   readPending?(request: PendingReadRequest): MaybePromise<PendingRead>;
   /** Every pending pair (N > L) of every watcher, from durable state: a full read, for sources without readPending and for tools. */
   listPending?(): MaybePromise<PendingPair[]>;
+  /**
+   * T15: the watchers with a pending notice, one page at a time in key order (the stores: Unicode
+   * code point order), read through an index so a page costs its own watchers (MCP resources/list).
+   */
+  pendingWatchersPage?(request: PendingWatchersPageRequest): MaybePromise<string[]>;
   /** A cheap token that changes when another connection/process committed (SQLite: PRAGMA data_version). Absent for push-only sources. */
   changeToken?(): MaybePromise<number | string>;
   /** Called after this handle's own committed writes that may change pending state. */
@@ -72,4 +84,4 @@ export interface PendingSource {
 }
 
 /** What the kit's own stores offer: both reads (tools list everything pending; the feed reads changes). */
-export type StorePendingSource = PendingSource & Required<Pick<PendingSource, 'readPending' | 'listPending'>>;
+export type StorePendingSource = PendingSource & Required<Pick<PendingSource, 'readPending' | 'listPending' | 'pendingWatchersPage'>>;

@@ -16,7 +16,7 @@ import type { SessionsListRow } from '../../spec/schemas/tools.js';
 import { isValidationError } from '../core/index.js';
 import type { NoticeFeed, PendingSource } from '../feed/index.js';
 import { consoleLogger, type Logger } from '../shared/logger.js';
-import { StoreUnavailableError, UnknownToolError, createSessionTools, isForbiddenError, noticesText, type ToolStore, type Visibility } from '../tools/index.js';
+import { StoreUnavailableError, UnknownToolError, createSessionTools, isForbiddenError, noticesText, type SessionToolsOptions, type ToolStore, type Visibility } from '../tools/index.js';
 import { NOTICES_URI_TEMPLATE, noticesUri, watcherOfUri } from './uri.js';
 
 /**
@@ -29,12 +29,17 @@ export interface SessionStateMcpOptions {
   store: ToolStore;
   /** Drives notifications/resources/updated (R60-R63); without it, subscriptions are accepted but never fire. */
   feed?: Pick<NoticeFeed, 'subscribe'>;
-  /** Lists resources for watchers with pending notices; optional. */
-  pending?: Required<Pick<PendingSource, 'listPending'>>;
+  /**
+   * Lists resources for watchers with pending notices; optional. With `pendingWatchersPage` (the
+   * stores') a page reads only its own watchers (T15); else every pending pair is listed per page.
+   */
+  pending?: Pick<PendingSource, 'listPending' | 'pendingWatchersPage'>;
   /** T2 */
   defaultAgentId?: string;
-  /** Rows for sessions_list (T4); without it the tool is not offered. */
+  /** Rows for sessions_list (T4), read whole for every page; without it (or listSessionsPage) the tool is not offered. */
   listSessions?: () => MaybePromise<SessionsListRow[]>;
+  /** T15: a keyed page read for sessions_list (the stores' `sessionsPage`); preferred over listSessions. */
+  listSessionsPage?: SessionToolsOptions['listSessionsPage'];
   logger?: Logger;
   version?: string;
   /**
@@ -68,6 +73,27 @@ function afterCursor(cursor: string): string {
   }
 }
 
+/**
+ * T8, T15: one page of resources/list: the watchers with pending notices in key order after the
+ * cursor, at most RESOURCES_PAGE, with nextCursor when more follow. With `pendingWatchersPage` (the
+ * stores') it reads only that page's watchers, and one more that says whether another follows;
+ * a source with only `listPending` is read whole for every page.
+ */
+export async function noticeResourcesPage(
+  pending: Pick<PendingSource, 'listPending' | 'pendingWatchersPage'> | undefined,
+  cursor: string | undefined,
+): Promise<{ resources: { uri: string; name: string; mimeType: string }[]; nextCursor?: string }> {
+  if (!pending || (typeof pending.pendingWatchersPage !== 'function' && typeof pending.listPending !== 'function')) return { resources: [] };
+  const after = cursor === undefined ? undefined : afterCursor(cursor);
+  const watchers =
+    typeof pending.pendingWatchersPage === 'function'
+      ? (await pending.pendingWatchersPage(after === undefined ? { limit: RESOURCES_PAGE + 1 } : { after, limit: RESOURCES_PAGE + 1 })).filter((w) => typeof w === 'string')
+      : [...new Set((await pending.listPending!()).map((p) => p.watcherSessionKey))].filter((w) => after === undefined || w > after).sort();
+  const page = watchers.slice(0, RESOURCES_PAGE);
+  const resources = page.map((w) => ({ uri: noticesUri(w), name: `notices for ${w}`, mimeType: 'text/plain' }));
+  return watchers.length > RESOURCES_PAGE ? { resources, nextCursor: pageCursor(page[page.length - 1]!) } : { resources };
+}
+
 const INSTRUCTIONS = `Session-state tools: a shared log of who changed which agent session. When a notice says "Session "<key>" changed (other actor)", call session_status with that sessionKey and changesSince before acting on what you knew of it. Watch a session you coordinate with session_watch (your own session key is the watcher).`;
 
 export function createSessionStateMcpServer(options: SessionStateMcpOptions): Server {
@@ -76,6 +102,7 @@ export function createSessionStateMcpServer(options: SessionStateMcpOptions): Se
     store: options.store,
     ...(options.defaultAgentId !== undefined ? { defaultAgentId: options.defaultAgentId } : {}),
     ...(options.listSessions !== undefined ? { listSessions: options.listSessions } : {}),
+    ...(options.listSessionsPage !== undefined ? { listSessionsPage: options.listSessionsPage } : {}),
     ...(options.caller !== undefined ? { caller: options.caller } : {}),
     ...(options.visibility !== undefined ? { visibility: options.visibility } : {}),
     ...(options.storeFailures !== undefined ? { storeFailures: options.storeFailures } : {}),
@@ -142,14 +169,7 @@ export function createSessionStateMcpServer(options: SessionStateMcpOptions): Se
   server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
     // T13: bound, the one resource a caller may read is its own.
     if (caller !== undefined) return { resources: [{ uri: noticesUri(caller.sessionKey), name: `notices for ${caller.sessionKey}`, mimeType: 'text/plain' }] };
-    if (!options.pending) return { resources: [] };
-    // T15: in watcher order, at most RESOURCES_PAGE per answer, so no answer outgrows a client's message cap.
-    const cursor = request.params?.cursor;
-    const after = cursor === undefined ? undefined : afterCursor(cursor);
-    const watchers = [...new Set((await options.pending.listPending()).map((p) => p.watcherSessionKey))].filter((w) => after === undefined || w > after).sort();
-    const page = watchers.slice(0, RESOURCES_PAGE);
-    const resources = page.map((w) => ({ uri: noticesUri(w), name: `notices for ${w}`, mimeType: 'text/plain' }));
-    return watchers.length > RESOURCES_PAGE ? { resources, nextCursor: pageCursor(page[page.length - 1]!) } : { resources };
+    return noticeResourcesPage(options.pending, request.params?.cursor);
   });
 
   const watcherOf = (uri: string): string => {

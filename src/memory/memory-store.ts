@@ -47,7 +47,9 @@ import {
   type PreparedRecord,
   type PruneConfig,
 } from '../core/index.js';
-import type { PairChange, PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
+import type { PairChange, PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../feed/types.js';
+import type { SessionsPageRequest, SessionsPageRow } from '../tools/handlers.js';
+import { SessionOrder, compareCodePoints } from './session-order.js';
 import { PairChangeLog } from './change-log.js';
 import { resolveClock } from '../shared/clock.js';
 import { ChangeListeners } from '../shared/listeners.js';
@@ -92,6 +94,8 @@ export interface MemoryState {
   changes: number;
   /** R68: which pairs' notices changed, in change order (the feed reads what changed after its position). */
   changeLog: PairChangeLog;
+  /** T15: the sessions in key order, made at the first keyed page read and kept up from then on. @internal */
+  sessionOrder?: SessionOrder;
 }
 
 /** A fresh, empty MemoryState: what `new MemoryStore` starts from unless handed a state to share. */
@@ -151,6 +155,8 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
   private readonly listeners: ChangeListeners;
   private readonly readClock: () => number;
   private readonly noticeLink: string | undefined;
+  /** T15: the watchers with a pending notice in key order, as of a change token. */
+  private pendingWatchers: { token: number; watchers: string[] } | undefined;
   /** The options as resolved (the clock filled in); broken variants in conformance/broken read them. */
   private readonly options: MemoryStoreOptions & { now: () => number };
 
@@ -245,7 +251,10 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
       head.stateVersion = stored.sequence;
       head.updatedAt = now;
     } else {
-      state.heads.set(id, { sessionKey: stored.sessionKey, agentId: stored.agentId, stateVersion: stored.sequence, prunedMaxSequence: 0, updatedAt: now });
+      const created: SessionHead = { sessionKey: stored.sessionKey, agentId: stored.agentId, stateVersion: stored.sequence, prunedMaxSequence: 0, updatedAt: now };
+      state.heads.set(id, created);
+      // The head, not the event: the order must not keep a pruned event alive.
+      state.sessionOrder?.add(created);
     }
 
     // No cursor on the target and no producer-passed watcher: nothing to seed or move (R10-R17 plan
@@ -459,6 +468,27 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
     return out;
   }
 
+  /**
+   * T4, T12, T15: the sessions (heads) strictly after `after` in key order (code point order, as the
+   * SQL stores), at most `limit`, each with its head and spawn parent (null: none). A binary search
+   * in the kept order (SessionOrder): a page costs its rows, plus one merge when sessions were
+   * created since the previous page.
+   */
+  sessionsPage(request: SessionsPageRequest): SessionsPageRow[] {
+    this.assertOpen();
+    const { after, limit } = request;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`sessionsPage: limit must be a positive integer, got ${String(limit)}`);
+    if (after !== undefined && (typeof after.sessionKey !== 'string' || typeof after.agentId !== 'string')) throw new RangeError('sessionsPage: after must name a session (sessionKey, agentId)');
+    const state = this.state;
+    const order = (state.sessionOrder ??= new SessionOrder(state.heads.values()));
+    const rows: SessionsPageRow[] = [];
+    for (const s of order.page(after, limit, (x) => state.heads.has(identityKey(x.sessionKey, x.agentId)))) {
+      const id = identityKey(s.sessionKey, s.agentId);
+      rows.push({ sessionKey: s.sessionKey, agentId: s.agentId, stateVersion: state.heads.get(id)!.stateVersion, spawnParent: state.spawnParents.get(id) ?? null });
+    }
+    return rows;
+  }
+
   deleteSession(sessionKey: string, agentId: string): void {
     this.assertOpen();
     validateIdentity(sessionKey, agentId);
@@ -506,6 +536,34 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
       }
     }
     return out;
+  }
+
+  /**
+   * T15: the watchers with a pending notice strictly after `after` in key order (code point order),
+   * at most `limit`. The sorted list is kept until pending state changes (the change token), so a
+   * walk of every page with no write between them reads the cursors once.
+   */
+  pendingWatchersPage(request: PendingWatchersPageRequest): string[] {
+    this.assertOpen();
+    const { after, limit } = request;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`pendingWatchersPage: limit must be a positive integer, got ${String(limit)}`);
+    if (after !== undefined && typeof after !== 'string') throw new RangeError('pendingWatchersPage: after must be a watcher key');
+    if (this.pendingWatchers?.token !== this.state.changes) {
+      const watchers = new Set<string>();
+      for (const byWatcher of this.state.cursors.values()) for (const c of byWatcher.values()) if (isPending(c)) watchers.add(c.watcherSessionKey);
+      this.pendingWatchers = { token: this.state.changes, watchers: [...watchers].sort(compareCodePoints) };
+    }
+    const watchers = this.pendingWatchers.watchers;
+    let lo = 0;
+    if (after !== undefined) {
+      let hi = watchers.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (compareCodePoints(watchers[mid]!, after) <= 0) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    return watchers.slice(lo, lo + limit);
   }
 
   /**

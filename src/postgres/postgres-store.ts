@@ -48,7 +48,8 @@ import {
   type PruneConfig,
   spawnParentOf,
 } from '../core/index.js';
-import type { PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
+import type { PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../feed/types.js';
+import type { SessionsPageRequest, SessionsPageRow } from '../tools/handlers.js';
 import { BadRows } from '../shared/pending-rows.js';
 import { checkPosition, listPendingWith, readPendingWith } from './pending-reads.js';
 import type { PgPoolSettings, PgQueryable } from './pg-types.js';
@@ -447,6 +448,23 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     );
   }
 
+  /**
+   * T4, T12, T15: the sessions (heads) strictly after `after` in key order (COLLATE "C": code point
+   * order), at most `limit`, each with its head and spawn parent (null: none). Read by the heads'
+   * primary key: a page costs its own rows, whatever the schema holds.
+   */
+  async sessionsPage(request: SessionsPageRequest): Promise<SessionsPageRow[]> {
+    this.assertOpen();
+    const { after, limit } = request;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`sessionsPage: limit must be a positive integer, got ${String(limit)}`);
+    if (after !== undefined && (typeof after.sessionKey !== 'string' || typeof after.agentId !== 'string')) throw new RangeError('sessionsPage: after must name a session (sessionKey, agentId)');
+    return this.guard('sessionsPage', [] as SessionsPageRow[], async () => {
+      // Every key is non-empty (R1), so ('', '') comes before all of them: the first page.
+      const rows = (await this.run<{ session_key: string; agent_id: string; last_sequence: string; parent: string | null }>(this.pool, 'sessionsPage', [after?.sessionKey ?? '', after?.agentId ?? '', limit])).rows;
+      return rows.map((r) => ({ sessionKey: r.session_key, agentId: r.agent_id, stateVersion: toSafeNumber(r.last_sequence, `${TABLES.heads}.last_sequence`), spawnParent: r.parent ?? null }));
+    });
+  }
+
   async stateVersion(sessionKey: string, agentId: string): Promise<number> {
     this.assertOpen();
     validateIdentity(sessionKey, agentId);
@@ -680,6 +698,16 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
   async listPending(): Promise<PendingPair[]> {
     this.assertOpen();
     return listPendingWith((statement, values) => this.run(this.pool, statement, values).then((r) => r.rows), this.badRows);
+  }
+
+  /** T15: the watchers with a pending notice strictly after `after` in key order (code point order), at most `limit`, one index seek each. */
+  async pendingWatchersPage(request: PendingWatchersPageRequest): Promise<string[]> {
+    this.assertOpen();
+    const { after, limit } = request;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`pendingWatchersPage: limit must be a positive integer, got ${String(limit)}`);
+    if (after !== undefined && typeof after !== 'string') throw new RangeError('pendingWatchersPage: after must be a watcher key');
+    // Every key is non-empty (R1): '' comes before all of them.
+    return (await this.run<{ k: string }>(this.pool, 'pendingWatchersPage', [after ?? '', limit])).rows.map((r) => r.k);
   }
 
   /**

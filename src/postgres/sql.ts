@@ -97,6 +97,20 @@ export function statements(schema: string) {
     insertSpawnParent: `INSERT INTO ${s}.${TABLES.spawnParents} (session_key, agent_id, parent) VALUES ($1, $2, $3) ON CONFLICT (session_key, agent_id) DO NOTHING`,
     spawnParent: `SELECT parent FROM ${s}.${TABLES.spawnParents} WHERE session_key = $1 AND agent_id = $2`,
     allSpawnParents: `SELECT session_key, agent_id, parent FROM ${s}.${TABLES.spawnParents} WHERE parent IS NOT NULL`,
+    // T15: one page of sessions after a position, walked off the heads' primary key (COLLATE "C":
+    // code point order, no sort); with each its head (T4) and its spawn parent by key (T12). The
+    // parent is a subquery per row, not a join: a merge join would walk the parents from the first.
+    sessionsPage:
+      `SELECT h.session_key, h.agent_id, h.last_sequence, ` +
+      `(SELECT p.parent FROM ${s}.${TABLES.spawnParents} p WHERE p.session_key = h.session_key AND p.agent_id = h.agent_id) AS parent ` +
+      `FROM ${H} h WHERE (h.session_key, h.agent_id) > ($1::text, $2::text) ORDER BY h.session_key, h.agent_id LIMIT $3`,
+    // T15: the next watchers with a pending notice after a key, one seek of the pending index each
+    // (a skip scan): a page costs its watchers, not their pairs nor anyone else's.
+    pendingWatchersPage:
+      'WITH RECURSIVE w(k, n) AS (' +
+      `SELECT (SELECT watcher_session_key FROM ${C} WHERE notified > last_seen AND watcher_session_key > $1::text ORDER BY watcher_session_key LIMIT 1), 1 ` +
+      `UNION ALL SELECT (SELECT watcher_session_key FROM ${C} WHERE notified > last_seen AND watcher_session_key > w.k ORDER BY watcher_session_key LIMIT 1), w.n + 1 FROM w WHERE w.k IS NOT NULL AND w.n < $2::int` +
+      ') SELECT k FROM w WHERE k IS NOT NULL',
     deleteSpawnParent: `DELETE FROM ${s}.${TABLES.spawnParents} WHERE session_key = $1 AND agent_id = $2`,
     deleteCursor: `DELETE FROM ${C} WHERE watcher_session_key = $1 AND target_session_key = $2 AND target_agent_id = $3 RETURNING notified > last_seen AS pending`,
   } as const;

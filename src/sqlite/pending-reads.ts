@@ -1,4 +1,4 @@
-import type { PairChange, PendingPair, PendingRead, PendingReadRequest } from '../feed/types.js';
+import type { PairChange, PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest } from '../feed/types.js';
 import { checkedPairRow, type BadRows } from '../shared/pending-rows.js';
 import { readTransaction } from './driver/transaction.js';
 import type { SqliteConnection, SqliteStatement } from './driver/types.js';
@@ -19,7 +19,18 @@ export const PENDING_READS_SQL = {
   // R61: one watcher's pending pairs for a new subscriber's snapshot, from the pending index.
   pendingOfWatcher: `SELECT ${PAIR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE watcher_session_key = ? AND notified > last_seen`,
   pendingAll: `SELECT ${PAIR_COLUMNS} FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE notified > last_seen`,
+  // T15: the next `limit` watchers with a pending notice after a key, one seek of the pending index
+  // each (a skip scan): a page costs its watchers, not their pairs nor anyone else's.
+  pendingWatchersAfter:
+    'WITH RECURSIVE w(k, n) AS (' +
+    `SELECT (${nextPendingWatcher('?')}), 1 ` +
+    `UNION ALL SELECT (${nextPendingWatcher('w.k')}), n + 1 FROM w WHERE w.k IS NOT NULL AND n < ?` +
+    ') SELECT k FROM w WHERE k IS NOT NULL',
 } as const;
+
+function nextPendingWatcher(after: string): string {
+  return `SELECT watcher_session_key FROM session_watch_cursors INDEXED BY session_watch_cursors_pending WHERE notified > last_seen AND watcher_session_key > ${after} ORDER BY watcher_session_key LIMIT 1`;
+}
 
 type PairRow = { watcher_session_key: unknown; target_session_key: unknown; target_agent_id: unknown; last_seen: unknown; notified: unknown; provenance: unknown };
 
@@ -52,6 +63,15 @@ export class SqlitePendingReads {
   /** Every pending pair of every watcher (a full read: tools and sources without positions). */
   listPending(): PendingPair[] {
     return this.pending(this.stmt.pendingAll.all() as PairRow[]);
+  }
+
+  /** T15: the watchers with a pending notice after `after` in key order (code point order, as BINARY compares UTF-8), at most `limit`. */
+  pendingWatchersPage(request: PendingWatchersPageRequest): string[] {
+    const { after, limit } = request;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`pendingWatchersPage: limit must be a positive integer, got ${String(limit)}`);
+    if (after !== undefined && typeof after !== 'string') throw new RangeError('pendingWatchersPage: after must be a watcher key');
+    // Every key is non-empty (R1): '' comes before all of them.
+    return (this.stmt.pendingWatchersAfter.all(after ?? '', limit) as { k: unknown }[]).flatMap((r) => (typeof r.k === 'string' ? [r.k] : []));
   }
 
   private pairs(rows: readonly PairRow[]): PairChange[] {

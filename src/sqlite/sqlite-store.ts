@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type {
   ChangesSinceResponse,
@@ -52,7 +53,8 @@ import {
   withNoticeLinks,
   type PruneConfig,
 } from '../core/index.js';
-import type { PendingPair, PendingRead, PendingReadRequest, StorePendingSource } from '../feed/types.js';
+import type { PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../feed/types.js';
+import type { SessionsPageRequest, SessionsPageRow } from '../tools/handlers.js';
 import { BadRows } from '../shared/pending-rows.js';
 import { SqlitePendingReads } from './pending-reads.js';
 import { resolveClock } from '../shared/clock.js';
@@ -302,6 +304,12 @@ export const SQL = {
   insertSpawnParent: 'INSERT INTO session_spawn_parents (session_key, agent_id, parent) VALUES (?, ?, ?) ON CONFLICT (session_key, agent_id) DO NOTHING',
   spawnParent: 'SELECT parent FROM session_spawn_parents WHERE session_key = ? AND agent_id = ?',
   allSpawnParents: 'SELECT session_key, agent_id, parent FROM session_spawn_parents WHERE parent IS NOT NULL',
+  // T15: one page of sessions after a position, walked off the heads' primary key (no sort, no
+  // scan); with each its head (T4) and its spawn parent by key (T12), so a page costs its rows.
+  sessionsPage:
+    'SELECT h.session_key, h.agent_id, h.last_sequence, p.parent FROM session_state_heads h ' +
+    'LEFT JOIN session_spawn_parents p ON p.session_key = h.session_key AND p.agent_id = h.agent_id ' +
+    'WHERE (h.session_key, h.agent_id) > (?, ?) ORDER BY h.session_key, h.agent_id LIMIT ?',
   deleteSpawnParent: 'DELETE FROM session_spawn_parents WHERE session_key = ? AND agent_id = ?',
   // With the head, its slots: a session recreated under the key must not inherit them (R51).
   deleteSlots: 'DELETE FROM session_state_slots WHERE session_key = ? AND agent_id = ?',
@@ -314,7 +322,7 @@ type Statements = { [K in keyof typeof SQL]: SqliteStatement };
  * a 1k-notice drain spent about a seventh of its time building row objects (bench
  * phases-drain-prune: 0.80× with arrays, 0.69× with objects, 2026-12-04). Their columns, in order, are PendingTuple's.
  */
-const VALUE_READS = ['pendingOfWatcher', 'pendingOfWatcherToDrain'] as const;
+const VALUE_READS = ['pendingOfWatcher', 'pendingOfWatcherToDrain', 'sessionsPage'] as const;
 type ValueReads = { [K in (typeof VALUE_READS)[number]]: SqliteValuesStatement };
 
 /** A driver without prepareValues: the same rows, turned into arrays here. */
@@ -374,6 +382,8 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
   /** R9: logger calls that threw (swallowed, so a broken logger never fails the caller's action). */
   loggerFailures = 0;
   readonly path: string;
+  /** R70: the WAL another connection's commit writes, beside the real file (none for ':memory:'). */
+  private readonly walFile: string | undefined;
   /** The driver in use: 'better-sqlite3', 'node:sqlite', 'bun:sqlite' or a custom driver's name. */
   readonly driver: string;
 
@@ -424,6 +434,7 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
       }
       throw openError(this.path, error); // R9c
     }
+    this.walFile = walFileOf(this.path);
     this.lastPruneAt = this.now();
     // R29: opening prunes. It changes no cursor: the pending notices are already in the file.
     this.prune();
@@ -869,6 +880,26 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
     return rows.map((r) => [r.session_key, r.agent_id, r.parent]);
   }
 
+  /**
+   * T4, T12, T15: the sessions (heads) strictly after `after` in key order (code point order: BINARY
+   * compares UTF-8 bytes), at most `limit`, each with its head and spawn parent (null: none). Read by
+   * the heads' primary key: a page costs its own rows, whatever the file holds.
+   */
+  sessionsPage(request: SessionsPageRequest): SessionsPageRow[] {
+    this.assertOpen();
+    const { after, limit } = request;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`sessionsPage: limit must be a positive integer, got ${String(limit)}`);
+    if (after !== undefined && (typeof after.sessionKey !== 'string' || typeof after.agentId !== 'string')) throw new RangeError('sessionsPage: after must name a session (sessionKey, agentId)');
+    // Every key is non-empty (R1), so ('', '') comes before all of them: the first page.
+    const rows = this.guard('sessionsPage', [] as unknown[][], () => this.values.sessionsPage.all(after?.sessionKey ?? '', after?.agentId ?? '', limit));
+    return rows.map(([sessionKey, agentId, version, parent]) => ({
+      sessionKey: sessionKey as string,
+      agentId: agentId as string,
+      stateVersion: toSafeNumber(version, 'session_state_heads.last_sequence'),
+      spawnParent: typeof parent === 'string' ? parent : null,
+    }));
+  }
+
   restart(): void {
     this.assertOpen();
     // R29: nothing pending lives in process memory, so nothing is rebuilt and no cursor changes:
@@ -885,6 +916,12 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
     return this.pendingReads.listPending();
   }
 
+  /** T15: the watchers with a pending notice strictly after `after` in key order, at most `limit`, one index seek each (the pending index). */
+  pendingWatchersPage(request: PendingWatchersPageRequest): string[] {
+    this.assertOpen();
+    return this.pendingReads.pendingWatchersPage(request);
+  }
+
   /**
    * R68: in one read transaction, the pairs whose notice changed after `since` (the step-8 index:
    * the cost of the change) and the pending pairs of the watchers a new subscriber asks for (R61),
@@ -897,7 +934,7 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
 
   /** R70: the file another connection's commit writes first; the feed watches it. None for ':memory:'. */
   changeFiles(): readonly string[] {
-    return this.path === ':memory:' || this.path === '' ? [] : [`${this.path}-wal`];
+    return this.walFile === undefined ? [] : [this.walFile];
   }
 
   /**
@@ -989,6 +1026,19 @@ interface BatchState {
   heads: Map<string, StateEvent>;
   /** Identities known to hold no cursor in this transaction. */
   cursorless: Set<string>;
+}
+
+/**
+ * R70: SQLite follows a symlinked path and keeps the WAL beside the real file, so a `-wal` named
+ * after the link never exists and its events never come: the WAL is named from the resolved path.
+ */
+function walFileOf(path: string): string | undefined {
+  if (path === ':memory:' || path === '') return undefined;
+  try {
+    return `${realpathSync(path)}-wal`;
+  } catch {
+    return `${path}-wal`; // not a plain file path (e.g. a URI): as given
+  }
 }
 
 /** Opens (creating or migrating) a store. Throws NotAStateDatabaseError / SchemaTooNewError for a wrong file. */

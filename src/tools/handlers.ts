@@ -37,6 +37,23 @@ export type ToolStore = SessionStateStore & {
   spawnParents?(): MaybePromise<Iterable<readonly [sessionKey: string, agentId: string, parent: string]>>;
 };
 
+/** T15: a keyed page read: the sessions strictly after `after` in key order, at most `limit`. */
+export interface SessionsPageRequest {
+  /** The last session of the previous page (as the page cursor names it); absent: from the first. */
+  after?: { sessionKey: string; agentId: string };
+  limit: number;
+}
+
+/** T4, T12, T15: one session of a keyed page read, with the head read with it. */
+export interface SessionsPageRow {
+  sessionKey: string;
+  agentId: string;
+  /** T4: the session's head as the page read it (0: none). */
+  stateVersion: number;
+  /** T12: the durable spawn parent read with the page (null: none recorded); absent: not read, asked per session. */
+  spawnParent?: string | null;
+}
+
 /** T12: the spawn tree a store can answer: its durable spawn parents, else its retained log. */
 export function storeParentOf(store: ToolStore): ParentOf {
   const durable = store.spawnParent;

@@ -11,11 +11,25 @@ import {
   type SessionsListRow,
   type ToolName,
 } from '../../spec/schemas/tools.js';
-import { ValidationError, assertSchema, isValidationError, validateSessionKey } from '../core/index.js';
+import { ValidationError, assertSchema, isValidationError, parseAgentScopedKey, validateSessionKey } from '../core/index.js';
 import { checkArgs, resolveAgentId } from './args.js';
-import { SESSIONS_LIST_BATCH, annotateSessionsList, sessionNotices, sessionStatus, sessionUnwatch, sessionWatch, storeParentOf, visibleTo, type ToolContext, type ToolOutput, type ToolStore } from './handlers.js';
-import { checkCaller, type Caller, type ParentOf, type Visibility } from './scope.js';
-import { sessionsListPageText, storeUnavailableText } from './text.js';
+import {
+  SESSIONS_LIST_BATCH,
+  annotateSessionsList,
+  sessionNotices,
+  sessionStatus,
+  sessionUnwatch,
+  sessionWatch,
+  storeParentOf,
+  visibleTo,
+  type SessionsPageRequest,
+  type SessionsPageRow,
+  type ToolContext,
+  type ToolOutput,
+  type ToolStore,
+} from './handlers.js';
+import { checkCaller, scopeChecker, type Caller, type ParentOf, type Visibility } from './scope.js';
+import { sessionsListPageText, sessionsListText, storeUnavailableText } from './text.js';
 
 /** The tools layer logs (a row it skips, T4) through this; the runtime's own logger fits. */
 export interface ToolLogger {
@@ -70,8 +84,17 @@ export interface SessionToolsOptions {
   store: ToolStore;
   /** T2: the runtime's own agent, used for a bare session key given without agentId. */
   defaultAgentId?: string;
-  /** The rows sessions_list annotates (a runtime's own session list). Without it, sessions_list is not offered. */
+  /**
+   * The rows sessions_list annotates (a runtime's own session list), read whole for every page.
+   * Without it (or listSessionsPage), sessions_list is not offered.
+   */
   listSessions?: () => MaybePromise<SessionsListRow[]>;
+  /**
+   * T15: a keyed page read (the stores' `sessionsPage`): the sessions strictly after `after` in
+   * key order, at most `limit`, each with its head and spawn parent. A page then reads only its own
+   * rows; it is used instead of listSessions when both are given.
+   */
+  listSessionsPage?: (request: SessionsPageRequest) => MaybePromise<readonly SessionsPageRow[]>;
   /**
    * T10: the agent-scoped session these tools act for. Bound, the notice tools act only on its own
    * notices and targets outside `visibility` are refused (ForbiddenError). Left out, the tools are
@@ -135,13 +158,16 @@ export function createSessionTools(options: SessionToolsOptions): SessionTools {
     ...(caller !== undefined ? { caller } : {}),
     ...(options.parentOf !== undefined ? { parentOf: options.parentOf } : {}),
   };
-  const offered = (Object.keys(TOOL_ARGS) as ToolName[]).filter((name) => name !== 'sessions_list' || options.listSessions !== undefined);
+  const offered = (Object.keys(TOOL_ARGS) as ToolName[]).filter((name) => name !== 'sessions_list' || options.listSessions !== undefined || options.listSessionsPage !== undefined);
   // T13: bound, the watcher is the caller: a call may leave watcherSessionKey out.
   const asCaller = (args: unknown): unknown =>
     caller !== undefined && args !== null && typeof args === 'object' && !Array.isArray(args) && !('watcherSessionKey' in args) ? { ...args, watcherSessionKey: caller.sessionKey } : args;
   const run: Record<ToolName, (args: unknown) => Promise<ToolOutput<unknown>>> = {
     session_status: (args) => sessionStatus(ctx, args),
-    sessions_list: (args) => listPage(ctx, options, checkArgs<SessionsListArgs>(SessionsListArgs, args, [])),
+    sessions_list: (args) => {
+      const a = checkArgs<SessionsListArgs>(SessionsListArgs, args, []);
+      return options.listSessionsPage !== undefined ? keyedPage(ctx, options, a) : listPage(ctx, options, a);
+    },
     session_watch: (args) => sessionWatch(ctx, asCaller(args)),
     session_unwatch: (args) => sessionUnwatch(ctx, asCaller(args)),
     session_notices: (args) => sessionNotices(ctx, asCaller(args ?? {})),
@@ -212,6 +238,107 @@ function decodeCursor(cursor: string): [string, string] {
 
 const compareIdentity = (a: { sessionKey: string; agentId: string }, b: { sessionKey: string; agentId: string }): number =>
   a.sessionKey < b.sessionKey ? -1 : a.sessionKey > b.sessionKey ? 1 : a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0;
+
+/** T15: how many rows a bound page reads at a time while it looks for rows in the caller's scope. */
+const SCOPE_SCAN_ROWS = 1000;
+
+/**
+ * T4, T12, T15: sessions_list over a keyed page read. Unbound, a page reads `limit + 1` rows after
+ * the cursor (the one more says whether more follow) and nothing else. Bound (T11), it reads on in
+ * chunks until `limit + 1` rows of the caller's scope are found or the list ends; the rows bring
+ * their spawn parents (T12), and an ancestor outside them is asked once per page. A row that names
+ * no session is skipped and logged (T4).
+ */
+async function keyedPage(ctx: ToolContext, options: SessionToolsOptions, args: SessionsListArgs): Promise<ToolOutput<SessionsListResult>> {
+  const read = options.listSessionsPage!;
+  let after: { sessionKey: string; agentId: string } | undefined;
+  if (args.cursor !== undefined) {
+    const [sessionKey, agentId] = decodeCursor(args.cursor);
+    after = { sessionKey, agentId };
+  }
+  const limit = args.limit ?? SESSIONS_LIST_PAGE;
+  const bound = ctx.caller !== undefined;
+  const chunk = bound ? Math.max(limit + 1, SCOPE_SCAN_ROWS) : limit + 1;
+  // T12: parents read with the page rows, and any other ancestor asked once per page. A runtime's
+  // own tree (parentOf) is asked instead of the store's.
+  const rowParents = ctx.parentOf === undefined;
+  const askParent = ctx.parentOf ?? storeParentOf(ctx.store);
+  const parents = new Map<string, MaybePromise<string | undefined>>();
+  const parentOf: ParentOf = (sessionKey, agentId) => {
+    const id = `${agentId}\u0000${sessionKey}`;
+    if (!parents.has(id)) parents.set(id, askParent(sessionKey, agentId));
+    return parents.get(id);
+  };
+  // One checker per page: sessions of one spawn chain share their walks (T12).
+  const visible = ctx.caller === undefined ? undefined : scopeChecker(ctx.caller, parentOf);
+  const page: { sessionKey: string; agentId: string; stateVersion: number; scoped: boolean }[] = [];
+  const ends = new Set<string>();
+  let more = false;
+  for (let done = false; !done && !more; ) {
+    const raw: unknown = await read(after === undefined ? { limit: chunk } : { after, limit: chunk });
+    if (!Array.isArray(raw)) {
+      options.logger?.warn('sessions_list: the page read answered no rows (not an array)', { type: typeof raw });
+      break;
+    }
+    // The next read starts after the last row read, shown or not. A source that ignored `after`
+    // would answer the same rows forever: a read that ends on a row already met ends the walk.
+    const last = raw[raw.length - 1] as Partial<SessionsPageRow> | null | undefined;
+    const lastId = last !== null && typeof last === 'object' && typeof last.sessionKey === 'string' && typeof last.agentId === 'string' ? `${last.agentId}\u0000${last.sessionKey}` : undefined;
+    if (lastId !== undefined && ends.has(lastId)) {
+      options.logger?.warn('sessions_list: the page read answered the same rows again; the list ends there', { sessionKey: last!.sessionKey });
+      break;
+    }
+    if (raw.length < chunk || lastId === undefined) done = true;
+    else {
+      ends.add(lastId);
+      after = { sessionKey: last!.sessionKey!, agentId: last!.agentId! };
+    }
+    const rows: typeof page = [];
+    for (const [i, row] of (raw as unknown[]).entries()) {
+      const r = row as Partial<SessionsPageRow> | null;
+      try {
+        if (r === null || typeof r !== 'object' || Array.isArray(r)) throw new ValidationError(`rows.${i}`, 'type', 'must be an object');
+        validateSessionKey(r.sessionKey, `rows.${i}.sessionKey`);
+        // T2: an agent-scoped key names its agent (a valid id), which a row's agentId must match;
+        // the key is parsed once per row (a listing's cost is per row).
+        const scoped = parseAgentScopedKey(r.sessionKey);
+        let agentId: string;
+        if (scoped !== undefined && (r.agentId === undefined || r.agentId === scoped.agentId)) agentId = scoped.agentId;
+        else {
+          if (r.agentId !== undefined) assertSchema(AgentId, r.agentId, `rows.${i}.agentId`);
+          agentId = resolveAgentId(r.sessionKey, r.agentId, ctx.defaultAgentId, `rows.${i}.agentId`);
+        }
+        const v = r.stateVersion;
+        const stateVersion = typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : 0;
+        if (rowParents && bound && r.spawnParent !== undefined) parents.set(`${agentId}\u0000${r.sessionKey}`, typeof r.spawnParent === 'string' ? r.spawnParent : undefined);
+        rows.push({ sessionKey: r.sessionKey, agentId, stateVersion, scoped: scoped !== undefined });
+      } catch (error) {
+        options.logger?.warn('sessions_list: skipped a session row that names no session', { row: i, error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    for (let i = 0; i < rows.length && !more; i += SESSIONS_LIST_BATCH) {
+      const batch = rows.slice(i, i + SESSIONS_LIST_BATCH);
+      // Answered at once while the parents are known; a parent read from the store is awaited, at most a batch at a time.
+      const answers = visible === undefined ? undefined : batch.map((r) => visible(r.sessionKey, r.agentId));
+      const shown = answers?.every((a) => typeof a === 'boolean') ? answers : answers && (await Promise.all(answers));
+      for (const [k, r] of batch.entries()) {
+        if (shown !== undefined && !shown[k]) continue;
+        if (page.length === limit) {
+          more = true;
+          break;
+        }
+        page.push(r);
+      }
+    }
+  }
+  const sessions: SessionsListRow[] = page.map((r) => (r.stateVersion > 0 ? { sessionKey: r.sessionKey, agentId: r.agentId, stateVersion: r.stateVersion } : { sessionKey: r.sessionKey, agentId: r.agentId }));
+  const lastShown = page[page.length - 1];
+  const nextCursor = more && lastShown !== undefined ? encodeCursor(lastShown.sessionKey, lastShown.agentId) : undefined;
+  const result: SessionsListResult = nextCursor === undefined ? { sessions } : { sessions, nextCursor };
+  // T4: the text names the agent of a bare key only; an agent-scoped key's row needs no second parse.
+  const forText = page.map((r) => (r.scoped ? { sessionKey: r.sessionKey, stateVersion: r.stateVersion || undefined } : { sessionKey: r.sessionKey, agentId: r.agentId, stateVersion: r.stateVersion || undefined }));
+  return { result, text: sessionsListPageText(sessionsListText(forText), nextCursor) };
+}
 
 /**
  * T4, T15: the MCP sessions_list. The rows come from the database, not from the model: a row that

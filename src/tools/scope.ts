@@ -78,24 +78,69 @@ export function spawnParentFromLog(store: Pick<SessionStateStore, 'changesSince'
 
 /** T11-T13: whether `caller` may see the session (sessionKey, agentId). `parentOf` is read at most MAX_TREE_DEPTH times. */
 export async function inScope(caller: Caller, parentOf: ParentOf, sessionKey: string, agentId: string): Promise<boolean> {
-  // An agent-scoped key fixes its agent (T2), so the caller's own key is the caller's own session.
-  if (caller.visibility === 'all' || sessionKey === caller.sessionKey) return true;
-  if (caller.visibility === 'self') return false;
-  if (caller.visibility === 'agent' && agentId === caller.agentId) return true;
-  const seen = new Set<string>([sessionKey]);
-  let key = sessionKey;
-  let agent = agentId;
-  for (let depth = 0; depth < MAX_TREE_DEPTH; depth++) {
-    const parent = await parentOf(key, agent);
-    if (parent === undefined) return false;
-    if (parent === caller.sessionKey) return true;
-    const scoped = parseAgentScopedKey(parent);
-    if (!scoped || seen.has(parent)) return false;
-    seen.add(parent);
-    key = parent;
-    agent = scoped.agentId;
+  return scopeChecker(caller, parentOf)(sessionKey, agentId);
+}
+
+/**
+ * T11-T13: inScope for many sessions at once (a listing's page). It answers at once while
+ * `parentOf` does, and remembers how many steps each session it walked is from the caller (or that
+ * it never reaches it), so sessions of one spawn chain share their walks instead of each taking up
+ * to MAX_TREE_DEPTH steps. The answers are inScope's: a target is in the tree when following
+ * parents reaches the caller within MAX_TREE_DEPTH steps; a missing or bare parent or a cycle ends
+ * the walk outside.
+ */
+export function scopeChecker(caller: Caller, parentOf: ParentOf): (sessionKey: string, agentId: string) => MaybePromise<boolean> {
+  /** Steps from a session to the caller; Infinity: it never reaches the caller. */
+  const steps = new Map<string, number>();
+  const idOf = (sessionKey: string, agentId: string) => `${agentId}\u0000${sessionKey}`;
+  interface Walk {
+    key: string;
+    agent: string;
+    /** The sessions walked so far, the target first: each is one step further from the caller than the next. */
+    path: string[];
   }
-  return false;
+  /** Sessions on the path get their distance once the end is known; an end only within the depth cap says nothing of them. */
+  const settle = (walk: Walk, beyondLast: number): boolean => {
+    for (let i = 0; i < walk.path.length; i++) steps.set(walk.path[i]!, beyondLast + walk.path.length - i);
+    return beyondLast + walk.path.length <= MAX_TREE_DEPTH;
+  };
+  /** One parent read: the answer, or undefined when the walk goes on from the parent. */
+  const next = (walk: Walk, parent: string | undefined): boolean | undefined => {
+    if (parent === undefined) return settle(walk, Infinity);
+    if (parent === caller.sessionKey) return settle(walk, 0);
+    const scoped = parseAgentScopedKey(parent);
+    const id = scoped === undefined ? undefined : idOf(parent, scoped.agentId);
+    if (scoped === undefined || walk.path.includes(id!)) return settle(walk, Infinity);
+    const known = steps.get(id!);
+    if (known !== undefined) return settle(walk, known);
+    if (walk.path.length >= MAX_TREE_DEPTH) return false; // the cap: nothing is learned of the path
+    walk.path.push(id!);
+    walk.key = parent;
+    walk.agent = scoped.agentId;
+    return undefined;
+  };
+  const run = (walk: Walk): MaybePromise<boolean> => {
+    for (;;) {
+      const answer = parentOf(walk.key, walk.agent);
+      if (isThenable(answer)) return Promise.resolve(answer as PromiseLike<string | undefined>).then((parent) => next(walk, parent) ?? run(walk));
+      const done = next(walk, answer);
+      if (done !== undefined) return done;
+    }
+  };
+  return (sessionKey, agentId) => {
+    // An agent-scoped key fixes its agent (T2), so the caller's own key is the caller's own session.
+    if (caller.visibility === 'all' || sessionKey === caller.sessionKey) return true;
+    if (caller.visibility === 'self') return false;
+    if (caller.visibility === 'agent' && agentId === caller.agentId) return true;
+    const id = idOf(sessionKey, agentId);
+    const known = steps.get(id);
+    if (known !== undefined) return known <= MAX_TREE_DEPTH;
+    return run({ key: sessionKey, agent: agentId, path: [id] });
+  };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
 const SCOPE_WORDS: Record<Visibility, string> = {

@@ -1,6 +1,6 @@
 import type { Notice, StateEvent } from '../../spec/index.js';
 import type { SessionStatusResult, SessionsListRow, SessionWatchResult, WatchRefusal } from '../../spec/schemas/tools.js';
-import { isAgentScopedKey } from '../core/index.js';
+import { parseAgentScopedKey } from '../core/index.js';
 
 /**
  * The compact texts a model reads (PROTOCOL.md T3-T7), byte-exact in conformance/tools/vectors.
@@ -10,7 +10,8 @@ import { isAgentScopedKey } from '../core/index.js';
  */
 
 function session(sessionKey: string, agentId: string | undefined): string {
-  return agentId === undefined || isAgentScopedKey(sessionKey) ? `"${sessionKey}"` : `"${sessionKey}" (agent ${agentId})`;
+  // Parsed, not isAgentScopedKey: that one remembers 1,024 keys, and a listing of more would churn it.
+  return agentId === undefined || parseAgentScopedKey(sessionKey) !== undefined ? `"${sessionKey}"` : `"${sessionKey}" (agent ${agentId})`;
 }
 
 function plural(n: number, one: string, many: string): string {

@@ -5,7 +5,7 @@
  * Bounded by counting polls, not wall-clock, so a loaded machine cannot fail it.
  */
 import { fork, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -173,6 +173,54 @@ describe('feed across two processes (SQLite)', () => {
         await waitFor(() => seen.some((s) => s.changed.some((p) => p.targetSessionKey === target)));
       }
       expect(seen.map((s) => s.changed.map((p) => p.targetSessionKey))).toEqual(Array.from({ length: ROUNDS }, (_, i) => [`agent:main:file-${i}`]));
+      off();
+      feed.close();
+      expect(logger.entries).toEqual([]);
+    } finally {
+      await child.stop();
+      store.close();
+    }
+  });
+
+  it('R70: a store opened through a symlink watches the real file\'s -wal, so the file events still bring another process\'s commits (the poll an hour apart)', async () => {
+    // The file lives in a directory of its own; the store opens it through a link elsewhere.
+    // SQLite resolves the link and writes the WAL beside the real file, never beside the link.
+    const realDir = join(dir, 'real');
+    mkdirSync(realDir, { recursive: true });
+    const real = join(realDir, 'state.db');
+    createSqliteStore({ path: real, driver: TEST_DRIVER, now: () => Date.now(), logger: memoryLogger() }).close();
+    const link = join(dir, 'link.db');
+    symlinkSync(real, link);
+    const logger = memoryLogger();
+    const store = createSqliteStore({ path: link, driver: TEST_DRIVER, now: () => Date.now(), logger });
+    const child = await startChild(link);
+    try {
+      // The default file watcher, observed: each event it passes on is counted.
+      const events: string[] = [];
+      const feed = createNoticeFeed(store, {
+        pollIntervalMs: 3_600_000,
+        logger,
+        watchFiles: (path, onChange) => {
+          const w = watch(path, { persistent: false }, (event) => {
+            events.push(path);
+            onChange(event === 'rename' ? 'rename' : 'change');
+          });
+          w.on('error', () => w.close());
+          return () => w.close();
+        },
+      });
+      const seen: NoticeSignal[] = [];
+      const off = feed.subscribe((s) => void seen.push(s), { watcherSessionKey: W });
+      await new Promise((r) => setTimeout(r, 50)); // the first read (nothing pending) is done
+      for (let round = 0; round < 3; round++) {
+        const target = `agent:main:linked-${round}`;
+        expect((await child.record(target, W)).sequence).toBeGreaterThan(0);
+        // No poll comes within the wait (an hour) and this process writes nothing: only a file event reads the commit.
+        await waitFor(() => seen.some((s) => s.changed.some((p) => p.targetSessionKey === target)), 15_000);
+      }
+      expect(events.length).toBeGreaterThan(0);
+      expect(new Set(events)).toEqual(new Set([`${realpathSync(real)}-wal`]));
+      expect(store.changeFiles()).toEqual([`${realpathSync(real)}-wal`]);
       off();
       feed.close();
       expect(logger.entries).toEqual([]);

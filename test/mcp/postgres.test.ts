@@ -27,7 +27,7 @@ describe('T8 MCP server on PostgreSQL (real child process)', () => {
     const writer = await createPostgresStore({ connectionString: pg.url(), schema, now: Date.now, logger: pg.log });
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['session_notices', 'session_status', 'session_unwatch', 'session_watch']);
+      expect(tools.map((t) => t.name).sort()).toEqual(['session_notices', 'session_status', 'session_unwatch', 'session_watch', 'sessions_list']);
       const watched = await client.callTool({ name: 'session_watch', arguments: { watcherSessionKey: LEAD, targetSessionKey: WORKER } });
       expect(watched.structuredContent).toEqual({ watched: true, stateVersion: 0 });
       const uri = noticesUri(LEAD);
@@ -38,6 +38,10 @@ describe('T8 MCP server on PostgreSQL (real child process)', () => {
       await Promise.race([updated, timeout]);
       const read = await client.readResource({ uri });
       expect(read.contents[0]).toMatchObject({ text: `Session "${WORKER}" changed (other actor). Reconcile before acting: session_status sessionKey "${WORKER}" changesSince 0.` });
+      // T4, T15: both lists read by key from the schema.
+      expect((await client.listResources()).resources.map((r) => r.uri)).toEqual([uri]);
+      const list = await client.callTool({ name: 'sessions_list', arguments: {} });
+      expect(list.structuredContent).toEqual({ sessions: [{ sessionKey: WORKER, agentId: 'main', stateVersion: 1 }] });
     } finally {
       await client.close();
       await writer.close();
