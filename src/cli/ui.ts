@@ -62,9 +62,9 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
   const host = values.host ?? '127.0.0.1';
   // An empty host would bind every interface and print an address nobody can open.
   if (host.trim() === '') throw new UsageError('--host needs an address or a host name (default 127.0.0.1)');
-  const { isLoopbackHost, startUiServer } = await import('../ui/server.js');
+  const { TOKEN_PATTERN, isLoopbackHost, startUiServer } = await import('../ui/server.js');
   let token = values.token;
-  if (token !== undefined && !/^[A-Za-z0-9_-]{16,200}$/.test(token)) throw new UsageError('--token must be 16 to 200 characters of A-Z, a-z, 0-9, "_" or "-"');
+  if (token !== undefined && !TOKEN_PATTERN.test(token)) throw new UsageError('--token must be 16 to 200 characters of A-Z, a-z, 0-9, "_" or "-"');
   // R87: off loopback a token is always required; one is made when none is given.
   if (!isLoopbackHost(host) && token === undefined) token = randomBytes(24).toString('base64url');
 

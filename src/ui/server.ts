@@ -109,10 +109,17 @@ function textParam(params: URLSearchParams, name: string): string | undefined {
   return raw;
 }
 
+/** What a token may hold (R87): nothing a cookie, a header or a URL would need to escape. */
+export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,200}$/;
+
+/**
+ * The token cookie's value as sent, never decoded: a token needs no escaping (TOKEN_PATTERN), so
+ * a value that is not one (bad percent-encoding included) simply does not match (R87: 401).
+ */
 function cookieToken(req: IncomingMessage): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === TOKEN_COOKIE) return decodeURIComponent(v.join('='));
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === TOKEN_COOKIE) return part.slice(eq + 1).trim();
   }
   return undefined;
 }
@@ -129,7 +136,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const token = options.token;
   const loopback = isLoopbackHost(host);
   // R87: a listener reachable from other machines without a secret is refused, not warned about.
-  if (!loopback && (token === undefined || token.length < 16)) throw new RangeError(`binding ${host} (not loopback) needs a token of at least 16 characters`);
+  if (!loopback && token === undefined) throw new RangeError(`binding ${host} (not loopback) needs a token of at least 16 characters`);
+  if (token !== undefined && !TOKEN_PATTERN.test(token)) throw new RangeError('a token must be 16 to 200 characters of A-Z, a-z, 0-9, "_" or "-"');
   const pollMs = options.pollMs ?? DEFAULT_LIVE_POLL_MS;
   const logger = guardedLogger(options.logger ?? { warn: () => {}, error: () => {} });
   const clients = new Set<ServerResponse>();
@@ -242,7 +250,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (!authorized(req, url)) return send(res, 401, 'text/plain; charset=utf-8', 'a token is required: open the address printed by session-state-kit ui\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain; charset=utf-8', 'read-only: only GET\n', { allow: 'GET, HEAD' });
     const cookie: Record<string, string> =
-      token !== undefined && url.searchParams.get('token') !== null ? { 'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/` } : {};
+      token !== undefined && url.searchParams.get('token') !== null ? { 'set-cookie': `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/` } : {};
     switch (url.pathname) {
       case '/':
         return send(res, 200, 'text/html; charset=utf-8', pageHtml(), cookie);

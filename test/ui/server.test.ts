@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { APP_CSS, APP_JS, pageHtml } from '../../src/ui/assets.js';
 import { CONTENT_SECURITY_POLICY, startUiServer, type UiServer } from '../../src/ui/server.js';
@@ -187,6 +188,26 @@ describe('R87: off loopback a token is required', () => {
         await server.close();
       }
     } finally {
+      await source.close();
+    }
+  });
+
+  it('a malformed token cookie is a 401 and logs nothing', async () => {
+    const db = join(dir, 'cookie.db');
+    buildTeam(db);
+    const source = SqliteUiSource.open(db);
+    const logger = memoryLogger();
+    const token = 'a-token-of-twenty-chars';
+    const server = await startUiServer({ source, host: '0.0.0.0', token, logger });
+    try {
+      const base = `http://127.0.0.1:${server.port}/`;
+      // Bad percent-encoding, an empty value, a value with spaces, the name twice.
+      for (const cookie of ['ssk_ui_token=%E0%A4%A', 'ssk_ui_token=%', 'ssk_ui_token=', 'ssk_ui_token=a b', 'ssk_ui_token=%zz; ssk_ui_token=%E0']) {
+        expect((await get(`${base}api/sessions`, { cookie })).status, cookie).toBe(401);
+      }
+      expect(logger.entries).toEqual([]);
+    } finally {
+      await server.close();
       await source.close();
     }
   });
