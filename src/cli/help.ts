@@ -146,9 +146,10 @@ section 13). Runs until Ctrl-C.
   --db <file>       a SQLite state database (as written by createSqliteStore({ path }))
   --pg <url>        a PostgreSQL store instead; --schema when it is not in "public"
   --port <n>        port to listen on (default 0: any free port; the address is printed)
-  --host <addr>     address to bind (default 127.0.0.1). Any other than loopback needs a token:
-                    --token, or one is generated and printed in the address
-  --token <t>       require this token (16+ characters of A-Z a-z 0-9 _ -) on every request
+  --host <addr>     address to bind (default 127.0.0.1)
+  --token <t>       the token every request must carry, on every address, loopback included
+                    (16+ characters of A-Z a-z 0-9 _ -); without it one is generated and printed
+                    in the address, http://127.0.0.1:<port>/?token=<t>
   --poll-ms <n>     how often the change token is polled while a page is open (default 250)
   --open            open the page in the default browser
 

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { MAX_POLL_MS, parseCommand, parseInteger } from './args.js';
 import { cliInvocation } from './invocation.js';
 import { DatabaseProblem, EXIT, UsageError, type ExitCode, type Io } from './io.js';
@@ -8,7 +7,8 @@ import type { UiSource } from '../ui/source.js';
 
 /**
  * `session-state-kit ui`: the live view (PROTOCOL.md section 13). Opens the store read-only
- * (R80), serves the page on loopback unless told otherwise (R87) and runs until SIGINT/SIGTERM.
+ * (R80), serves the page on loopback unless told otherwise, behind a token on every address (R87),
+ * and runs until SIGINT/SIGTERM.
  */
 
 const OPTIONS = {
@@ -62,11 +62,10 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
   const host = values.host ?? '127.0.0.1';
   // An empty host would bind every interface and print an address nobody can open.
   if (host.trim() === '') throw new UsageError('--host needs an address or a host name (default 127.0.0.1)');
-  const { TOKEN_PATTERN, isLoopbackHost, startUiServer } = await import('../ui/server.js');
-  let token = values.token;
+  const { TOKEN_PATTERN, startUiServer } = await import('../ui/server.js');
+  const token = values.token;
   if (token !== undefined && !TOKEN_PATTERN.test(token)) throw new UsageError('--token must be 16 to 200 characters of A-Z, a-z, 0-9, "_" or "-"');
-  // R87: off loopback a token is always required; one is made when none is given.
-  if (!isLoopbackHost(host) && token === undefined) token = randomBytes(24).toString('base64url');
+  // R87: without one given the server makes a token, on loopback too, and it is printed in the address.
 
   let source: UiSource;
   if (values.db !== undefined) {

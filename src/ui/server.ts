@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { isValidationError, validateIdentity, validateSessionKey } from '../core/index.js';
 import { createNoticeFeed, type NoticeFeed } from '../feed/index.js';
@@ -9,7 +9,8 @@ import { DEFAULT_PAGE, MAX_PAGE, type UiSource } from './source.js';
 
 /**
  * The live view's HTTP server (R80-R89): node:http alone, one page, a JSON API of bounded pages,
- * and one server-sent-event stream. Loopback by default (R87); any other address needs a token.
+ * and one server-sent-event stream. Loopback by default, and a token on every request on every
+ * address, loopback included (R87).
  */
 
 /** R88: no inline script or style, nothing from another origin, no framing, no forms. */
@@ -30,16 +31,22 @@ export const DEFAULT_LIVE_POLL_MS = 250;
 const MAX_ACTIVITY_MINUTES = 24 * 60;
 const HEARTBEAT_MS = 15_000;
 
+/** R87: 24 random bytes, 32 characters of TOKEN_PATTERN. */
+export function generateToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTS.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 export interface UiServerOptions {
   source: UiSource;
-  /** Default 127.0.0.1. Anything but a loopback address needs `token` (R87). */
+  /** Default 127.0.0.1 (R87). */
   host?: string;
   /** Default 0: any free port. */
   port?: number;
+  /** R87: required on every request; generated (crypto randomness) when absent. */
   token?: string;
   /** How often the change token is polled while a page listens; default 250 ms. */
   pollMs?: number;
@@ -47,8 +54,12 @@ export interface UiServerOptions {
 }
 
 export interface UiServer {
-  /** The page's address (with ?token= when a token is set). */
+  /** The page's address with its token (?token=), as printed for a person to open. */
   readonly url: string;
+  /** The page's address without the token. */
+  readonly base: string;
+  /** R87: the token every request must carry. */
+  readonly token: string;
   readonly port: number;
   close(): Promise<void>;
 }
@@ -133,11 +144,11 @@ function sameSecret(a: string, b: string): boolean {
 export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
   const { source } = options;
   const host = options.host ?? '127.0.0.1';
-  const token = options.token;
+  // R87: loopback is shared by every local account and container in the network namespace, which
+  // may not be allowed to open the file: without a token given, one is made, never none.
+  const token = options.token ?? generateToken();
+  if (!TOKEN_PATTERN.test(token)) throw new RangeError('a token must be 16 to 200 characters of A-Z, a-z, 0-9, "_" or "-"');
   const loopback = isLoopbackHost(host);
-  // R87: a listener reachable from other machines without a secret is refused, not warned about.
-  if (!loopback && token === undefined) throw new RangeError(`binding ${host} (not loopback) needs a token of at least 16 characters`);
-  if (token !== undefined && !TOKEN_PATTERN.test(token)) throw new RangeError('a token must be 16 to 200 characters of A-Z, a-z, 0-9, "_" or "-"');
   const pollMs = options.pollMs ?? DEFAULT_LIVE_POLL_MS;
   const logger = guardedLogger(options.logger ?? { warn: () => {}, error: () => {} });
   const clients = new Set<ServerResponse>();
@@ -188,7 +199,6 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   };
 
   const authorized = (req: IncomingMessage, url: URL): boolean => {
-    if (token === undefined) return true;
     const auth = req.headers.authorization;
     const offered = (auth?.startsWith('Bearer ') ? auth.slice(7) : undefined) ?? url.searchParams.get('token') ?? cookieToken(req);
     return offered !== undefined && offered !== null && sameSecret(offered, token);
@@ -242,15 +252,15 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     // A page on another site can point a browser at 127.0.0.1 under its own name (DNS rebinding):
-    // on loopback without a token only our own host names are served.
-    if (token === undefined) {
+    // on loopback only our own host names are served, token or not (R87).
+    if (loopback) {
       const hostname = (req.headers.host ?? '').replace(/:\d+$/, '');
       if (!isLoopbackHost(hostname)) return send(res, 421, 'text/plain; charset=utf-8', 'misdirected request: use the address printed by session-state-kit ui\n');
     }
     if (!authorized(req, url)) return send(res, 401, 'text/plain; charset=utf-8', 'a token is required: open the address printed by session-state-kit ui\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain; charset=utf-8', 'read-only: only GET\n', { allow: 'GET, HEAD' });
     const cookie: Record<string, string> =
-      token !== undefined && url.searchParams.get('token') !== null ? { 'set-cookie': `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/` } : {};
+      url.searchParams.get('token') !== null ? { 'set-cookie': `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/` } : {};
     switch (url.pathname) {
       case '/':
         return send(res, 200, 'text/html; charset=utf-8', pageHtml(), cookie);
@@ -299,7 +309,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shownHost}:${port}/${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`,
+    url: `http://${shownHost}:${port}/?token=${token}`,
+    base: `http://${shownHost}:${port}/`,
+    token,
     port,
     close: async () => {
       stopLive();

@@ -50,7 +50,11 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
 }
 
 export interface UiProcess {
+  /** The printed address, with its token (R87). */
   url: string;
+  /** The address without the token, and the token as a header for API requests. */
+  base: string;
+  auth: { authorization: string };
   child: ChildProcess;
   stdout: () => string;
   stderr: () => string;
@@ -72,8 +76,13 @@ export function startUi(cli: string, args: readonly string[]): Promise<UiProcess
       if (!m) return;
       clearTimeout(timer);
       child.stdout!.off('data', check);
+      const url = new URL(m[1]!);
+      const token = url.searchParams.get('token') ?? '';
+      url.search = '';
       resolvePromise({
         url: m[1]!,
+        base: url.href,
+        auth: { authorization: `Bearer ${token}` },
         child,
         stdout: () => out,
         stderr: () => err,

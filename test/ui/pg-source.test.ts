@@ -75,7 +75,7 @@ describe('ui --pg', () => {
     await expect(client.query(`CREATE TABLE "${schema}".ui_probe (a int)`)).rejects.toThrow(/read-only/);
     const server = await startUiServer({ source });
     try {
-      const res = await fetch(`${server.url}api/sessions`);
+      const res = await fetch(`${server.base}api/sessions`, { headers: { authorization: `Bearer ${server.token}` } });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { rows: unknown[] }).rows).toHaveLength(2);
     } finally {
@@ -86,8 +86,8 @@ describe('ui --pg', () => {
   it('R80, R87: the CLI serves a PostgreSQL store on loopback, and a schema without the tables is exit 3', async () => {
     const ui = await startUi(cli.path(), ['--pg', pg.url(), '--schema', schema]);
     try {
-      expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-      const res = await fetch(`${ui.url}api/timeline?session=${encodeURIComponent(CHILD)}&agent=main`);
+      expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
+      const res = await fetch(`${ui.base}api/timeline?session=${encodeURIComponent(CHILD)}&agent=main`, { headers: ui.auth });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { head: { stateVersion: number } }).head.stateVersion).toBe(3);
     } finally {

@@ -61,8 +61,9 @@ describe('a team file through the server', () => {
     buildTeam(db);
     source = SqliteUiSource.open(db);
     server = await startUiServer({ source, pollMs: 20 });
-    base = server.url;
+    base = server.base;
   });
+  const authed = (url: string, headers: Record<string, string> = {}, method = 'GET') => get(url, { authorization: `Bearer ${server.token}`, ...headers }, method);
   afterAll(async () => {
     await server.close();
     await source.close();
@@ -71,16 +72,16 @@ describe('a team file through the server', () => {
   it('R80: the connection refuses writes, the server answers only GET and HEAD, and the file is unchanged', async () => {
     const before = fingerprint(db);
     expect(() => (source as unknown as { db: { exec(sql: string): void } }).db.exec('CREATE TABLE x (a)')).toThrow(/readonly|query_only/i);
-    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) expect((await get(`${base}api/sessions`, {}, method)).status).toBe(405);
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) expect((await authed(`${base}api/sessions`, {}, method)).status).toBe(405);
     for (const path of ['', 'api/sessions', 'api/watches', 'api/activity', `api/timeline?session=${encodeURIComponent(TEAM.research)}&agent=main`]) {
-      expect((await get(`${base}${path}`)).status).toBe(200);
+      expect((await authed(`${base}${path}`)).status).toBe(200);
     }
     expect(fingerprint(db)).toEqual(before);
   });
 
   it('R88: every response carries the Content-Security-Policy and nosniff', async () => {
     for (const path of ['', 'app.js', 'app.css', 'api/info', 'api/nope', 'nope', 'api/timeline']) {
-      const r = await get(`${base}${path}`);
+      const r = await authed(`${base}${path}`);
       expect(r.headers['content-security-policy'], path).toBe(CONTENT_SECURITY_POLICY);
       expect(r.headers['x-content-type-options'], path).toBe('nosniff');
     }
@@ -98,13 +99,13 @@ describe('a team file through the server', () => {
   });
 
   it('R87: on loopback without a token, a foreign Host is refused (DNS rebinding)', async () => {
-    expect((await get(`${base}api/sessions`, { host: 'evil.example:80' })).status).toBe(421);
-    expect((await get(`${base}api/sessions`, { host: `localhost:${server.port}` })).status).toBe(200);
+    expect((await authed(`${base}api/sessions`, { host: 'evil.example:80' })).status).toBe(421);
+    expect((await authed(`${base}api/sessions`, { host: `localhost:${server.port}` })).status).toBe(200);
   });
 
   it('R82: bad query input is a 400 naming the field, and a page never exceeds the maximum', async () => {
-    const bad = async (query: string) => JSON.parse((await get(`${base}api/${query}`)).body) as { field?: string };
-    expect((await get(`${base}api/sessions?limit=0`)).status).toBe(400);
+    const bad = async (query: string) => JSON.parse((await authed(`${base}api/${query}`)).body) as { field?: string };
+    expect((await authed(`${base}api/sessions?limit=0`)).status).toBe(400);
     expect((await bad('sessions?limit=0')).field).toBe('limit');
     expect((await bad(`sessions?limit=${MAX_PAGE + 1}`)).field).toBe('limit');
     expect((await bad('sessions?limit=1e3')).field).toBe('limit');
@@ -113,14 +114,14 @@ describe('a team file through the server', () => {
     expect((await bad(`timeline?session=${encodeURIComponent(TEAM.research)}`)).field).toBe('agent');
     expect((await bad('activity?minutes=99999')).field).toBe('minutes');
     expect((await bad('sessions?search=%00')).field).toBe('search');
-    expect((await get(`${base}api/timeline?session=agent:main:nobody&agent=main`)).status).toBe(404);
+    expect((await authed(`${base}api/timeline?session=agent:main:nobody&agent=main`)).status).toBe(404);
   });
 
   it('R81, R82: paging two rows at a time through the API walks every session and watcher-only key once, in order', async () => {
     const seen: string[] = [];
     let query = 'limit=2';
     for (let i = 0; i < 10; i++) {
-      const page = JSON.parse((await get(`${base}api/sessions?${query}`)).body) as { rows: { sessionKey: string }[]; next?: { sessionKey: string; agentId: string } };
+      const page = JSON.parse((await authed(`${base}api/sessions?${query}`)).body) as { rows: { sessionKey: string }[]; next?: { sessionKey: string; agentId: string } };
       seen.push(...page.rows.map((r) => r.sessionKey));
       if (!page.next) break;
       query = `limit=2&afterKey=${encodeURIComponent(page.next.sessionKey)}${page.next.agentId ? `&afterAgent=${encodeURIComponent(page.next.agentId)}` : ''}`;
@@ -136,7 +137,7 @@ describe('a team file through the server', () => {
       await new Promise((r) => setTimeout(r, 200));
       expect(counted.tokenReads).toBe(0);
       const frames: string[] = [];
-      const req = request(`${live.url}api/live`, (res) => res.setEncoding('utf8').on('data', (d: string) => frames.push(d)));
+      const req = request(`${live.base}api/live`, { headers: { authorization: `Bearer ${live.token}` } }, (res) => res.setEncoding('utf8').on('data', (d: string) => frames.push(d)));
       req.end();
       await expect.poll(() => frames.join('').includes('event: hello')).toBe(true);
       // Wait until the feed's first read has reported what was already pending (R61).
@@ -162,13 +163,44 @@ describe('a team file through the server', () => {
   });
 });
 
-describe('R87: off loopback a token is required', () => {
-  it('refuses to start without a token, and then answers only requests that carry it', async () => {
+describe('R87: a token on every request, on every address', () => {
+  it('on loopback too: a request without the token reads nothing (401); the token is random and printed in the address', async () => {
+    const db = join(dir, 'loopback.db');
+    buildTeam(db);
+    const source = SqliteUiSource.open(db);
+    const a = await startUiServer({ source });
+    const b = await startUiServer({ source });
+    try {
+      expect(a.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
+      expect(a.url).toBe(`${a.base}?token=${a.token}`);
+      expect(a.token).not.toBe(b.token);
+      const paths = ['', 'app.js', 'app.css', 'api/info', 'api/sessions', 'api/watches?pending=1', `api/timeline?session=${encodeURIComponent(TEAM.research)}&agent=main`, 'api/activity', 'api/live'];
+      for (const path of paths) {
+        for (const headers of [{}, { authorization: `Bearer ${b.token}` }, { cookie: `ssk_ui_token=${b.token}` }] as Record<string, string>[]) {
+          const r = await get(`${a.base}${path}`, headers);
+          expect(r.status, path).toBe(401);
+          expect(r.body, path).not.toMatch(/agent:main|watcherSessionKey|<script/);
+        }
+      }
+      expect((await get(`${a.base}api/sessions`, { authorization: `Bearer ${a.token}` })).status).toBe(200);
+      // DNS rebinding: on loopback a foreign Host is refused even with the token.
+      expect((await get(`${a.base}api/sessions`, { authorization: `Bearer ${a.token}`, host: 'evil.example' })).status).toBe(421);
+    } finally {
+      await a.close();
+      await b.close();
+      await source.close();
+    }
+  });
+
+  it('off loopback: answers only requests that carry the token', async () => {
     const db = join(dir, 'token.db');
     buildTeam(db);
     const source = SqliteUiSource.open(db);
     try {
-      await expect(startUiServer({ source, host: '0.0.0.0' })).rejects.toThrow(/needs a token/);
+      const made = await startUiServer({ source, host: '0.0.0.0' });
+      expect(made.url).toMatch(/\?token=[A-Za-z0-9_-]{32}$/);
+      await made.close();
+      await expect(startUiServer({ source, host: '0.0.0.0', token: 'short' })).rejects.toThrow(/16 to 200 characters/);
       const token = 'a-token-of-twenty-chars';
       const server = await startUiServer({ source, host: '0.0.0.0', token });
       try {
@@ -212,9 +244,17 @@ describe('R87: off loopback a token is required', () => {
     }
   });
 
-  it('the CLI makes a token for --host 0.0.0.0 and prints it in the address; bad flags are usage errors', async () => {
+  it('the CLI makes a token on loopback and on --host 0.0.0.0 and prints it in the address; bad flags are usage errors', async () => {
     const db = join(dir, 'cli.db');
     buildTeam(db);
+    const local = await startUi(cli.path(), ['--db', db]);
+    try {
+      expect(local.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
+      expect((await get(`${local.base}api/sessions`)).status).toBe(401);
+      expect((await get(`${local.base}api/sessions`, local.auth)).status).toBe(200);
+    } finally {
+      expect(await local.stop()).toBe(0);
+    }
     const ui = await startUi(cli.path(), ['--db', db, '--host', '0.0.0.0']);
     try {
       expect(ui.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
@@ -237,12 +277,12 @@ describe('R81: the demo\'s state file', () => {
     expect((await runCli(cli.path(), ['demo', '--db', db])).code).toBe(0);
     const ui = await startUi(cli.path(), ['--db', db]);
     try {
-      const sessions = JSON.parse((await get(`${ui.url}api/sessions`)).body) as { rows: { sessionKey: string; watcherOnly?: boolean }[] };
+      const sessions = JSON.parse((await get(`${ui.base}api/sessions`, ui.auth)).body) as { rows: { sessionKey: string; watcherOnly?: boolean }[] };
       expect(sessions.rows.map((r) => [r.sessionKey, r.watcherOnly === true])).toEqual([
         ['agent:main:main', true],
         ['agent:main:subagent:research', false],
       ]);
-      const watches = JSON.parse((await get(`${ui.url}api/watches?pending=1`)).body) as { rows: { noticeText: string }[] };
+      const watches = JSON.parse((await get(`${ui.base}api/watches?pending=1`, ui.auth)).body) as { rows: { noticeText: string }[] };
       const inspected = JSON.parse((await runCli(cli.path(), ['inspect', db, 'notices', 'agent:main:main', '--json'])).stdout) as { text: string }[];
       expect(watches.rows.map((c) => c.noticeText)).toEqual(inspected.map((n) => n.text));
       expect(inspected).toHaveLength(1);
