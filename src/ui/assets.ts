@@ -13,6 +13,8 @@ export function pageHtml(): string {
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<title>session-state-kit live view</title>',
     '<link rel="stylesheet" href="app.css">',
+    // Relative, so the browser asks under the page's path, where the token cookie is sent (R87).
+    '<link rel="icon" href="favicon.ico">',
     '</head><body><div id="app"><noscript>The live view needs JavaScript.</noscript></div>',
     '<script src="app.js"></script>',
     '</body></html>',

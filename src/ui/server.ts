@@ -25,7 +25,21 @@ const SECURITY_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
 };
 
-export const TOKEN_COOKIE = 'ssk_ui_token';
+/**
+ * R87: the page and everything it loads live under this path, and so does the token cookie
+ * (`Path=`): browsers send a 127.0.0.1 cookie to every port of the host (cookies are not isolated
+ * by port), so a cookie on `/` would reach every other local service.
+ */
+export const APP_PATH = '/ssk-ui/';
+
+/**
+ * R87: the cookie's name carries the port, so two views on one host keep apart. A `__Host-` name
+ * would pin it to this host more tightly but requires `Secure`, which a browser never sends over
+ * plain http, and the view is plain http on loopback.
+ */
+export function tokenCookieName(port: number): string {
+  return `ssk_ui_token_${port}`;
+}
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 export const DEFAULT_LIVE_POLL_MS = 250;
 const MAX_ACTIVITY_MINUTES = 24 * 60;
@@ -127,10 +141,10 @@ export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,200}$/;
  * The token cookie's value as sent, never decoded: a token needs no escaping (TOKEN_PATTERN), so
  * a value that is not one (bad percent-encoding included) simply does not match (R87: 401).
  */
-function cookieToken(req: IncomingMessage): string | undefined {
+function cookieToken(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === TOKEN_COOKIE) return part.slice(eq + 1).trim();
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
 }
@@ -198,9 +212,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     lastToken = undefined;
   };
 
+  /** Known once the server listens (the cookie's name carries the port). */
+  let cookieName = '';
   const authorized = (req: IncomingMessage, url: URL): boolean => {
     const auth = req.headers.authorization;
-    const offered = (auth?.startsWith('Bearer ') ? auth.slice(7) : undefined) ?? url.searchParams.get('token') ?? cookieToken(req);
+    const offered = (auth?.startsWith('Bearer ') ? auth.slice(7) : undefined) ?? url.searchParams.get('token') ?? cookieToken(req, cookieName);
     return offered !== undefined && offered !== null && sameSecret(offered, token);
   };
 
@@ -260,8 +276,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (!authorized(req, url)) return send(res, 401, 'text/plain; charset=utf-8', 'a token is required: open the address printed by session-state-kit ui\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain; charset=utf-8', 'read-only: only GET\n', { allow: 'GET, HEAD' });
     const cookie: Record<string, string> =
-      url.searchParams.get('token') !== null ? { 'set-cookie': `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/` } : {};
-    switch (url.pathname) {
+      url.searchParams.get('token') !== null ? { 'set-cookie': `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=${APP_PATH}` } : {};
+    if (url.pathname === '/' || url.pathname === APP_PATH.slice(0, -1)) return send(res, 303, 'text/plain; charset=utf-8', '', { location: `${APP_PATH}${url.search}` });
+    if (!url.pathname.startsWith(APP_PATH)) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+    const path = url.pathname.slice(APP_PATH.length - 1);
+    switch (path) {
       case '/':
         return send(res, 200, 'text/html; charset=utf-8', pageHtml(), cookie);
       case '/app.js':
@@ -284,12 +303,12 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         return;
       }
       default:
-        if (!url.pathname.startsWith('/api/')) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+        if (!path.startsWith('/api/')) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
         try {
-          return json(res, 200, await api(url.pathname, url.searchParams));
+          return json(res, 200, await api(path, url.searchParams));
         } catch (error) {
           if (error instanceof HttpError) return json(res, error.status, { error: error.message, ...(error.field ? { field: error.field } : {}) });
-          logger.error('ui: a read failed', { path: url.pathname, ...errorDetails(error) });
+          logger.error('ui: a read failed', { path, ...errorDetails(error) });
           return json(res, 500, { error: error instanceof Error ? error.message : String(error) });
         }
     }
@@ -307,10 +326,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  cookieName = tokenCookieName(port);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}/?token=${token}`,
-    base: `http://${shownHost}:${port}/`,
+    base: `http://${shownHost}:${port}${APP_PATH}`,
     token,
     port,
     close: async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { APP_PATH } from '../../src/ui/server.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM = process.env['SSK_CHROMIUM'] ?? '/usr/bin/chromium';
@@ -52,7 +53,7 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
 export interface UiProcess {
   /** The printed address, with its token (R87). */
   url: string;
-  /** The address without the token, and the token as a header for API requests. */
+  /** The page's address (under APP_PATH) without the token, and the token as a header for API requests. */
   base: string;
   auth: { authorization: string };
   child: ChildProcess;
@@ -78,10 +79,9 @@ export function startUi(cli: string, args: readonly string[]): Promise<UiProcess
       child.stdout!.off('data', check);
       const url = new URL(m[1]!);
       const token = url.searchParams.get('token') ?? '';
-      url.search = '';
       resolvePromise({
         url: m[1]!,
-        base: url.href,
+        base: new URL(APP_PATH, url.origin).href,
         auth: { authorization: `Bearer ${token}` },
         child,
         stdout: () => out,

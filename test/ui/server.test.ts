@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { APP_CSS, APP_JS, pageHtml } from '../../src/ui/assets.js';
-import { CONTENT_SECURITY_POLICY, startUiServer, type UiServer } from '../../src/ui/server.js';
+import { APP_PATH, CONTENT_SECURITY_POLICY, startUiServer, tokenCookieName, type UiServer } from '../../src/ui/server.js';
 import { NEXT_WATCHER_SQL, SqliteUiSource, UI_SQL, sessionsParams, sessionsSql, watchesSql } from '../../src/ui/sqlite-source.js';
 import { MAX_PAGE, type UiSource } from '../../src/ui/source.js';
 import { fingerprint, runCli, useBuiltCli } from '../cli/helpers.js';
@@ -172,11 +172,11 @@ describe('R87: a token on every request, on every address', () => {
     const b = await startUiServer({ source });
     try {
       expect(a.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
-      expect(a.url).toBe(`${a.base}?token=${a.token}`);
+      expect(a.url).toBe(`http://127.0.0.1:${a.port}/?token=${a.token}`);
       expect(a.token).not.toBe(b.token);
       const paths = ['', 'app.js', 'app.css', 'api/info', 'api/sessions', 'api/watches?pending=1', `api/timeline?session=${encodeURIComponent(TEAM.research)}&agent=main`, 'api/activity', 'api/live'];
       for (const path of paths) {
-        for (const headers of [{}, { authorization: `Bearer ${b.token}` }, { cookie: `ssk_ui_token=${b.token}` }] as Record<string, string>[]) {
+        for (const headers of [{}, { authorization: `Bearer ${b.token}` }, { cookie: `${tokenCookieName(a.port)}=${b.token}` }] as Record<string, string>[]) {
           const r = await get(`${a.base}${path}`, headers);
           expect(r.status, path).toBe(401);
           expect(r.body, path).not.toMatch(/agent:main|watcherSessionKey|<script/);
@@ -204,7 +204,7 @@ describe('R87: a token on every request, on every address', () => {
       const token = 'a-token-of-twenty-chars';
       const server = await startUiServer({ source, host: '0.0.0.0', token });
       try {
-        const base = `http://127.0.0.1:${server.port}/`;
+        const base = `http://127.0.0.1:${server.port}${APP_PATH}`;
         expect(server.url).toContain(`?token=${token}`);
         expect((await get(`${base}api/sessions`)).status).toBe(401);
         expect((await get(`${base}api/sessions?token=wrong-token-of-twenty`)).status).toBe(401);
@@ -224,6 +224,34 @@ describe('R87: a token on every request, on every address', () => {
     }
   });
 
+  it('the token cookie is named after the port and sent only under the view\'s path', async () => {
+    const db = join(dir, 'scope.db');
+    buildTeam(db);
+    const source = SqliteUiSource.open(db);
+    const server = await startUiServer({ source });
+    try {
+      const origin = `http://127.0.0.1:${server.port}`;
+      const page = await get(`${origin}${APP_PATH}?token=${server.token}`);
+      const setCookie = ([] as string[]).concat(page.headers['set-cookie'] ?? []);
+      expect(setCookie).toEqual([`ssk_ui_token_${server.port}=${server.token}; HttpOnly; SameSite=Strict; Path=${APP_PATH}`]);
+      expect(APP_PATH).not.toBe('/');
+      expect((await get(`${server.base}api/sessions`, { cookie: `ssk_ui_token_${server.port}=${server.token}` })).status).toBe(200);
+      // Another port's name, or the bare name, is not this view's cookie.
+      for (const cookie of [`ssk_ui_token=${server.token}`, `ssk_ui_token_${server.port + 1}=${server.token}`]) {
+        expect((await get(`${server.base}api/sessions`, { cookie })).status, cookie).toBe(401);
+      }
+      // The page and all it loads live under that path: the root sends the browser there.
+      const root = await get(`${origin}/`, { authorization: `Bearer ${server.token}` });
+      expect(root.status).toBe(303);
+      expect(root.headers['location']).toBe(APP_PATH);
+      expect(pageHtml()).toMatch(/href="favicon\.ico"/);
+      for (const path of ['app.js', 'app.css', 'favicon.ico', 'api/info']) expect((await get(`${server.base}${path}`, { authorization: `Bearer ${server.token}` })).status, path).toBeLessThan(300);
+    } finally {
+      await server.close();
+      await source.close();
+    }
+  });
+
   it('a malformed token cookie is a 401 and logs nothing', async () => {
     const db = join(dir, 'cookie.db');
     buildTeam(db);
@@ -232,9 +260,10 @@ describe('R87: a token on every request, on every address', () => {
     const token = 'a-token-of-twenty-chars';
     const server = await startUiServer({ source, host: '0.0.0.0', token, logger });
     try {
-      const base = `http://127.0.0.1:${server.port}/`;
+      const base = `http://127.0.0.1:${server.port}${APP_PATH}`;
+      const name = tokenCookieName(server.port);
       // Bad percent-encoding, an empty value, a value with spaces, the name twice.
-      for (const cookie of ['ssk_ui_token=%E0%A4%A', 'ssk_ui_token=%', 'ssk_ui_token=', 'ssk_ui_token=a b', 'ssk_ui_token=%zz; ssk_ui_token=%E0']) {
+      for (const cookie of [`${name}=%E0%A4%A`, `${name}=%`, `${name}=`, `${name}=a b`, `${name}=%zz; ${name}=%E0`]) {
         expect((await get(`${base}api/sessions`, { cookie })).status, cookie).toBe(401);
       }
       expect(logger.entries).toEqual([]);
@@ -259,8 +288,8 @@ describe('R87: a token on every request, on every address', () => {
     try {
       expect(ui.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
       const port = /:(\d+)\//.exec(ui.url)![1];
-      expect((await get(`http://127.0.0.1:${port}/api/info`)).status).toBe(401);
-      expect((await get(`http://127.0.0.1:${port}/api/info?${ui.url.split('?')[1]}`)).status).toBe(200);
+      expect((await get(`http://127.0.0.1:${port}${APP_PATH}api/info`)).status).toBe(401);
+      expect((await get(`http://127.0.0.1:${port}${APP_PATH}api/info`, ui.auth)).status).toBe(200);
     } finally {
       expect(await ui.stop()).toBe(0);
     }
