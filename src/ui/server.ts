@@ -275,14 +275,19 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     }
     if (!authorized(req, url)) return send(res, 401, 'text/plain; charset=utf-8', 'a token is required: open the address printed by session-state-kit ui\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain; charset=utf-8', 'read-only: only GET\n', { allow: 'GET, HEAD' });
-    const cookie: Record<string, string> =
-      url.searchParams.get('token') !== null ? { 'set-cookie': `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=${APP_PATH}` } : {};
-    if (url.pathname === '/' || url.pathname === APP_PATH.slice(0, -1)) return send(res, 303, 'text/plain; charset=utf-8', '', { location: `${APP_PATH}${url.search}` });
+    const atRoot = url.pathname === '/' || url.pathname === APP_PATH.slice(0, -1);
+    if (url.searchParams.has('token')) {
+      // R87: the token is traded for the cookie once; the address bar and history keep the clean URL.
+      url.searchParams.delete('token');
+      const location = `${atRoot ? APP_PATH : url.pathname}${url.search}`;
+      return send(res, 303, 'text/plain; charset=utf-8', '', { location, 'set-cookie': `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=${APP_PATH}` });
+    }
+    if (atRoot) return send(res, 303, 'text/plain; charset=utf-8', '', { location: `${APP_PATH}${url.search}` });
     if (!url.pathname.startsWith(APP_PATH)) return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
     const path = url.pathname.slice(APP_PATH.length - 1);
     switch (path) {
       case '/':
-        return send(res, 200, 'text/html; charset=utf-8', pageHtml(), cookie);
+        return send(res, 200, 'text/html; charset=utf-8', pageHtml());
       case '/app.js':
         return send(res, 200, 'text/javascript; charset=utf-8', APP_JS);
       case '/app.css':

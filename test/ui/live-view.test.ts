@@ -192,6 +192,18 @@ describe.skipIf(!hasChromium)('session-state-kit ui in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('R87: the printed address trades its token for the cookie: the address bar and history keep the address without it', async () => {
+    await page.goto(`${ui.url}#/watches`);
+    await expect.poll(() => page.locator('main').getAttribute('data-route')).toBe('#/watches');
+    expect(page.url()).toBe(`${new URL(ui.url).origin}/ssk-ui/#/watches`);
+    const entries = (await page.evaluate('performance.getEntriesByType("navigation").map((e) => e.name)')) as string[];
+    expect(entries.join(' ')).not.toContain('token=');
+    // A reload keeps working on the cookie alone.
+    await page.reload();
+    await expect.poll(() => page.locator('main').getAttribute('data-route')).toBe('#/watches');
+    expect(await page.locator('[data-testid=cursor-row]').count()).toBeGreaterThan(0);
+  });
+
   it('R87: the token cookie stays with the view: another service on the same host is not sent it', async () => {
     await open('');
     const port = new URL(ui.url).port;

@@ -210,7 +210,7 @@ describe('R87: a token on every request, on every address', () => {
         expect((await get(`${base}api/sessions?token=wrong-token-of-twenty`)).status).toBe(401);
         expect((await get(`${base}api/sessions`, { authorization: `Bearer ${token}` })).status).toBe(200);
         const first = await get(`${base}?token=${token}`);
-        expect(first.status).toBe(200);
+        expect(first.status).toBe(303);
         const cookie = String(first.headers['set-cookie']).split(';')[0]!;
         expect(String(first.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
         expect((await get(`${base}api/sessions`, { cookie })).status).toBe(200);
@@ -246,6 +246,36 @@ describe('R87: a token on every request, on every address', () => {
       expect(root.headers['location']).toBe(APP_PATH);
       expect(pageHtml()).toMatch(/href="favicon\.ico"/);
       for (const path of ['app.js', 'app.css', 'favicon.ico', 'api/info']) expect((await get(`${server.base}${path}`, { authorization: `Bearer ${server.token}` })).status, path).toBeLessThan(300);
+    } finally {
+      await server.close();
+      await source.close();
+    }
+  });
+
+  it('?token= is traded for the cookie and a 303 to the same address without it', async () => {
+    const db = join(dir, 'trade.db');
+    buildTeam(db);
+    const source = SqliteUiSource.open(db);
+    const server = await startUiServer({ source });
+    try {
+      const origin = `http://127.0.0.1:${server.port}`;
+      const cases: [string, string][] = [
+        [`/?token=${server.token}`, APP_PATH],
+        [`${APP_PATH}?token=${server.token}`, APP_PATH],
+        [`${APP_PATH}api/sessions?limit=2&token=${server.token}&search=main`, `${APP_PATH}api/sessions?limit=2&search=main`],
+      ];
+      for (const [path, location] of cases) {
+        const r = await get(`${origin}${path}`);
+        expect(r.status, path).toBe(303);
+        expect(r.headers['location'], path).toBe(location);
+        expect(String(r.headers['set-cookie']), path).toMatch(new RegExp(`^ssk_ui_token_${server.port}=${server.token};`));
+        expect(r.body, path).toBe('');
+      }
+      // A wrong token is refused, with no cookie and no redirect.
+      const wrong = await get(`${origin}/?token=not-the-token-of-this-view`);
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers['set-cookie']).toBeUndefined();
+      expect(wrong.headers['location']).toBeUndefined();
     } finally {
       await server.close();
       await source.close();
