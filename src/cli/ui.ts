@@ -28,9 +28,10 @@ export interface UiCommandOptions {
   until?: Promise<void>;
 }
 
-function signalled(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
+function signalled(): { stopped: Promise<void>; dispose: () => void } {
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       resolve();
@@ -38,6 +39,7 @@ function signalled(): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  return { stopped, dispose: () => (process.off('SIGINT', stop), process.off('SIGTERM', stop)) };
 }
 
 function openBrowser(url: string, io: Io): void {
@@ -93,6 +95,8 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
       throw new DatabaseProblem(`${label}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  // Listening for the signals before the address is printed: whoever reads it may stop us at once.
+  const signals = options.until === undefined ? signalled() : undefined;
   let server: Awaited<ReturnType<typeof startUiServer>>;
   try {
     server = await startUiServer({
@@ -104,6 +108,7 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
       logger: { warn: (m, d) => io.err(`session-state-kit ui: ${m} ${d ? JSON.stringify(d) : ''}\n`), error: (m, d) => io.err(`session-state-kit ui: ${m} ${d ? JSON.stringify(d) : ''}\n`) },
     });
   } catch (error) {
+    signals?.dispose();
     await source.close();
     const code = (error as { code?: unknown }).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen on ${host}:${port} (${String(code)})`, ['pass another --port, or --port 0 for any free port']);
@@ -113,7 +118,7 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
   io.out(`session-state-kit ui: ${source.label} (read-only) at ${server.url}`);
   io.out('press Ctrl-C to stop');
   if (values.open === true) openBrowser(server.url, io);
-  await (options.until ?? signalled());
+  await (options.until ?? signals!.stopped);
   await server.close();
   await source.close();
   return EXIT.ok;
