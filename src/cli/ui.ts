@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { MAX_POLL_MS, parseCommand, parseInteger } from './args.js';
 import { cliInvocation } from './invocation.js';
 import { DatabaseProblem, EXIT, UsageError, type ExitCode, type Io } from './io.js';
@@ -18,6 +19,7 @@ const OPTIONS = {
   host: { type: 'string' },
   port: { type: 'string' },
   token: { type: 'string' },
+  'token-file': { type: 'string' },
   'poll-ms': { type: 'string' },
   open: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -26,6 +28,44 @@ const OPTIONS = {
 export interface UiCommandOptions {
   /** Resolves when the server should stop; default: SIGINT or SIGTERM. */
   until?: Promise<void>;
+  /** Where SSK_UI_TOKEN is read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+const TOKEN_RULE = '16 to 200 characters of A-Z, a-z, 0-9, "_" or "-"';
+
+/**
+ * R87: the token from --token-file, --token or SSK_UI_TOKEN (undefined: the server makes one).
+ * A command line is readable by every local user (ps, /proc/<pid>/cmdline); a file or the
+ * environment is not, so --token still works but is warned about.
+ */
+function givenToken(values: { token?: string | undefined; 'token-file'?: string | undefined }, env: UiCommandOptions['env'] & object, pattern: RegExp, io: Io): string | undefined {
+  const file = values['token-file'];
+  if (file !== undefined && values.token !== undefined) throw new UsageError('pass the token one way: --token-file <path>, SSK_UI_TOKEN or --token, not two');
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`--token-file ${file}: cannot read it (${String((error as { code?: unknown }).code ?? error)})`);
+    }
+    const token = text.trim();
+    if (!pattern.test(token)) throw new UsageError(`--token-file ${file} must hold one token: ${TOKEN_RULE}`);
+    // Like ssh with a private key: a token others may read is no secret (mode bits mean nothing on Windows).
+    if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) {
+      io.err(`session-state-kit ui: warning: ${file} can be read by other users; chmod 600 it\n`);
+    }
+    return token;
+  }
+  if (values.token !== undefined) {
+    if (!pattern.test(values.token)) throw new UsageError(`--token must be ${TOKEN_RULE}`);
+    io.err('session-state-kit ui: warning: --token is visible to every local user (ps, /proc/<pid>/cmdline); pass it with --token-file <path> or SSK_UI_TOKEN instead\n');
+    return values.token;
+  }
+  const fromEnv = env['SSK_UI_TOKEN'];
+  if (fromEnv === undefined || fromEnv === '') return undefined;
+  if (!pattern.test(fromEnv)) throw new UsageError(`SSK_UI_TOKEN must be ${TOKEN_RULE}`);
+  return fromEnv;
 }
 
 function signalled(): { stopped: Promise<void>; dispose: () => void } {
@@ -65,9 +105,8 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
   // An empty host would bind every interface and print an address nobody can open.
   if (host.trim() === '') throw new UsageError('--host needs an address or a host name (default 127.0.0.1)');
   const { TOKEN_PATTERN, startUiServer } = await import('../ui/server.js');
-  const token = values.token;
-  if (token !== undefined && !TOKEN_PATTERN.test(token)) throw new UsageError('--token must be 16 to 200 characters of A-Z, a-z, 0-9, "_" or "-"');
   // R87: without one given the server makes a token, on loopback too, and it is printed in the address.
+  const token = givenToken(values, options.env ?? process.env, TOKEN_PATTERN, io);
 
   let source: UiSource;
   if (values.db !== undefined) {

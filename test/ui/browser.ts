@@ -51,6 +51,7 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
 }
 
 export interface UiProcess {
+  pid: number;
   /** The printed address, with its token (R87). */
   url: string;
   /** The page's address (under APP_PATH) without the token, and the token as a header for API requests. */
@@ -63,8 +64,8 @@ export interface UiProcess {
 }
 
 /** Starts `ui` and waits for the address it prints. */
-export function startUi(cli: string, args: readonly string[]): Promise<UiProcess> {
-  const child = spawn(process.execPath, [cli, 'ui', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startUi(cli: string, args: readonly string[], options: { env?: Record<string, string> } = {}): Promise<UiProcess> {
+  const child = spawn(process.execPath, [cli, 'ui', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -80,6 +81,7 @@ export function startUi(cli: string, args: readonly string[]): Promise<UiProcess
       const url = new URL(m[1]!);
       const token = url.searchParams.get('token') ?? '';
       resolvePromise({
+        pid: child.pid!,
         url: m[1]!,
         base: new URL(APP_PATH, url.origin).href,
         auth: { authorization: `Bearer ${token}` },

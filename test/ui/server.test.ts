@@ -4,7 +4,7 @@
  * live event stream, and bad input named by field.
  */
 import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -329,6 +329,62 @@ describe('R87: a token on every request, on every address', () => {
     expect((await runCli(cli.path(), ['ui', '--db', db, '--token', 'short'])).code).toBe(2);
     expect((await runCli(cli.path(), ['ui', '--db', join(dir, 'missing.db')])).code).toBe(3);
     expect((await runCli(cli.path(), ['ui', '--help'])).stdout).toContain('session-state-kit ui --db <file>');
+  });
+});
+
+describe('R87: the token comes from a file or the environment, not the command line', () => {
+  const token = 'TokenFromAFileOrEnv_0123';
+  const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+
+  it('--token-file and SSK_UI_TOKEN set the token, which no other user can read off the command line', async () => {
+    const db = join(dir, 'token-file.db');
+    buildTeam(db);
+    const file = join(dir, 'ui.token');
+    writeFileSync(file, `${token}\n`);
+    chmodSync(file, 0o600);
+    for (const [args, env] of [[['--token-file', file], {}], [[], { SSK_UI_TOKEN: token }]] as [string[], Record<string, string>][]) {
+      const ui = await startUi(cli.path(), ['--db', db, ...args], { env });
+      try {
+        expect(ui.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/\\?token=${token}$`));
+        expect((await get(`${ui.base}api/info`, { authorization: `Bearer ${token}` })).status).toBe(200);
+        if (existsSync(`/proc/${ui.pid}/cmdline`)) expect(cmdline(ui.pid)).not.toContain(token);
+        expect(ui.stderr()).toBe('');
+      } finally {
+        expect(await ui.stop()).toBe(0);
+      }
+    }
+  });
+
+  it('--token still works, with a warning on stderr; a file others can read is warned about; bad or doubled input is a usage error', async () => {
+    const db = join(dir, 'token-flag.db');
+    buildTeam(db);
+    const ui = await startUi(cli.path(), ['--db', db, '--token', token]);
+    try {
+      expect(ui.url).toContain(`?token=${token}`);
+      await expect.poll(() => ui.stderr()).toMatch(/warning: --token is visible to every local user .*--token-file <path> or SSK_UI_TOKEN/);
+    } finally {
+      expect(await ui.stop()).toBe(0);
+    }
+    const open = join(dir, 'open.token');
+    writeFileSync(open, token);
+    chmodSync(open, 0o644);
+    const shared = await startUi(cli.path(), ['--db', db, '--token-file', open]);
+    try {
+      await expect.poll(() => shared.stderr()).toContain(`warning: ${open} can be read by other users`);
+    } finally {
+      expect(await shared.stop()).toBe(0);
+    }
+    const bad = join(dir, 'bad.token');
+    writeFileSync(bad, 'short\n', { mode: 0o600 });
+    for (const args of [['--token-file', join(dir, 'missing.token')], ['--token-file', bad], ['--token-file', open, '--token', token]]) {
+      const r = await runCli(cli.path(), ['ui', '--db', db, ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/--token-file|one way/);
+    }
+    const help = (await runCli(cli.path(), ['ui', '--help'])).stdout;
+    expect(help).toContain('--token-file <path>');
+    expect(help).toContain('SSK_UI_TOKEN');
+    expect(help).toMatch(/\/proc\/<pid>\/cmdline/);
   });
 });
 
