@@ -371,7 +371,11 @@ function connect() {
   var es = new EventSource('api/live');
   es.addEventListener('hello', function () { liveEl.className = 'live on'; liveEl.textContent = 'live'; });
   es.addEventListener('changed', function () { liveEl.textContent = 'live, updated ' + new Date().toLocaleTimeString(); soon(); });
-  es.addEventListener('notice', function (m) { try { toast('pending notice for ' + JSON.parse(m.data).watcherSessionKey); } catch (e) { /* ignore */ } soon(); });
+  // One frame per commit (R86): the first watcher, and how many more got a notice with it.
+  es.addEventListener('notice', function (m) {
+    try { var d = JSON.parse(m.data); toast('pending notice for ' + d.watcherSessionKey + (d.more ? ' and ' + d.more + ' more' : '')); } catch (e) { /* ignore */ }
+    soon();
+  });
   es.onerror = function () { liveEl.className = 'live off'; liveEl.textContent = 'reconnecting'; };
 }
 

@@ -5,6 +5,7 @@ import { isValidationError, validateIdentity, validateSessionKey } from '../core
 import { createNoticeFeed, type NoticeFeed } from '../feed/index.js';
 import { errorDetails, guardedLogger, type Logger } from '../shared/logger.js';
 import { APP_CSS, APP_JS, pageHtml } from './assets.js';
+import { LiveClient } from './live.js';
 import { DEFAULT_PAGE, MAX_PAGE, type UiSource } from './source.js';
 
 /**
@@ -165,7 +166,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const loopback = isLoopbackHost(host);
   const pollMs = options.pollMs ?? DEFAULT_LIVE_POLL_MS;
   const logger = guardedLogger(options.logger ?? { warn: () => {}, error: () => {} });
-  const clients = new Set<ServerResponse>();
+  const clients = new Set<LiveClient>();
   let poller: ReturnType<typeof setInterval> | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let feed: NoticeFeed | undefined;
@@ -173,9 +174,26 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   let lastToken: number | string | undefined;
   let polling = false;
 
+  /** R86: one frame to every page; a page that is behind is owed a `changed` instead (LiveClient). */
   const broadcast = (event: string, data: unknown) => {
     const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-    for (const res of clients) res.write(frame);
+    for (const client of clients) client.send(frame);
+  };
+
+  /**
+   * R86: the feed signals each watcher with news; all signals of one read (one commit or more)
+   * become one `notice` frame per page, naming the first watcher and counting the others.
+   */
+  let noticed: { first: string; more: number } | undefined;
+  const onNotice = (watcherSessionKey: string) => {
+    if (noticed) return void noticed.more++;
+    noticed = { first: watcherSessionKey, more: 0 };
+    // The feed emits one read's signals in one synchronous loop: the batch is complete after it.
+    queueMicrotask(() => {
+      const { first, more } = noticed!;
+      noticed = undefined;
+      broadcast('notice', more > 0 ? { watcherSessionKey: first, more } : { watcherSessionKey: first });
+    });
   };
 
   /** R86: the cheap token, polled only while a page listens; a change is one small event per page. */
@@ -184,7 +202,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     polling = true;
     try {
       const t = await source.changeToken();
-      if (lastToken !== undefined && t !== lastToken) broadcast('changed', { token: String(t) });
+      if (lastToken !== undefined && t !== lastToken) broadcast('changed', {});
       lastToken = t;
     } catch (error) {
       logger.error('ui: reading the change token failed; retrying', errorDetails(error));
@@ -197,11 +215,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     void poll();
     poller = setInterval(() => void poll(), pollMs);
     heartbeat = setInterval(() => {
-      for (const res of clients) res.write(': keep-alive\n\n');
+      for (const client of clients) client.keepAlive();
     }, HEARTBEAT_MS);
     // R86: notices come from the change feed, read from durable state (R60-R63).
     feed = createNoticeFeed(source.feedSource(), { pollIntervalMs: pollMs, logger });
-    stopFeed = feed.subscribe((signal) => broadcast('notice', { watcherSessionKey: signal.watcherSessionKey }));
+    stopFeed = feed.subscribe((signal) => onNotice(signal.watcherSessionKey));
   };
   const stopLive = () => {
     clearInterval(poller);
@@ -298,11 +316,12 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       case '/api/live': {
         res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
         res.write('retry: 1000\nevent: hello\ndata: {}\n\n');
-        clients.add(res);
+        const client = new LiveClient(res);
+        clients.add(client);
         if (clients.size === 1) startLive();
         // The response closes when the page goes away (the request itself ended when it was read).
         res.on('close', () => {
-          clients.delete(res);
+          clients.delete(client);
           if (clients.size === 0) stopLive();
         });
         return;
@@ -340,7 +359,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     port,
     close: async () => {
       stopLive();
-      for (const res of clients) res.end();
+      for (const client of clients) client.res.end();
       clients.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
