@@ -145,7 +145,7 @@ function pager(page, onNext) {
   var bar = h('div', { class: 'pager' });
   if (state.stack.length > 0) add(bar, h('button', { 'data-testid': 'page-first', text: '\u2190 first page', onclick: function () { state.stack = []; state.after = null; render(); } }));
   if (page.next) add(bar, h('button', { 'data-testid': 'page-next', text: 'next page \u2192', onclick: function () { state.stack.push(state.after); state.after = page.next; onNext(); } }));
-  add(bar, h('span', { text: page.rows.length + ' shown' + (page.next ? ', more on the next page' : '') }));
+  add(bar, h('span', { 'data-testid': 'page-status', text: page.rows.length + ' shown' + (page.next ? ', more on the next page' : '') + (page.byteLimited ? ' (this page reached its size limit)' : '') }));
   return bar;
 }
 
@@ -189,7 +189,8 @@ function eventRow(e) {
     h('td', null, chip(e.actorType), e.actorId ? h('span', { class: 'key', text: ' ' + e.actorId }) : null),
     h('td', { class: 'key', text: e.kind }),
     h('td', { 'data-testid': 'summary', text: e.summary }),
-    h('td', null, e.payload === undefined ? null : h('pre', { class: 'payload', text: JSON.stringify(e.payload, null, 1) })));
+    h('td', null, e.payload !== undefined ? h('pre', { class: 'payload', text: JSON.stringify(e.payload, null, 1) })
+      : e.payloadClipped !== undefined ? h('pre', { class: 'payload', 'data-testid': 'payload-clipped', text: e.payloadClipped }) : null));
 }
 
 function viewSession(p) {
@@ -220,7 +221,7 @@ function viewSession(p) {
         if (!t.events.length && !t.gap) rows.push(h('tr', null, h('td', { colspan: 6, class: 'muted', text: 'no events retained' })));
         out.push(h('h3', { text: 'Timeline (newest first)' }));
         out.push(h('table', { 'data-testid': 'timeline' }, h('thead', null, h('tr', null, ['seq', 'occurred', 'actor', 'kind', 'summary', 'payload'].map(function (x) { return h('th', { text: x }); }))), h('tbody', null, rows)));
-        out.push(pager({ rows: t.events, next: t.next }, render));
+        out.push(pager({ rows: t.events, next: t.next, byteLimited: t.byteLimited }, render));
       } else {
         out.push(h('p', { class: 'muted', text: agent ? 'no such session' : 'no events recorded under this key (it only watches)' }));
       }

@@ -6,7 +6,7 @@ import { createNoticeFeed, type NoticeFeed } from '../feed/index.js';
 import { errorDetails, guardedLogger, type Logger } from '../shared/logger.js';
 import { APP_CSS, APP_JS, pageHtml } from './assets.js';
 import { LiveClient } from './live.js';
-import { DEFAULT_PAGE, MAX_PAGE, type UiSource } from './source.js';
+import { DEFAULT_PAGE, MAX_PAGE, SHOWN, clip, type UiSource } from './source.js';
 
 /**
  * The live view's HTTP server (R80-R89): node:http alone, one page, a JSON API of bounded pages,
@@ -187,7 +187,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   let noticed: { first: string; more: number } | undefined;
   const onNotice = (watcherSessionKey: string) => {
     if (noticed) return void noticed.more++;
-    noticed = { first: watcherSessionKey, more: 0 };
+    // A key another program wrote past R1 is clipped like on the page: a frame stays small (R82, R86).
+    noticed = { first: clip(watcherSessionKey, SHOWN.key), more: 0 };
     // The feed emits one read's signals in one synchronous loop: the batch is complete after it.
     queueMicrotask(() => {
       const { first, more } = noticed!;

@@ -1,3 +1,4 @@
+import type { StateEvent } from '../../spec/index.js';
 import { noticeOf, pendingPairOf, wakeFor } from '../core/index.js';
 import type { PendingPair, PendingReadRequest, PendingSource } from '../feed/types.js';
 import { BadRows } from '../shared/pending-rows.js';
@@ -8,8 +9,13 @@ import { toSafeNumber } from '../sqlite/errors.js';
 import { EFFECTIVE_CURSORS, TABLES, openStateConnectionReadOnly } from '../sqlite/schema.js';
 import type { SqliteConnection, SqliteDriverChoice, SqlValue } from '../sqlite/driver/types.js';
 import {
+  EVENT_VIEW_COLUMNS,
   MINUTE_MS,
   bucketize,
+  cursorRowView,
+  eventView,
+  pageOf,
+  sessionView,
   type Activity,
   type CursorKey,
   type CursorRowView,
@@ -48,7 +54,7 @@ export const UI_SQL = {
   headEvent: `SELECT actor_type, actor_id, kind FROM ${E} WHERE sequence = ?`,
   lowest: `SELECT min(sequence) AS m FROM ${E} WHERE agent_id = ? AND session_key = ?`,
   head: `SELECT session_key, agent_id, last_sequence, pruned_max_sequence, updated_at FROM ${H} WHERE session_key = ? AND agent_id = ?`,
-  timeline: `SELECT * FROM ${E} WHERE agent_id = ? AND session_key = ? AND sequence < ? ORDER BY sequence DESC LIMIT ?`,
+  timeline: `SELECT ${EVENT_VIEW_COLUMNS} FROM ${E} WHERE agent_id = ? AND session_key = ? AND sequence < ? ORDER BY sequence DESC LIMIT ?`,
   newest: `SELECT max(occurred_at) AS t FROM ${E}`,
   activity: `SELECT (occurred_at / ${MINUTE_MS}) * ${MINUTE_MS} AS minute, actor_type, count(*) AS n FROM ${E} WHERE occurred_at >= ? AND occurred_at < ? GROUP BY minute, actor_type`,
   pendingAll: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE notified > last_seen`,
@@ -175,11 +181,10 @@ export class SqliteUiSource implements UiSource {
       }
       merged.sort((a, b) => byUtf8(a.sessionKey, b.sessionKey) || byUtf8(a.agentId, b.agentId));
     }
-    const page = merged.slice(0, q.limit).map((r): SessionRow =>
-      r.raw ? this.headRow(r.raw) : { sessionKey: r.sessionKey, agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true },
+    const rows = merged.slice(0, q.limit).map((r): SessionRow =>
+      sessionView(r.raw ? this.headRow(r.raw) : { sessionKey: r.sessionKey, agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true }),
     );
-    const last = page[page.length - 1];
-    return merged.length > q.limit && last ? { rows: page, next: { sessionKey: last.sessionKey, agentId: last.agentId } } : { rows: page };
+    return pageOf(rows, merged.length > q.limit, (last) => ({ sessionKey: last.sessionKey, agentId: last.agentId }));
   }
 
   async timeline(q: TimelineQuery): Promise<Timeline> {
@@ -187,11 +192,7 @@ export class SqliteUiSource implements UiSource {
     if (!h) return { events: [] };
     const head = this.headRow(h);
     const rows = this.db.prepare(UI_SQL.timeline).all(q.agentId, q.sessionKey, q.before ?? NO_UPPER, q.limit + 1) as EventRow[];
-    const events = rows.slice(0, q.limit).map((r) => decode.eventFromRow(r));
-    const out: Timeline = { head, events };
-    if (rows.length > q.limit) out.next = events[events.length - 1]!.sequence;
-    else if (head.prunedMaxSequence > 0) out.gap = { prunedMaxSequence: head.prunedMaxSequence, earliestAvailableSequence: head.earliestAvailableSequence };
-    return out;
+    return timelineOf(head, rows, q.limit, (r) => decode.eventFromRow(r));
   }
 
   async watches(q: WatchesQuery): Promise<Page<CursorRowView, CursorKey>> {
@@ -204,11 +205,7 @@ export class SqliteUiSource implements UiSource {
       q.limit + 1,
     ];
     const rows = this.db.prepare(watchesSql(this.cursorsFrom, q)).all(...params) as CursorRow[];
-    const page = rows.slice(0, q.limit).map(cursorView);
-    const last = page[page.length - 1];
-    return rows.length > q.limit && last
-      ? { rows: page, next: { targetAgentId: last.targetAgentId, targetSessionKey: last.targetSessionKey, watcherSessionKey: last.watcherSessionKey } }
-      : { rows: page };
+    return cursorPage(rows, q.limit);
   }
 
   async activity(minutes: number): Promise<Activity> {
@@ -244,6 +241,30 @@ export class SqliteUiSource implements UiSource {
   async close(): Promise<void> {
     this.db.close();
   }
+}
+
+/** R82, R83: a timeline page of event rows (read up to limit + 1), its strings clipped and its bytes bounded; the gap only on the page that reaches the oldest retained event. */
+export function timelineOf(head: SessionRow, rows: readonly EventRow[], limit: number, decodeRow: (row: EventRow) => StateEvent): Timeline {
+  const page = pageOf(
+    rows.slice(0, limit).map((r) => eventView(r, decodeRow)),
+    rows.length > limit,
+    (e) => e.sequence,
+  );
+  const out: Timeline = { head: sessionView(head), events: page.rows };
+  if (page.next !== undefined) {
+    out.next = page.next;
+    if (page.byteLimited) out.byteLimited = true;
+  } else if (head.prunedMaxSequence > 0) out.gap = { prunedMaxSequence: head.prunedMaxSequence, earliestAvailableSequence: head.earliestAvailableSequence };
+  return out;
+}
+
+/** R82, R84: a cursor page (rows read up to limit + 1), each with its notice, strings clipped, bytes bounded. */
+export function cursorPage(rows: readonly CursorRow[], limit: number): Page<CursorRowView, CursorKey> {
+  return pageOf(rows.slice(0, limit).map((r) => cursorRowView(cursorView(r))), rows.length > limit, (last) => ({
+    targetAgentId: last.targetAgentId,
+    targetSessionKey: last.targetSessionKey,
+    watcherSessionKey: last.watcherSessionKey,
+  }));
 }
 
 /** One cursor as the page shows it: as stored (a corrupt row is shown, not refused), with its lane and, when pending, its notice (R20, R23, R25). */
