@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { MAX_POLL_MS, parseCommand, parseInteger } from './args.js';
 import { cliInvocation } from './invocation.js';
 import { DatabaseProblem, EXIT, UsageError, type ExitCode, type Io } from './io.js';
-import { openReadOnly, toDatabaseProblem } from './state-db.js';
+import { toDatabaseProblem } from './state-db.js';
 import type { UiSource } from '../ui/source.js';
 
 /**
@@ -111,11 +111,23 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
   let source: UiSource;
   if (values.db !== undefined) {
     const path = values.db;
-    openReadOnly(path).close(); // the inspect checks: missing file, not a state database, too new (exit 3)
-    const { SqliteUiSource } = await import('../ui/sqlite-source.js');
+    // The inspect checks (exit 3): missing, not a regular file; then, on opening, not a state database or too new.
+    if (!existsSync(path)) throw new DatabaseProblem(`${path}: no such file`, ['pass the path of a state database file written by the SQLite adapter']);
+    if (!statSync(path).isFile()) throw new DatabaseProblem(`${path}: not a regular file`);
+    // R80: SQLite URI filenames, so a reader who may not write the file's directory can open it
+    // immutable. A process-wide switch that better-sqlite3 reads once, when it loads: this
+    // command is the first to load it, and opens only absolute paths (never read as URIs).
+    process.env['SQLITE_USE_URI'] ??= '1';
+    const { ReadOnlyDirectoryError, SqliteUiSource } = await import('../ui/sqlite-source.js');
     try {
       source = SqliteUiSource.open(path);
     } catch (error) {
+      if (error instanceof ReadOnlyDirectoryError) {
+        throw new DatabaseProblem(error.message, [
+          'give this user write access to the directory (SQLite creates the -shm file there), or',
+          'open the view while a writer has the file open (its -wal and -shm exist then), or copy the file somewhere writable',
+        ]);
+      }
       throw toDatabaseProblem(error, path);
     }
   } else {

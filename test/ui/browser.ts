@@ -64,8 +64,9 @@ export interface UiProcess {
 }
 
 /** Starts `ui` and waits for the address it prints. */
-export function startUi(cli: string, args: readonly string[], options: { env?: Record<string, string> } = {}): Promise<UiProcess> {
-  const child = spawn(process.execPath, [cli, 'ui', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+export function startUi(cli: string, args: readonly string[], options: { env?: Record<string, string>; uid?: number; gid?: number } = {}): Promise<UiProcess> {
+  const as = options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid };
+  const child = spawn(process.execPath, [cli, 'ui', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env }, ...as });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
