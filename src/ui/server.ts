@@ -298,7 +298,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     if (url.searchParams.has('token')) {
       // R87: the token is traded for the cookie once; the address bar and history keep the clean URL.
       url.searchParams.delete('token');
-      const location = `${atRoot ? APP_PATH : url.pathname}${url.search}`;
+      // Only ever to a path of the view itself, whatever the request's path looked like.
+      const location = url.pathname.startsWith(APP_PATH) ? `${url.pathname}${url.search}` : APP_PATH;
       return send(res, 303, 'text/plain; charset=utf-8', '', { location, 'set-cookie': `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=${APP_PATH}` });
     }
     if (atRoot) return send(res, 303, 'text/plain; charset=utf-8', '', { location: `${APP_PATH}${url.search}` });

@@ -263,6 +263,9 @@ describe('R87: a token on every request, on every address', () => {
         [`/?token=${server.token}`, APP_PATH],
         [`${APP_PATH}?token=${server.token}`, APP_PATH],
         [`${APP_PATH}api/sessions?limit=2&token=${server.token}&search=main`, `${APP_PATH}api/sessions?limit=2&search=main`],
+        // Never elsewhere: a path a browser would read as another host goes to the page.
+        [`/\\evil.example/x?token=${server.token}`, APP_PATH],
+        [`//evil.example/x?token=${server.token}`, APP_PATH],
       ];
       for (const [path, location] of cases) {
         const r = await get(`${origin}${path}`);
