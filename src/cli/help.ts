@@ -135,7 +135,7 @@ says so) shows its prompts as machine (machine-thread): the monitor never links 
 
 ${EXIT_CODES_HELP}`;
 
-export const UI_USAGE = `session-state-kit ui --db <file> | --pg <url> [--schema <name>] [--port <n>] [--host <addr> [--token <t>]] [--open]
+export const UI_USAGE = `session-state-kit ui --db <file> | --pg <url> [--schema <name>] [--port <n>] [--host <addr>] [--token-file <path>] [--open]
 
 A live view of the team in a browser: sessions with their heads and retained history, each
 session's timeline (actors in colour, history gaps shown as gaps), the watch graph with every
@@ -146,9 +146,14 @@ section 13). Runs until Ctrl-C.
   --db <file>       a SQLite state database (as written by createSqliteStore({ path }))
   --pg <url>        a PostgreSQL store instead; --schema when it is not in "public"
   --port <n>        port to listen on (default 0: any free port; the address is printed)
-  --host <addr>     address to bind (default 127.0.0.1). Any other than loopback needs a token:
-                    --token, or one is generated and printed in the address
-  --token <t>       require this token (16+ characters of A-Z a-z 0-9 _ -) on every request
+  --host <addr>     address to bind (default 127.0.0.1)
+  --token-file <path>
+                    read the token every request must carry, on every address, loopback included
+                    (16 to 200 characters of A-Z a-z 0-9 _ -), from this file; or set SSK_UI_TOKEN.
+                    Without either a token is generated; the address printed carries it:
+                    http://127.0.0.1:<port>/?token=<t>
+  --token <t>       the same on the command line, which every local user can read (ps,
+                    /proc/<pid>/cmdline): it works, with a warning; prefer the two above
   --poll-ms <n>     how often the change token is polled while a page is open (default 250)
   --open            open the page in the default browser
 

@@ -13,6 +13,8 @@ export function pageHtml(): string {
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<title>session-state-kit live view</title>',
     '<link rel="stylesheet" href="app.css">',
+    // Relative, so the browser asks under the page's path, where the token cookie is sent (R87).
+    '<link rel="icon" href="favicon.ico">',
     '</head><body><div id="app"><noscript>The live view needs JavaScript.</noscript></div>',
     '<script src="app.js"></script>',
     '</body></html>',
@@ -143,7 +145,7 @@ function pager(page, onNext) {
   var bar = h('div', { class: 'pager' });
   if (state.stack.length > 0) add(bar, h('button', { 'data-testid': 'page-first', text: '\u2190 first page', onclick: function () { state.stack = []; state.after = null; render(); } }));
   if (page.next) add(bar, h('button', { 'data-testid': 'page-next', text: 'next page \u2192', onclick: function () { state.stack.push(state.after); state.after = page.next; onNext(); } }));
-  add(bar, h('span', { text: page.rows.length + ' shown' + (page.next ? ', more on the next page' : '') }));
+  add(bar, h('span', { 'data-testid': 'page-status', text: page.rows.length + ' shown' + (page.next ? ', more on the next page' : '') + (page.byteLimited ? ' (this page reached its size limit)' : '') }));
   return bar;
 }
 
@@ -187,7 +189,8 @@ function eventRow(e) {
     h('td', null, chip(e.actorType), e.actorId ? h('span', { class: 'key', text: ' ' + e.actorId }) : null),
     h('td', { class: 'key', text: e.kind }),
     h('td', { 'data-testid': 'summary', text: e.summary }),
-    h('td', null, e.payload === undefined ? null : h('pre', { class: 'payload', text: JSON.stringify(e.payload, null, 1) })));
+    h('td', null, e.payload !== undefined ? h('pre', { class: 'payload', text: JSON.stringify(e.payload, null, 1) })
+      : e.payloadClipped !== undefined ? h('pre', { class: 'payload', 'data-testid': 'payload-clipped', text: e.payloadClipped }) : null));
 }
 
 function viewSession(p) {
@@ -218,7 +221,7 @@ function viewSession(p) {
         if (!t.events.length && !t.gap) rows.push(h('tr', null, h('td', { colspan: 6, class: 'muted', text: 'no events retained' })));
         out.push(h('h3', { text: 'Timeline (newest first)' }));
         out.push(h('table', { 'data-testid': 'timeline' }, h('thead', null, h('tr', null, ['seq', 'occurred', 'actor', 'kind', 'summary', 'payload'].map(function (x) { return h('th', { text: x }); }))), h('tbody', null, rows)));
-        out.push(pager({ rows: t.events, next: t.next }, render));
+        out.push(pager({ rows: t.events, next: t.next, byteLimited: t.byteLimited }, render));
       } else {
         out.push(h('p', { class: 'muted', text: agent ? 'no such session' : 'no events recorded under this key (it only watches)' }));
       }
@@ -369,7 +372,11 @@ function connect() {
   var es = new EventSource('api/live');
   es.addEventListener('hello', function () { liveEl.className = 'live on'; liveEl.textContent = 'live'; });
   es.addEventListener('changed', function () { liveEl.textContent = 'live, updated ' + new Date().toLocaleTimeString(); soon(); });
-  es.addEventListener('notice', function (m) { try { toast('pending notice for ' + JSON.parse(m.data).watcherSessionKey); } catch (e) { /* ignore */ } soon(); });
+  // One frame per commit (R86): the first watcher, and how many more got a notice with it.
+  es.addEventListener('notice', function (m) {
+    try { var d = JSON.parse(m.data); toast('pending notice for ' + d.watcherSessionKey + (d.more ? ' and ' + d.more + ' more' : '')); } catch (e) { /* ignore */ }
+    soon();
+  });
   es.onerror = function () { liveEl.className = 'live off'; liveEl.textContent = 'reconnecting'; };
 }
 

@@ -9,10 +9,13 @@ import { loadPg } from '../postgres/driver.js';
 import { NotAStateSchemaError, toSafeNumber } from '../postgres/errors.js';
 import { cursorAsStoredFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from '../postgres/rows.js';
 import { TABLES, quoteIdent, readSchemaVersion } from '../postgres/schema.js';
-import { cursorView } from './sqlite-source.js';
+import { cursorPage, timelineOf } from './sqlite-source.js';
 import {
+  EVENT_VIEW_COLUMNS,
   MINUTE_MS,
   bucketize,
+  pageOf,
+  sessionView,
   type Activity,
   type CursorKey,
   type CursorRowView,
@@ -122,13 +125,14 @@ export class PgUiSource implements UiSource {
     const page: SessionRow[] = [];
     for (const r of rows.slice(0, q.limit)) {
       page.push(
-        Number(r['watcher_only']) === 1
-          ? { sessionKey: String(r['session_key']), agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true }
-          : await this.headRow(r),
+        sessionView(
+          Number(r['watcher_only']) === 1
+            ? { sessionKey: String(r['session_key']), agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true }
+            : await this.headRow(r),
+        ),
       );
     }
-    const last = page[page.length - 1];
-    return rows.length > q.limit && last ? { rows: page, next: { sessionKey: last.sessionKey, agentId: last.agentId } } : { rows: page };
+    return pageOf(page, rows.length > q.limit, (last) => ({ sessionKey: last.sessionKey, agentId: last.agentId }));
   }
 
   async timeline(q: TimelineQuery): Promise<Timeline> {
@@ -136,14 +140,10 @@ export class PgUiSource implements UiSource {
     if (!h) return { events: [] };
     const head = await this.headRow(h);
     const rows = await this.rows<PgEventRow>(
-      `SELECT * FROM ${this.t('events')} WHERE agent_id = $1 AND session_key = $2 AND sequence < $3 ORDER BY sequence DESC LIMIT $4`,
+      `SELECT ${EVENT_VIEW_COLUMNS} FROM ${this.t('events')} WHERE agent_id = $1 AND session_key = $2 AND sequence < $3 ORDER BY sequence DESC LIMIT $4`,
       [q.agentId, q.sessionKey, q.before ?? Number.MAX_SAFE_INTEGER, q.limit + 1],
     );
-    const events = rows.slice(0, q.limit).map((r) => eventFromPgRow(r));
-    const out: Timeline = { head, events };
-    if (rows.length > q.limit) out.next = events[events.length - 1]!.sequence;
-    else if (head.prunedMaxSequence > 0) out.gap = { prunedMaxSequence: head.prunedMaxSequence, earliestAvailableSequence: head.earliestAvailableSequence };
-    return out;
+    return timelineOf(head, rows, q.limit, (r) => eventFromPgRow(r));
   }
 
   async watches(q: WatchesQuery): Promise<Page<CursorRowView, CursorKey>> {
@@ -159,11 +159,7 @@ export class PgUiSource implements UiSource {
       `SELECT ${CURSOR_COLUMNS} FROM ${this.t('cursors')} WHERE ${where} ORDER BY target_agent_id, target_session_key, watcher_session_key LIMIT $4`,
       values,
     );
-    const page = rows.slice(0, q.limit).map(cursorView);
-    const last = page[page.length - 1];
-    return rows.length > q.limit && last
-      ? { rows: page, next: { targetAgentId: last.targetAgentId, targetSessionKey: last.targetSessionKey, watcherSessionKey: last.watcherSessionKey } }
-      : { rows: page };
+    return cursorPage(rows, q.limit);
   }
 
   async activity(minutes: number): Promise<Activity> {

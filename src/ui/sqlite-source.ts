@@ -1,3 +1,7 @@
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { StateEvent } from '../../spec/index.js';
 import { noticeOf, pendingPairOf, wakeFor } from '../core/index.js';
 import type { PendingPair, PendingReadRequest, PendingSource } from '../feed/types.js';
 import { BadRows } from '../shared/pending-rows.js';
@@ -8,8 +12,13 @@ import { toSafeNumber } from '../sqlite/errors.js';
 import { EFFECTIVE_CURSORS, TABLES, openStateConnectionReadOnly } from '../sqlite/schema.js';
 import type { SqliteConnection, SqliteDriverChoice, SqlValue } from '../sqlite/driver/types.js';
 import {
+  EVENT_VIEW_COLUMNS,
   MINUTE_MS,
   bucketize,
+  cursorRowView,
+  eventView,
+  pageOf,
+  sessionView,
   type Activity,
   type CursorKey,
   type CursorRowView,
@@ -48,7 +57,7 @@ export const UI_SQL = {
   headEvent: `SELECT actor_type, actor_id, kind FROM ${E} WHERE sequence = ?`,
   lowest: `SELECT min(sequence) AS m FROM ${E} WHERE agent_id = ? AND session_key = ?`,
   head: `SELECT session_key, agent_id, last_sequence, pruned_max_sequence, updated_at FROM ${H} WHERE session_key = ? AND agent_id = ?`,
-  timeline: `SELECT * FROM ${E} WHERE agent_id = ? AND session_key = ? AND sequence < ? ORDER BY sequence DESC LIMIT ?`,
+  timeline: `SELECT ${EVENT_VIEW_COLUMNS} FROM ${E} WHERE agent_id = ? AND session_key = ? AND sequence < ? ORDER BY sequence DESC LIMIT ?`,
   newest: `SELECT max(occurred_at) AS t FROM ${E}`,
   activity: `SELECT (occurred_at / ${MINUTE_MS}) * ${MINUTE_MS} AS minute, actor_type, count(*) AS n FROM ${E} WHERE occurred_at >= ? AND occurred_at < ? GROUP BY minute, actor_type`,
   pendingAll: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE notified > last_seen`,
@@ -96,27 +105,132 @@ export function watchesSql(from: string, query: Pick<WatchesQuery, 'session' | '
     ) WHERE ${keyset}${pending} ${order}`;
 }
 
+/**
+ * R80: the file cannot be opened for a reader who may read it but not write its directory: a
+ * WAL-mode file needs its -shm, which such a reader cannot create, and the immutable open that
+ * would not need it is not available (SQLite URI filenames are off in this process).
+ */
+export class ReadOnlyDirectoryError extends Error {
+  override readonly name = 'ReadOnlyDirectoryError';
+  constructor(
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `${path}: readable, but SQLite cannot read this WAL-mode file without creating ${path}-shm, and this user may not write to ${dirname(path)}; no writer has it open (there is no ${path}-wal)`,
+      options,
+    );
+  }
+}
+
+/** SQLite's codes for a -shm (or -wal) a read-only connection could not create (R80). */
+const NEEDS_SHARED_MEMORY = /^SQLITE_(READONLY_DIRECTORY|READONLY_CANTINIT|CANTOPEN)/;
+const sqliteCode = (error: unknown): string => {
+  for (let e = error, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) return code;
+  }
+  return '';
+};
+
+/** How the file is read: shared (sees every commit) or immutable (a snapshot, reopened when the file changes). */
+type OpenMode = 'shared' | 'immutable';
+
+/**
+ * R80: a read-only connection; when that fails for want of a -shm and no writer has the file open
+ * (no -wal), an immutable one (`file:...?immutable=1`), which needs neither lock nor -shm.
+ */
+function openView(path: string, driver: SqliteDriverChoice | undefined): { db: SqliteConnection; mode: OpenMode } {
+  const options = driver === undefined ? {} : { driver };
+  // Absolute: with URI filenames on, a relative name that begins with "file:" would be read as one.
+  const file = resolve(path);
+  try {
+    return { db: openStateConnectionReadOnly(file, options), mode: 'shared' };
+  } catch (error) {
+    if (!NEEDS_SHARED_MEMORY.test(sqliteCode(error)) || existsSync(`${file}-wal`) || !readable(file)) throw error;
+    try {
+      return { db: openStateConnectionReadOnly(`${pathToFileURL(file).href}?immutable=1`, options), mode: 'immutable' };
+    } catch (immutableError) {
+      throw new ReadOnlyDirectoryError(path, { cause: immutableError });
+    }
+  }
+}
+
+function readable(file: string): boolean {
+  try {
+    accessSync(file, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What changes when anything writes the file: a commit checkpointed into it, or a writer's -wal appearing. */
+function fileStamp(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.ino}:${s.size}:${s.mtimeMs}:${existsSync(`${path}-wal`)}`;
+  } catch {
+    return 'gone';
+  }
+}
+
 export class SqliteUiSource implements UiSource {
   private readonly cursorsFrom: string;
+  private readonly marks: boolean;
 
   /** R68: the feed's reads, where the file marks changes (schema step 8); absent on an older file, which this read-only view never migrates. */
-  private readonly reads: SqlitePendingReads | undefined;
+  private reads: SqlitePendingReads | undefined;
+  /** Bumped on each reopen, so the change token moves with it (R86). */
+  private generation = 0;
+  private stamp = '';
 
   private constructor(
-    private readonly db: SqliteConnection,
+    private db: SqliteConnection,
+    private mode: OpenMode,
     readonly label: string,
     private readonly path: string = label,
+    private readonly driver: SqliteDriverChoice | undefined = undefined,
   ) {
-    // Belt and braces beside the read-only open: SQLite refuses any write on this connection (R80).
-    db.pragma('query_only = 1');
     const version = num(db.pragma('user_version'), 'user_version');
     this.cursorsFrom = version >= EFFECTIVE_SINCE_VERSION ? EFFECTIVE_CURSORS : C;
-    this.reads = version >= MARKS_SINCE_VERSION ? new SqlitePendingReads(db, new BadRows(silentLogger, 'ui')) : undefined;
+    this.marks = version >= MARKS_SINCE_VERSION;
+    this.attach(db, mode);
   }
 
-  /** Opens an existing state file read-only; throws the adapter's typed errors (NotAStateDatabaseError, SchemaTooNewError). */
+  private attach(db: SqliteConnection, mode: OpenMode): void {
+    // Belt and braces beside the read-only open: SQLite refuses any write on this connection (R80).
+    db.pragma('query_only = 1');
+    this.db = db;
+    this.mode = mode;
+    this.reads = this.marks ? new SqlitePendingReads(db, new BadRows(silentLogger, 'ui')) : undefined;
+    if (mode === 'immutable') this.stamp = fileStamp(resolve(this.path));
+  }
+
+  /**
+   * Opens an existing state file read-only; throws the adapter's typed errors (NotAStateDatabaseError,
+   * SchemaTooNewError), and ReadOnlyDirectoryError when this user cannot read it at all (R80).
+   */
   static open(path: string, options: { driver?: SqliteDriverChoice } = {}): SqliteUiSource {
-    return new SqliteUiSource(openStateConnectionReadOnly(path, options.driver === undefined ? {} : { driver: options.driver }), path);
+    const { db, mode } = openView(path, options.driver);
+    return new SqliteUiSource(db, mode, path, path, options.driver);
+  }
+
+  /** 'immutable' while the file is read without a -shm (R80), else 'shared'. */
+  get openMode(): OpenMode {
+    return this.mode;
+  }
+
+  /**
+   * R80, R86: an immutable connection sees no commit, so the file itself is watched: when it (or a
+   * writer's -wal) changed, it is read afresh, shared once a writer's -wal and -shm exist.
+   */
+  private refresh(): void {
+    if (this.mode !== 'immutable' || fileStamp(resolve(this.path)) === this.stamp) return;
+    const next = openView(this.path, this.driver);
+    this.db.close();
+    this.attach(next.db, next.mode);
+    this.generation++;
   }
 
   /** The plan SQLite chooses for a statement (tests assert pages read through an index, R82). */
@@ -154,6 +268,7 @@ export class SqliteUiSource implements UiSource {
    * are what it collects (plus the keys a filter skips).
    */
   async sessions(q: SessionsQuery): Promise<Page<SessionRow, { sessionKey: string; agentId: string }>> {
+    this.refresh();
     const heads = this.db.prepare(sessionsSql(q)).all(...sessionsParams(q));
     type Row = { sessionKey: string; agentId: string; raw?: Record<string, unknown> };
     const merged: Row[] = heads.map((r) => ({ sessionKey: String(r['session_key']), agentId: String(r['agent_id']), raw: r }));
@@ -175,26 +290,23 @@ export class SqliteUiSource implements UiSource {
       }
       merged.sort((a, b) => byUtf8(a.sessionKey, b.sessionKey) || byUtf8(a.agentId, b.agentId));
     }
-    const page = merged.slice(0, q.limit).map((r): SessionRow =>
-      r.raw ? this.headRow(r.raw) : { sessionKey: r.sessionKey, agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true },
+    const rows = merged.slice(0, q.limit).map((r): SessionRow =>
+      sessionView(r.raw ? this.headRow(r.raw) : { sessionKey: r.sessionKey, agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true }),
     );
-    const last = page[page.length - 1];
-    return merged.length > q.limit && last ? { rows: page, next: { sessionKey: last.sessionKey, agentId: last.agentId } } : { rows: page };
+    return pageOf(rows, merged.length > q.limit, (last) => ({ sessionKey: last.sessionKey, agentId: last.agentId }));
   }
 
   async timeline(q: TimelineQuery): Promise<Timeline> {
+    this.refresh();
     const h = this.db.prepare(UI_SQL.head).get(q.sessionKey, q.agentId);
     if (!h) return { events: [] };
     const head = this.headRow(h);
     const rows = this.db.prepare(UI_SQL.timeline).all(q.agentId, q.sessionKey, q.before ?? NO_UPPER, q.limit + 1) as EventRow[];
-    const events = rows.slice(0, q.limit).map((r) => decode.eventFromRow(r));
-    const out: Timeline = { head, events };
-    if (rows.length > q.limit) out.next = events[events.length - 1]!.sequence;
-    else if (head.prunedMaxSequence > 0) out.gap = { prunedMaxSequence: head.prunedMaxSequence, earliestAvailableSequence: head.earliestAvailableSequence };
-    return out;
+    return timelineOf(head, rows, q.limit, (r) => decode.eventFromRow(r));
   }
 
   async watches(q: WatchesQuery): Promise<Page<CursorRowView, CursorKey>> {
+    this.refresh();
     const a = q.after;
     const params: SqlValue[] = [
       ...(q.session === undefined ? [] : [q.session, q.session, q.session]),
@@ -204,14 +316,11 @@ export class SqliteUiSource implements UiSource {
       q.limit + 1,
     ];
     const rows = this.db.prepare(watchesSql(this.cursorsFrom, q)).all(...params) as CursorRow[];
-    const page = rows.slice(0, q.limit).map(cursorView);
-    const last = page[page.length - 1];
-    return rows.length > q.limit && last
-      ? { rows: page, next: { targetAgentId: last.targetAgentId, targetSessionKey: last.targetSessionKey, watcherSessionKey: last.watcherSessionKey } }
-      : { rows: page };
+    return cursorPage(rows, q.limit);
   }
 
   async activity(minutes: number): Promise<Activity> {
+    this.refresh();
     const newest = this.db.prepare(UI_SQL.newest).get()?.['t'];
     const endAt = newest === null || newest === undefined ? Date.now() : num(newest, `${E}.occurred_at`);
     const end = Math.floor(endAt / MINUTE_MS) * MINUTE_MS;
@@ -220,20 +329,22 @@ export class SqliteUiSource implements UiSource {
     return { end, buckets: bucketize(end, minutes, rows.map((r) => ({ minute: num(r['minute'], 'minute'), actorType: String(r['actor_type']), count: num(r['n'], 'count') }))) };
   }
 
-  async changeToken(): Promise<number> {
-    // Changes when another connection (any process) committed to the file (R86).
-    return num(this.db.pragma('data_version'), 'data_version');
+  async changeToken(): Promise<string> {
+    this.refresh();
+    // Changes when another connection (any process) committed to the file (R86), or on a reopen (R80).
+    return `${this.generation}:${num(this.db.pragma('data_version'), 'data_version')}`;
   }
 
   async listPending(): Promise<PendingPair[]> {
+    this.refresh();
     if (this.reads) return this.reads.listPending();
     return (this.db.prepare(UI_SQL.pendingAll).all() as CursorRow[]).map((r) => pendingPairOf(decode.cursorAsStored(r)));
   }
 
   feedSource(): PendingSource {
-    const reads = this.reads;
     return {
-      ...(reads ? { readPending: (request: PendingReadRequest) => reads.read(request) } : {}),
+      // The reads of the connection open now (R80 may reopen it).
+      ...(this.marks ? { readPending: (request: PendingReadRequest) => this.reads!.read(request) } : {}),
       listPending: () => this.listPending(),
       changeToken: () => this.changeToken(),
       onLocalChange: () => () => {}, // this connection never writes (R80)
@@ -244,6 +355,30 @@ export class SqliteUiSource implements UiSource {
   async close(): Promise<void> {
     this.db.close();
   }
+}
+
+/** R82, R83: a timeline page of event rows (read up to limit + 1), its strings clipped and its bytes bounded; the gap only on the page that reaches the oldest retained event. */
+export function timelineOf(head: SessionRow, rows: readonly EventRow[], limit: number, decodeRow: (row: EventRow) => StateEvent): Timeline {
+  const page = pageOf(
+    rows.slice(0, limit).map((r) => eventView(r, decodeRow)),
+    rows.length > limit,
+    (e) => e.sequence,
+  );
+  const out: Timeline = { head: sessionView(head), events: page.rows };
+  if (page.next !== undefined) {
+    out.next = page.next;
+    if (page.byteLimited) out.byteLimited = true;
+  } else if (head.prunedMaxSequence > 0) out.gap = { prunedMaxSequence: head.prunedMaxSequence, earliestAvailableSequence: head.earliestAvailableSequence };
+  return out;
+}
+
+/** R82, R84: a cursor page (rows read up to limit + 1), each with its notice, strings clipped, bytes bounded. */
+export function cursorPage(rows: readonly CursorRow[], limit: number): Page<CursorRowView, CursorKey> {
+  return pageOf(rows.slice(0, limit).map((r) => cursorRowView(cursorView(r))), rows.length > limit, (last) => ({
+    targetAgentId: last.targetAgentId,
+    targetSessionKey: last.targetSessionKey,
+    watcherSessionKey: last.watcherSessionKey,
+  }));
 }
 
 /** One cursor as the page shows it: as stored (a corrupt row is shown, not refused), with its lane and, when pending, its notice (R20, R23, R25). */

@@ -118,7 +118,11 @@ describe('what the demo suggests next', () => {
         });
         child.on('exit', (code) => reject(new Error(`ui exited ${String(code)}: ${out}`)));
       });
-      const page = await fetch(url);
+      // As a browser follows it: the token is traded for a cookie and a 303 to the page (R87).
+      const traded = await fetch(url, { redirect: 'manual' });
+      expect(traded.status).toBe(303);
+      const cookie = traded.headers.get('set-cookie')!.split(';')[0]!;
+      const page = await fetch(new URL(traded.headers.get('location')!, url), { headers: { cookie } });
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/text\/html/);
       expect(await page.text()).toContain('<html');

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { APP_PATH } from '../../src/ui/server.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROMIUM = process.env['SSK_CHROMIUM'] ?? '/usr/bin/chromium';
@@ -50,7 +51,12 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
 }
 
 export interface UiProcess {
+  pid: number;
+  /** The printed address, with its token (R87). */
   url: string;
+  /** The page's address (under APP_PATH) without the token, and the token as a header for API requests. */
+  base: string;
+  auth: { authorization: string };
   child: ChildProcess;
   stdout: () => string;
   stderr: () => string;
@@ -58,8 +64,9 @@ export interface UiProcess {
 }
 
 /** Starts `ui` and waits for the address it prints. */
-export function startUi(cli: string, args: readonly string[]): Promise<UiProcess> {
-  const child = spawn(process.execPath, [cli, 'ui', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startUi(cli: string, args: readonly string[], options: { env?: Record<string, string>; uid?: number; gid?: number } = {}): Promise<UiProcess> {
+  const as = options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid };
+  const child = spawn(process.execPath, [cli, 'ui', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env }, ...as });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -72,8 +79,13 @@ export function startUi(cli: string, args: readonly string[]): Promise<UiProcess
       if (!m) return;
       clearTimeout(timer);
       child.stdout!.off('data', check);
+      const url = new URL(m[1]!);
+      const token = url.searchParams.get('token') ?? '';
       resolvePromise({
+        pid: child.pid!,
         url: m[1]!,
+        base: new URL(APP_PATH, url.origin).href,
+        auth: { authorization: `Bearer ${token}` },
         child,
         stdout: () => out,
         stderr: () => err,

@@ -4,6 +4,8 @@
  * OS processes write to the file while the page is open.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -188,6 +190,42 @@ describe.skipIf(!hasChromium)('session-state-kit ui in Chromium', () => {
       expect(await page.locator('main table').count(), hash).toBeGreaterThan(0);
     }
     expect(problems).toEqual([]);
+  });
+
+  it('R87: the printed address trades its token for the cookie: the address bar and history keep the address without it', async () => {
+    await page.goto(`${ui.url}#/watches`);
+    await expect.poll(() => page.locator('main').getAttribute('data-route')).toBe('#/watches');
+    expect(page.url()).toBe(`${new URL(ui.url).origin}/ssk-ui/#/watches`);
+    const entries = (await page.evaluate('performance.getEntriesByType("navigation").map((e) => e.name)')) as string[];
+    expect(entries.join(' ')).not.toContain('token=');
+    // A reload keeps working on the cookie alone.
+    await page.reload();
+    await expect.poll(() => page.locator('main').getAttribute('data-route')).toBe('#/watches');
+    expect(await page.locator('[data-testid=cursor-row]').count()).toBeGreaterThan(0);
+  });
+
+  it('R87: the token cookie stays with the view: another service on the same host is not sent it', async () => {
+    await open('');
+    const port = new URL(ui.url).port;
+    const cookies = (await browser.context.cookies()).filter((c) => c.name.startsWith('ssk_ui_token'));
+    expect(cookies.map((c) => [c.name, c.domain, c.path, c.httpOnly, c.sameSite])).toEqual([[`ssk_ui_token_${port}`, '127.0.0.1', '/ssk-ui/', true, 'Strict']]);
+    // Another web service on 127.0.0.1, another port: what Cookie header does the browser send it?
+    const seen: string[] = [];
+    const other = createServer((req, res) => {
+      seen.push(`${req.url} ${req.headers.cookie ?? ''}`);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('another service');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    try {
+      const otherPage = await browser.context.newPage();
+      for (const path of ['/', '/api/sessions', '/ssk-ui']) await otherPage.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}${path}`);
+      await otherPage.close();
+    } finally {
+      other.closeAllConnections();
+      await new Promise((r) => other.close(r));
+    }
+    expect(seen.filter((r) => !r.startsWith('/favicon.ico')).map((r) => r.split(' ')[0])).toEqual(['/', '/api/sessions', '/ssk-ui']);
+    expect(seen.join(';')).not.toContain('ssk_ui_token');
   });
 
   it('R80, R88: the page ran without a script error or CSP report, and the file was never written by ui', async () => {

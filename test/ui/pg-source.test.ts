@@ -2,10 +2,12 @@
  * The live view on PostgreSQL (`ui --pg <url>`): the same pages as on SQLite, read on a session
  * whose transactions are all read-only, from a store written by the real PostgreSQL adapter.
  */
+import pgm from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
 import { PgUiSource } from '../../src/ui/pg-source.js';
 import { startUiServer } from '../../src/ui/server.js';
+import { CLIP_MARK, SHOWN } from '../../src/ui/source.js';
 import { usePostgres } from '../postgres/server.js';
 import { runCli, useBuiltCli } from '../cli/helpers.js';
 import { startUi } from './browser.js';
@@ -75,7 +77,7 @@ describe('ui --pg', () => {
     await expect(client.query(`CREATE TABLE "${schema}".ui_probe (a int)`)).rejects.toThrow(/read-only/);
     const server = await startUiServer({ source });
     try {
-      const res = await fetch(`${server.url}api/sessions`);
+      const res = await fetch(`${server.base}api/sessions`, { headers: { authorization: `Bearer ${server.token}` } });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { rows: unknown[] }).rows).toHaveLength(2);
     } finally {
@@ -86,8 +88,8 @@ describe('ui --pg', () => {
   it('R80, R87: the CLI serves a PostgreSQL store on loopback, and a schema without the tables is exit 3', async () => {
     const ui = await startUi(cli.path(), ['--pg', pg.url(), '--schema', schema]);
     try {
-      expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-      const res = await fetch(`${ui.url}api/timeline?session=${encodeURIComponent(CHILD)}&agent=main`);
+      expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
+      const res = await fetch(`${ui.base}api/timeline?session=${encodeURIComponent(CHILD)}&agent=main`, { headers: ui.auth });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { head: { stateVersion: number } }).head.stateVersion).toBe(3);
     } finally {
@@ -96,5 +98,31 @@ describe('ui --pg', () => {
     const empty = await runCli(cli.path(), ['ui', '--pg', pg.url(), '--schema', pg.schema()]);
     expect(empty.code).toBe(3);
     expect(empty.stderr).toMatch(/no session-state tables/);
+  });
+
+  it('R82: rows another program wrote past R3 come clipped, cut in the query (1 MiB summary and payload)', async () => {
+    const other = pg.schema();
+    const writer = await createPostgresStore({ connectionString: pg.url(), schema: other, logger: pg.log });
+    const raw = new pgm.Client({ connectionString: pg.url() });
+    await raw.connect();
+    let view: PgUiSource | undefined;
+    try {
+      await writer.record({ sessionKey: CHILD, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'normal' });
+      await raw.query(
+        `INSERT INTO "${other}".session_state_events (session_key, agent_id, kind, actor_type, occurred_at, recorded_at, summary, payload_json)
+         VALUES ($1, 'main', 'human_direct_message', 'human', 1, 1, repeat('m', 1048576), '{"channel":"' || repeat('c', 1048576) || '"}')`,
+        [CHILD],
+      );
+      await raw.query(`UPDATE "${other}".session_state_heads SET last_sequence = (SELECT max(sequence) FROM "${other}".session_state_events)`);
+      view = await PgUiSource.open(pg.url(), other, 'test server');
+      const t = await view.timeline({ sessionKey: CHILD, agentId: 'main', limit: 50 });
+      expect(t.events.map((e) => e.summary)).toEqual([`${'m'.repeat(SHOWN.summary)}${CLIP_MARK}`, 'normal']);
+      expect(t.events[0]!.payload).toBeUndefined();
+      expect(t.events[0]!.payloadClipped).toBe(`{"channel":"${'c'.repeat(SHOWN.payload - 12)}${CLIP_MARK}`);
+    } finally {
+      await view?.close();
+      await raw.end();
+      await writer.close();
+    }
   });
 });

@@ -4,14 +4,15 @@
  * live event stream, and bad input named by field.
  */
 import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { APP_CSS, APP_JS, pageHtml } from '../../src/ui/assets.js';
-import { CONTENT_SECURITY_POLICY, startUiServer, type UiServer } from '../../src/ui/server.js';
+import { APP_PATH, CONTENT_SECURITY_POLICY, startUiServer, tokenCookieName, type UiServer } from '../../src/ui/server.js';
 import { NEXT_WATCHER_SQL, SqliteUiSource, UI_SQL, sessionsParams, sessionsSql, watchesSql } from '../../src/ui/sqlite-source.js';
 import { MAX_PAGE, type UiSource } from '../../src/ui/source.js';
 import { fingerprint, runCli, useBuiltCli } from '../cli/helpers.js';
@@ -60,8 +61,9 @@ describe('a team file through the server', () => {
     buildTeam(db);
     source = SqliteUiSource.open(db);
     server = await startUiServer({ source, pollMs: 20 });
-    base = server.url;
+    base = server.base;
   });
+  const authed = (url: string, headers: Record<string, string> = {}, method = 'GET') => get(url, { authorization: `Bearer ${server.token}`, ...headers }, method);
   afterAll(async () => {
     await server.close();
     await source.close();
@@ -70,16 +72,16 @@ describe('a team file through the server', () => {
   it('R80: the connection refuses writes, the server answers only GET and HEAD, and the file is unchanged', async () => {
     const before = fingerprint(db);
     expect(() => (source as unknown as { db: { exec(sql: string): void } }).db.exec('CREATE TABLE x (a)')).toThrow(/readonly|query_only/i);
-    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) expect((await get(`${base}api/sessions`, {}, method)).status).toBe(405);
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) expect((await authed(`${base}api/sessions`, {}, method)).status).toBe(405);
     for (const path of ['', 'api/sessions', 'api/watches', 'api/activity', `api/timeline?session=${encodeURIComponent(TEAM.research)}&agent=main`]) {
-      expect((await get(`${base}${path}`)).status).toBe(200);
+      expect((await authed(`${base}${path}`)).status).toBe(200);
     }
     expect(fingerprint(db)).toEqual(before);
   });
 
   it('R88: every response carries the Content-Security-Policy and nosniff', async () => {
     for (const path of ['', 'app.js', 'app.css', 'api/info', 'api/nope', 'nope', 'api/timeline']) {
-      const r = await get(`${base}${path}`);
+      const r = await authed(`${base}${path}`);
       expect(r.headers['content-security-policy'], path).toBe(CONTENT_SECURITY_POLICY);
       expect(r.headers['x-content-type-options'], path).toBe('nosniff');
     }
@@ -97,13 +99,13 @@ describe('a team file through the server', () => {
   });
 
   it('R87: on loopback without a token, a foreign Host is refused (DNS rebinding)', async () => {
-    expect((await get(`${base}api/sessions`, { host: 'evil.example:80' })).status).toBe(421);
-    expect((await get(`${base}api/sessions`, { host: `localhost:${server.port}` })).status).toBe(200);
+    expect((await authed(`${base}api/sessions`, { host: 'evil.example:80' })).status).toBe(421);
+    expect((await authed(`${base}api/sessions`, { host: `localhost:${server.port}` })).status).toBe(200);
   });
 
   it('R82: bad query input is a 400 naming the field, and a page never exceeds the maximum', async () => {
-    const bad = async (query: string) => JSON.parse((await get(`${base}api/${query}`)).body) as { field?: string };
-    expect((await get(`${base}api/sessions?limit=0`)).status).toBe(400);
+    const bad = async (query: string) => JSON.parse((await authed(`${base}api/${query}`)).body) as { field?: string };
+    expect((await authed(`${base}api/sessions?limit=0`)).status).toBe(400);
     expect((await bad('sessions?limit=0')).field).toBe('limit');
     expect((await bad(`sessions?limit=${MAX_PAGE + 1}`)).field).toBe('limit');
     expect((await bad('sessions?limit=1e3')).field).toBe('limit');
@@ -112,14 +114,14 @@ describe('a team file through the server', () => {
     expect((await bad(`timeline?session=${encodeURIComponent(TEAM.research)}`)).field).toBe('agent');
     expect((await bad('activity?minutes=99999')).field).toBe('minutes');
     expect((await bad('sessions?search=%00')).field).toBe('search');
-    expect((await get(`${base}api/timeline?session=agent:main:nobody&agent=main`)).status).toBe(404);
+    expect((await authed(`${base}api/timeline?session=agent:main:nobody&agent=main`)).status).toBe(404);
   });
 
   it('R81, R82: paging two rows at a time through the API walks every session and watcher-only key once, in order', async () => {
     const seen: string[] = [];
     let query = 'limit=2';
     for (let i = 0; i < 10; i++) {
-      const page = JSON.parse((await get(`${base}api/sessions?${query}`)).body) as { rows: { sessionKey: string }[]; next?: { sessionKey: string; agentId: string } };
+      const page = JSON.parse((await authed(`${base}api/sessions?${query}`)).body) as { rows: { sessionKey: string }[]; next?: { sessionKey: string; agentId: string } };
       seen.push(...page.rows.map((r) => r.sessionKey));
       if (!page.next) break;
       query = `limit=2&afterKey=${encodeURIComponent(page.next.sessionKey)}${page.next.agentId ? `&afterAgent=${encodeURIComponent(page.next.agentId)}` : ''}`;
@@ -135,7 +137,7 @@ describe('a team file through the server', () => {
       await new Promise((r) => setTimeout(r, 200));
       expect(counted.tokenReads).toBe(0);
       const frames: string[] = [];
-      const req = request(`${live.url}api/live`, (res) => res.setEncoding('utf8').on('data', (d: string) => frames.push(d)));
+      const req = request(`${live.base}api/live`, { headers: { authorization: `Bearer ${live.token}` } }, (res) => res.setEncoding('utf8').on('data', (d: string) => frames.push(d)));
       req.end();
       await expect.poll(() => frames.join('').includes('event: hello')).toBe(true);
       // Wait until the feed's first read has reported what was already pending (R61).
@@ -161,23 +163,54 @@ describe('a team file through the server', () => {
   });
 });
 
-describe('R87: off loopback a token is required', () => {
-  it('refuses to start without a token, and then answers only requests that carry it', async () => {
+describe('R87: a token on every request, on every address', () => {
+  it('on loopback too: a request without the token reads nothing (401); the token is random and printed in the address', async () => {
+    const db = join(dir, 'loopback.db');
+    buildTeam(db);
+    const source = SqliteUiSource.open(db);
+    const a = await startUiServer({ source });
+    const b = await startUiServer({ source });
+    try {
+      expect(a.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
+      expect(a.url).toBe(`http://127.0.0.1:${a.port}/?token=${a.token}`);
+      expect(a.token).not.toBe(b.token);
+      const paths = ['', 'app.js', 'app.css', 'api/info', 'api/sessions', 'api/watches?pending=1', `api/timeline?session=${encodeURIComponent(TEAM.research)}&agent=main`, 'api/activity', 'api/live'];
+      for (const path of paths) {
+        for (const headers of [{}, { authorization: `Bearer ${b.token}` }, { cookie: `${tokenCookieName(a.port)}=${b.token}` }] as Record<string, string>[]) {
+          const r = await get(`${a.base}${path}`, headers);
+          expect(r.status, path).toBe(401);
+          expect(r.body, path).not.toMatch(/agent:main|watcherSessionKey|<script/);
+        }
+      }
+      expect((await get(`${a.base}api/sessions`, { authorization: `Bearer ${a.token}` })).status).toBe(200);
+      // DNS rebinding: on loopback a foreign Host is refused even with the token.
+      expect((await get(`${a.base}api/sessions`, { authorization: `Bearer ${a.token}`, host: 'evil.example' })).status).toBe(421);
+    } finally {
+      await a.close();
+      await b.close();
+      await source.close();
+    }
+  });
+
+  it('off loopback: answers only requests that carry the token', async () => {
     const db = join(dir, 'token.db');
     buildTeam(db);
     const source = SqliteUiSource.open(db);
     try {
-      await expect(startUiServer({ source, host: '0.0.0.0' })).rejects.toThrow(/needs a token/);
+      const made = await startUiServer({ source, host: '0.0.0.0' });
+      expect(made.url).toMatch(/\?token=[A-Za-z0-9_-]{32}$/);
+      await made.close();
+      await expect(startUiServer({ source, host: '0.0.0.0', token: 'short' })).rejects.toThrow(/16 to 200 characters/);
       const token = 'a-token-of-twenty-chars';
       const server = await startUiServer({ source, host: '0.0.0.0', token });
       try {
-        const base = `http://127.0.0.1:${server.port}/`;
+        const base = `http://127.0.0.1:${server.port}${APP_PATH}`;
         expect(server.url).toContain(`?token=${token}`);
         expect((await get(`${base}api/sessions`)).status).toBe(401);
         expect((await get(`${base}api/sessions?token=wrong-token-of-twenty`)).status).toBe(401);
         expect((await get(`${base}api/sessions`, { authorization: `Bearer ${token}` })).status).toBe(200);
         const first = await get(`${base}?token=${token}`);
-        expect(first.status).toBe(200);
+        expect(first.status).toBe(303);
         const cookie = String(first.headers['set-cookie']).split(';')[0]!;
         expect(String(first.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Strict/);
         expect((await get(`${base}api/sessions`, { cookie })).status).toBe(200);
@@ -191,22 +224,170 @@ describe('R87: off loopback a token is required', () => {
     }
   });
 
-  it('the CLI makes a token for --host 0.0.0.0 and prints it in the address; bad flags are usage errors', async () => {
+  it('the token cookie is named after the port and sent only under the view\'s path', async () => {
+    const db = join(dir, 'scope.db');
+    buildTeam(db);
+    const source = SqliteUiSource.open(db);
+    const server = await startUiServer({ source });
+    try {
+      const origin = `http://127.0.0.1:${server.port}`;
+      const page = await get(`${origin}${APP_PATH}?token=${server.token}`);
+      const setCookie = ([] as string[]).concat(page.headers['set-cookie'] ?? []);
+      expect(setCookie).toEqual([`ssk_ui_token_${server.port}=${server.token}; HttpOnly; SameSite=Strict; Path=${APP_PATH}`]);
+      expect(APP_PATH).not.toBe('/');
+      expect((await get(`${server.base}api/sessions`, { cookie: `ssk_ui_token_${server.port}=${server.token}` })).status).toBe(200);
+      // Another port's name, or the bare name, is not this view's cookie.
+      for (const cookie of [`ssk_ui_token=${server.token}`, `ssk_ui_token_${server.port + 1}=${server.token}`]) {
+        expect((await get(`${server.base}api/sessions`, { cookie })).status, cookie).toBe(401);
+      }
+      // The page and all it loads live under that path: the root sends the browser there.
+      const root = await get(`${origin}/`, { authorization: `Bearer ${server.token}` });
+      expect(root.status).toBe(303);
+      expect(root.headers['location']).toBe(APP_PATH);
+      expect(pageHtml()).toMatch(/href="favicon\.ico"/);
+      for (const path of ['app.js', 'app.css', 'favicon.ico', 'api/info']) expect((await get(`${server.base}${path}`, { authorization: `Bearer ${server.token}` })).status, path).toBeLessThan(300);
+    } finally {
+      await server.close();
+      await source.close();
+    }
+  });
+
+  it('?token= is traded for the cookie and a 303 to the same address without it', async () => {
+    const db = join(dir, 'trade.db');
+    buildTeam(db);
+    const source = SqliteUiSource.open(db);
+    const server = await startUiServer({ source });
+    try {
+      const origin = `http://127.0.0.1:${server.port}`;
+      const cases: [string, string][] = [
+        [`/?token=${server.token}`, APP_PATH],
+        [`${APP_PATH}?token=${server.token}`, APP_PATH],
+        [`${APP_PATH}api/sessions?limit=2&token=${server.token}&search=main`, `${APP_PATH}api/sessions?limit=2&search=main`],
+        // Never elsewhere: a path a browser would read as another host goes to the page.
+        [`/\\evil.example/x?token=${server.token}`, APP_PATH],
+        [`//evil.example/x?token=${server.token}`, APP_PATH],
+      ];
+      for (const [path, location] of cases) {
+        const r = await get(`${origin}${path}`);
+        expect(r.status, path).toBe(303);
+        expect(r.headers['location'], path).toBe(location);
+        expect(String(r.headers['set-cookie']), path).toMatch(new RegExp(`^ssk_ui_token_${server.port}=${server.token};`));
+        expect(r.body, path).toBe('');
+      }
+      // A wrong token is refused, with no cookie and no redirect.
+      const wrong = await get(`${origin}/?token=not-the-token-of-this-view`);
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers['set-cookie']).toBeUndefined();
+      expect(wrong.headers['location']).toBeUndefined();
+    } finally {
+      await server.close();
+      await source.close();
+    }
+  });
+
+  it('a malformed token cookie is a 401 and logs nothing', async () => {
+    const db = join(dir, 'cookie.db');
+    buildTeam(db);
+    const source = SqliteUiSource.open(db);
+    const logger = memoryLogger();
+    const token = 'a-token-of-twenty-chars';
+    const server = await startUiServer({ source, host: '0.0.0.0', token, logger });
+    try {
+      const base = `http://127.0.0.1:${server.port}${APP_PATH}`;
+      const name = tokenCookieName(server.port);
+      // Bad percent-encoding, an empty value, a value with spaces, the name twice.
+      for (const cookie of [`${name}=%E0%A4%A`, `${name}=%`, `${name}=`, `${name}=a b`, `${name}=%zz; ${name}=%E0`]) {
+        expect((await get(`${base}api/sessions`, { cookie })).status, cookie).toBe(401);
+      }
+      expect(logger.entries).toEqual([]);
+    } finally {
+      await server.close();
+      await source.close();
+    }
+  });
+
+  it('the CLI makes a token on loopback and on --host 0.0.0.0 and prints it in the address; bad flags are usage errors', async () => {
     const db = join(dir, 'cli.db');
     buildTeam(db);
+    const local = await startUi(cli.path(), ['--db', db]);
+    try {
+      expect(local.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
+      expect((await get(`${local.base}api/sessions`)).status).toBe(401);
+      expect((await get(`${local.base}api/sessions`, local.auth)).status).toBe(200);
+    } finally {
+      expect(await local.stop()).toBe(0);
+    }
     const ui = await startUi(cli.path(), ['--db', db, '--host', '0.0.0.0']);
     try {
       expect(ui.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
       const port = /:(\d+)\//.exec(ui.url)![1];
-      expect((await get(`http://127.0.0.1:${port}/api/info`)).status).toBe(401);
-      expect((await get(`http://127.0.0.1:${port}/api/info?${ui.url.split('?')[1]}`)).status).toBe(200);
+      expect((await get(`http://127.0.0.1:${port}${APP_PATH}api/info`)).status).toBe(401);
+      expect((await get(`http://127.0.0.1:${port}${APP_PATH}api/info`, ui.auth)).status).toBe(200);
     } finally {
       expect(await ui.stop()).toBe(0);
     }
+    // Stopped the moment its address is printed, it still stops cleanly (SIGTERM is handled by then).
+    for (let i = 0; i < 5; i++) expect(await (await startUi(cli.path(), ['--db', db])).stop()).toBe(0);
     expect((await runCli(cli.path(), ['ui'])).code).toBe(2);
     expect((await runCli(cli.path(), ['ui', '--db', db, '--token', 'short'])).code).toBe(2);
     expect((await runCli(cli.path(), ['ui', '--db', join(dir, 'missing.db')])).code).toBe(3);
     expect((await runCli(cli.path(), ['ui', '--help'])).stdout).toContain('session-state-kit ui --db <file>');
+  });
+});
+
+describe('R87: the token comes from a file or the environment, not the command line', () => {
+  const token = 'TokenFromAFileOrEnv_0123';
+  const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+
+  it('--token-file and SSK_UI_TOKEN set the token, which no other user can read off the command line', async () => {
+    const db = join(dir, 'token-file.db');
+    buildTeam(db);
+    const file = join(dir, 'ui.token');
+    writeFileSync(file, `${token}\n`);
+    chmodSync(file, 0o600);
+    for (const [args, env] of [[['--token-file', file], {}], [[], { SSK_UI_TOKEN: token }]] as [string[], Record<string, string>][]) {
+      const ui = await startUi(cli.path(), ['--db', db, ...args], { env });
+      try {
+        expect(ui.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/\\?token=${token}$`));
+        expect((await get(`${ui.base}api/info`, { authorization: `Bearer ${token}` })).status).toBe(200);
+        if (existsSync(`/proc/${ui.pid}/cmdline`)) expect(cmdline(ui.pid)).not.toContain(token);
+        expect(ui.stderr()).toBe('');
+      } finally {
+        expect(await ui.stop()).toBe(0);
+      }
+    }
+  });
+
+  it('--token still works, with a warning on stderr; a file others can read is warned about; bad or doubled input is a usage error', async () => {
+    const db = join(dir, 'token-flag.db');
+    buildTeam(db);
+    const ui = await startUi(cli.path(), ['--db', db, '--token', token]);
+    try {
+      expect(ui.url).toContain(`?token=${token}`);
+      await expect.poll(() => ui.stderr()).toMatch(/warning: --token is visible to every local user .*--token-file <path> or SSK_UI_TOKEN/);
+    } finally {
+      expect(await ui.stop()).toBe(0);
+    }
+    const open = join(dir, 'open.token');
+    writeFileSync(open, token);
+    chmodSync(open, 0o644);
+    const shared = await startUi(cli.path(), ['--db', db, '--token-file', open]);
+    try {
+      await expect.poll(() => shared.stderr()).toContain(`warning: ${open} can be read by other users`);
+    } finally {
+      expect(await shared.stop()).toBe(0);
+    }
+    const bad = join(dir, 'bad.token');
+    writeFileSync(bad, 'short\n', { mode: 0o600 });
+    for (const args of [['--token-file', join(dir, 'missing.token')], ['--token-file', bad], ['--token-file', open, '--token', token]]) {
+      const r = await runCli(cli.path(), ['ui', '--db', db, ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(/--token-file|one way/);
+    }
+    const help = (await runCli(cli.path(), ['ui', '--help'])).stdout;
+    expect(help).toContain('--token-file <path>');
+    expect(help).toContain('SSK_UI_TOKEN');
+    expect(help).toMatch(/\/proc\/<pid>\/cmdline/);
   });
 });
 
@@ -216,12 +397,12 @@ describe('R81: the demo\'s state file', () => {
     expect((await runCli(cli.path(), ['demo', '--db', db])).code).toBe(0);
     const ui = await startUi(cli.path(), ['--db', db]);
     try {
-      const sessions = JSON.parse((await get(`${ui.url}api/sessions`)).body) as { rows: { sessionKey: string; watcherOnly?: boolean }[] };
+      const sessions = JSON.parse((await get(`${ui.base}api/sessions`, ui.auth)).body) as { rows: { sessionKey: string; watcherOnly?: boolean }[] };
       expect(sessions.rows.map((r) => [r.sessionKey, r.watcherOnly === true])).toEqual([
         ['agent:main:main', true],
         ['agent:main:subagent:research', false],
       ]);
-      const watches = JSON.parse((await get(`${ui.url}api/watches?pending=1`)).body) as { rows: { noticeText: string }[] };
+      const watches = JSON.parse((await get(`${ui.base}api/watches?pending=1`, ui.auth)).body) as { rows: { noticeText: string }[] };
       const inspected = JSON.parse((await runCli(cli.path(), ['inspect', db, 'notices', 'agent:main:main', '--json'])).stdout) as { text: string }[];
       expect(watches.rows.map((c) => c.noticeText)).toEqual(inspected.map((n) => n.text));
       expect(inspected).toHaveLength(1);
