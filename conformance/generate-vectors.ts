@@ -964,6 +964,20 @@ export const HARDENING_VECTORS: VectorSpec[] = [
     script: [watch(COORD, "agent:main:a {x} 100%"), human("agent:main:a {x} 100%"), pending(COORD)],
   },
   {
+    name: 'r43-dedupe-hit-at-real-limits',
+    rules: ['R43', 'R8', 'R40'],
+    description:
+      'At the real limits (30 days): a record whose dedupe key is retained changes nothing and does not prune, even a month later, so the next replay of the key is still a hit; the next insert prunes, and only then is the key free again. (Learned from the OpenClaw run: an implementation without per-store limits is judged here too.)',
+    script: [human(PEER, { dedupeKey: 'd1' }), advance(30 * DAY + 1), human(PEER, { dedupeKey: 'd1' }), human(PEER, { dedupeKey: 'd1' }), since(PEER, 0), human(CHILD), since(PEER, 0), human(PEER, { dedupeKey: 'd1' })],
+  },
+  {
+    name: 'r01-watchers-differ-by-case',
+    rules: ['R1', 'R20', 'R24', 'R27'],
+    description:
+      'Keys are compared exactly (R1): two watchers whose keys differ only in case are two sessions, each with its own cursor and notice, and a drain by one takes nothing of the other. (Learned from the OpenClaw run, whose notice queue folds case.)',
+    script: [watch('agent:main:Lead', PEER), watch('agent:main:lead', CHILD), human(PEER), pending('agent:main:lead'), drain('agent:main:lead'), pending('agent:main:Lead'), drain('agent:main:Lead')],
+  },
+  {
     name: 'r43-no-prune-on-dedupe-hit',
     rules: ['R43', 'R8', 'R33'],
     description:

@@ -72,7 +72,10 @@ export class LogModel {
     this.maxSequence = e.sequence;
     this.events.set(e.sequence, e);
     this.heads.set(id(e.sessionKey, e.agentId), e.sequence);
-    if (e.dedupeKey !== undefined) this.dedupe.set(e.dedupeKey, e.sequence);
+    // R8 keys the event by the dedupe key it was recorded with: the input's, whether or not the
+    // returned event repeats it (that is R3's to judge), so a later hit is still recognised.
+    const dedupeKey = typeof input['dedupeKey'] === 'string' ? input['dedupeKey'] : e.dedupeKey;
+    if (dedupeKey !== undefined) this.dedupe.set(dedupeKey, e.sequence);
     // R43: hourly, or at once when the clock stepped back behind the last prune.
     if (now - this.lastPruneAt >= LIMITS.pruneIntervalMs || now < this.lastPruneAt) this.prune(now);
     return undefined;

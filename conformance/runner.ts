@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import type { SessionStateStore } from '../spec/index.js';
+import type { SessionStateStore, WireCapability } from '../spec/index.js';
 import { DEFAULT_HANDLES, MEMORY_HANDLES, asHandleFactory, type ConformanceTarget, type HandleFactory } from './handles.js';
 import { offersRecordMany } from './properties/batch-r9e.js';
+import { withoutLacking } from './capabilities.js';
 import { renameTarget } from './renumber.js';
 import { PROPERTIES, type ConformanceProperty, type PropertyContext } from './properties/index.js';
 import { ConformanceFailure, closeQuietly, formatScript, T0, type Scenario } from './script.js';
@@ -36,6 +37,11 @@ export interface ConformanceOptions {
    * `--exec`); said in the result and the report's summary line.
    */
   singleHandleReason?: string;
+  /**
+   * W4: what the implementation said it lacks (its `hello`'s `lacks`). Scenarios lose the calls
+   * and options that need it; properties and vectors that judge it are reported as not run.
+   */
+  lacks?: readonly WireCapability[];
   /** Told when each property starts and ends, and every so many cases in between (for a progress display). */
   onProgress?: (event: ConformanceProgress) => void;
 }
@@ -140,12 +146,19 @@ export async function runConformance(target: ConformanceTarget, options: Conform
     notRun.push({ name: p.name, reason: sub.openHandle ? 'runs with handles > 1 only' : 'needs a target with openHandle (multi-handle mode)' });
     return false;
   });
+  const lacks = options.lacks ?? [];
+  selected = selected.filter((p) => {
+    const missing = (p.needs ?? []).filter((n) => lacks.includes(n));
+    if (missing.length === 0) return true;
+    notRun.push({ name: p.name, reason: `the implementation lacks ${missing.join(' and ')} (W4)` });
+    return false;
+  });
   // Optional methods (R9e): a property judging one runs only when a probe store offers it.
   if (selected.some((p) => p.optionalMethod === 'recordMany') && !(await probeRecordMany(sub))) {
     for (const p of selected.filter((q) => q.optionalMethod === 'recordMany')) notRun.push({ name: p.name, reason: 'the implementation does not offer the optional recordMany (R9e)' });
     selected = selected.filter((p) => p.optionalMethod !== 'recordMany');
   }
-  const ctx: PropertyContext = { factory: sub.create, target: sub, reference, handles, thorough };
+  const ctx: PropertyContext = { factory: sub.create, target: sub, reference, handles, thorough, lacks, skip: (name, reason) => notRun.push({ name, reason }) };
   const results: PropertyResult[] = [];
   for (const [index, p] of selected.entries()) {
     const runs = p.fixed ? 1 : Math.max(1, Math.floor(options.runs ?? (thorough ? p.runs * 10 : p.runs)));
@@ -153,7 +166,7 @@ export async function runConformance(target: ConformanceTarget, options: Conform
     const t0 = Date.now();
     let done = 0;
     const every = Math.max(1, Math.floor(runs / 10));
-    const property = fc.asyncProperty(p.arbitrary({ thorough, handles }), async (sc) => {
+    const property = fc.asyncProperty(p.arbitrary({ thorough, handles }).map((sc) => withoutLacking(sc, lacks)), async (sc) => {
       try {
         await p.check(sc, ctx);
       } finally {

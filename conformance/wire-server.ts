@@ -16,6 +16,7 @@ import {
   type StoreOp,
   type WireCreated,
   type WireError,
+  type WireCapability,
   type WireResponse,
 } from '../spec/index.js';
 import { readLines, type LineReader } from './lines.js';
@@ -62,9 +63,10 @@ export interface WireStreams {
 
 /**
  * W1-W8, the implementation side: serves stores of `factory` over JSON lines on `streams` until the
- * input ends or a `shutdown` request arrives, then closes the open store.
+ * input ends or a `shutdown` request arrives, then closes the open store. `lacks` is what `hello`
+ * says the implementation does not have (W4).
  */
-export function serveWire(factory: StoreFactory, streams: WireStreams, implementation = 'session-state-kit', sharing?: WireSharing): Promise<void> {
+export function serveWire(factory: StoreFactory, streams: WireStreams, implementation = 'session-state-kit', sharing?: WireSharing, lacks?: readonly WireCapability[]): Promise<void> {
   const io = streams as { input: Readable; output: Writable };
   let now = 0;
   const clock = () => now;
@@ -107,7 +109,7 @@ export function serveWire(factory: StoreFactory, streams: WireStreams, implement
         let result: unknown = null;
         switch (req.op) {
           case 'hello':
-            result = { protocol: WIRE_PROTOCOL_VERSION, implementation };
+            result = { protocol: WIRE_PROTOCOL_VERSION, implementation, ...(lacks !== undefined && lacks.length > 0 ? { lacks: [...lacks] } : {}) };
             break;
           case 'create': {
             const previous = store;

@@ -80,6 +80,7 @@ async function observe(run: Run, rank: Map<number, number>): Promise<string> {
 export const recordMany: ConformanceProperty = {
   name: 'R9e-record-many',
   rules: ['R9e'],
+  needs: ['recordMany'],
   title: 'recordMany answers and leaves the store exactly as the reference calling record on each input in order; one bad input rejects the batch and writes nothing',
   runs: 60,
   optionalMethod: 'recordMany',

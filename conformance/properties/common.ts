@@ -2,7 +2,7 @@
  * What every property file shares: the property shape and small helpers over commands and notices.
  */
 import fc from 'fast-check';
-import type { Notice, StoreFactory } from '../../spec/index.js';
+import type { Notice, StoreFactory, WireCapability } from '../../spec/index.js';
 import type { Draft } from '../arbitraries.js';
 import type { HandleFactory } from '../handles.js';
 import { canonical, type Command, humanDuration, type Outcome, type Scenario, T0 } from '../script.js';
@@ -18,6 +18,10 @@ export interface PropertyContext {
   /** Handles per store in multi-handle mode (1: the ordinary mode). */
   handles: number;
   thorough: boolean;
+  /** W4: what the implementation said it lacks; the fixed vectors that need it are skipped through `skip`. */
+  lacks: readonly WireCapability[];
+  /** Reports a part of a fixed property that was not run, and why. */
+  skip: (name: string, reason: string) => void;
 }
 
 /** What an arbitrary is told about the run. */
@@ -40,6 +44,8 @@ export interface ConformanceProperty {
   multiHandle?: boolean;
   /** Judges an optional contract method; not run (and reported so) when the target does not offer it. */
   optionalMethod?: 'recordMany';
+  /** W4: what this property judges that an implementation may say it lacks (`hello`'s `lacks`); not run, and reported so, when it does. */
+  needs?: readonly WireCapability[];
   /** The fast-check arbitrary of this property's scenarios. */
   arbitrary(options: ArbitraryOptions): fc.Arbitrary<Scenario>;
   /** Runs one scenario against the implementation; rejects with a readable message when it breaks a rule. */

@@ -29,6 +29,7 @@ export const REFUSED_LINK_TEMPLATES: readonly string[] = [
 export const linkTemplate: ConformanceProperty = {
   name: 'R23b-link-template',
   rules: ['R23b'],
+  needs: ['noticeLink'],
   title: 'a noticeLink template with another scheme, an uppercase scheme, a space, a quote, a backslash, an angle bracket, a backtick or a non-ASCII character is refused when the store is built (ValidationError on noticeLink)',
   runs: 1,
   fixed: true,

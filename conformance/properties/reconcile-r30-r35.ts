@@ -38,6 +38,7 @@ export const changesSincePage: ConformanceProperty = {
 export const historyGap: ConformanceProperty = {
   name: 'R33-history-gap',
   rules: ['R33'],
+  needs: ['limits'],
   title: 'historyGap is true exactly when events of that session after since were pruned',
   runs: 100,
   arbitrary: ({ thorough }) => scenario(smallLimitsArb, logDrafts(len(thorough, 40))),

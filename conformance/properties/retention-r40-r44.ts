@@ -14,6 +14,7 @@ import { driveLog, logDrafts, pageProblems } from './log-script.js';
 export const headsMonotonic: ConformanceProperty = {
   name: 'R42-heads-monotonic',
   rules: ['R5', 'R42'],
+  needs: ['limits'],
   title: 'stateVersion is the highest sequence recorded for the session and never falls, through pruning by age and by row cap',
   runs: 100,
   arbitrary: ({ thorough }) => scenario(smallLimitsArb, logDrafts(len(thorough, 40))),
@@ -78,6 +79,7 @@ export const realLimits: ConformanceProperty = {
 export const pruneSchedule: ConformanceProperty = {
   name: 'R43-prune-schedule',
   rules: ['R43'],
+  needs: ['limits'],
   title: 'an insert prunes when an hour has passed since the last prune or the clock stepped back behind it; prune() and restart() always prune',
   runs: 100,
   arbitrary: ({ thorough }) =>
@@ -197,6 +199,7 @@ const EXPIRY_TARGETS: readonly Identity[] = [
 export const cursorExpiry: ConformanceProperty = {
   name: 'R44-cursor-expiry',
   rules: ['R44'],
+  needs: ['limits', 'ambientWatch'],
   title: 'idle cursors expire after the retention with their notices, ambient ones too; exactly an explicit watch, ack, material events and spawn seeding refresh them (log-only and own events, an ambient re-registration and a restart do not)',
   runs: 100,
   arbitrary: ({ thorough }) => expiryScenario(len(thorough, 12)),

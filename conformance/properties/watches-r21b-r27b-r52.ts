@@ -142,6 +142,7 @@ async function checkWatches(sc: Scenario, ctx: PropertyContext): Promise<void> {
 export const ambientWatch: ConformanceProperty = {
   name: 'R21b-ambient-watch',
   rules: ['R21b', 'R16', 'R20', 'R25'],
+  needs: ['ambientWatch'],
   title: 'an ambient watch starts at the head, is notified like a spawn cursor but never by terminal runs, never wakes, and is promoted but never downgraded',
   runs: 100,
   arbitrary: ({ thorough }) => watchScenario('ambient', len(thorough, 30)),
@@ -160,6 +161,7 @@ export const ackNotices: ConformanceProperty = {
 export const unwatch: ConformanceProperty = {
   name: 'R52-unwatch',
   rules: ['R52'],
+  needs: ['unwatch'],
   title: 'unwatch deletes the cursor and its pending notice, whatever its provenance, and says whether one existed',
   runs: 100,
   arbitrary: ({ thorough }) => watchScenario('unwatch', len(thorough, 30)),

@@ -125,11 +125,25 @@ export type WireRequest = Static<typeof WireRequest>;
 /** W2, W4: every request `op` a driver may send (store operations plus the wire's own). */
 export type WireOp = WireRequest['op'];
 
+/**
+ * W4: a part of the contract an implementation may say it does not have. `limits`: the R40/R41
+ * overrides `retentionMs` and `maxRows`; `noticeLink`: R23b's template; `unwatch`: R52;
+ * `ambientWatch`: R21b's `provenance: 'ambient'`; `recordMany`: R9e.
+ */
+export const WireCapability = Type.Union([Type.Literal('limits'), Type.Literal('noticeLink'), Type.Literal('unwatch'), Type.Literal('ambientWatch'), Type.Literal('recordMany')]);
+export type WireCapability = Static<typeof WireCapability>;
+
 /** Result of `hello`. */
 export const WireHello = Type.Object(
   {
     protocol: Type.Literal(WIRE_PROTOCOL_VERSION),
     implementation: Type.Optional(Type.String({ maxLength: 200, description: 'Free-form name and version of the implementation.' })),
+    lacks: Type.Optional(
+      Type.Array(WireCapability, {
+        uniqueItems: true,
+        description: 'W4: parts of the contract this implementation does not have. The suite then generates no call that needs them, and reports every property and vector that judges them as not run.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

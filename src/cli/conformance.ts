@@ -8,12 +8,15 @@ import { cliInvocation } from './invocation.js';
 import { formatReport, listProperties, runConformance, type ConformanceOptions, type ConformanceResult } from '../../conformance/index.js';
 import { execFactory, type ExecFactory } from '../../conformance/exec.js';
 import type { ConformanceTarget } from '../../conformance/handles.js';
+import type { WireCapability } from '../../spec/index.js';
 import { loadTarget } from '../../conformance/load.js';
 import { T0 } from '../../conformance/script.js';
 
 export const CONFORMANCE_USAGE = `session-state-kit conformance <target> [options]
 
 Targets (exactly one):
+  --target openclaw  OpenClaw's own compiled session-state code (installed from npm into a cache), in a raw and a
+                     fronted profile, with a classified report (see: conformance --target openclaw --help)
   --impl PATH        a JS module exporting \`create(options)\` or a default factory (the contract in spec/schemas/contract.ts)
   --exec "COMMAND"   a child process speaking the JSON-lines wire protocol (spec/PROTOCOL.md, W1-W7), any language
   --builtin NAME     one of ours: memory | sqlite | postgres (SSK_PG_URL, or an embedded server started and stopped here)
@@ -172,7 +175,7 @@ async function resolveTarget(
   io: ConformanceIo,
   handles: number | undefined,
   timeoutMs?: number,
-): Promise<{ factory: ConformanceTarget; dispose?: () => Promise<void>; singleHandleReason?: string }> {
+): Promise<{ factory: ConformanceTarget; dispose?: () => Promise<void>; singleHandleReason?: string; lacks?: readonly WireCapability[] }> {
   const multi = handles === undefined || handles > 1;
   switch (t.kind) {
     case 'impl':
@@ -185,16 +188,18 @@ async function resolveTarget(
       });
       const hello = await f.hello();
       io.err(`conformance: talking to ${hello.implementation ?? 'an implementation'} (${hello.protocol})\n`);
+      const lacks = hello.lacks ?? [];
+      if (lacks.length > 0) io.err(`conformance: the implementation says it lacks ${lacks.join(', ')} (W4): no call needs them, and what judges them is not run\n`);
       if (handles === undefined) {
         const reason = await probeHandles(f);
         if (reason !== undefined) {
           io.err(`conformance: single-handle only: ${reason}\n`);
           // The plain factory: runConformance then runs one handle per store.
-          return { factory: { create: (o) => f(o) }, dispose: () => f.dispose(), singleHandleReason: reason };
+          return { factory: { create: (o) => f(o) }, dispose: () => f.dispose(), singleHandleReason: reason, lacks };
         }
         io.err('conformance: the implementation opens handles in other processes (W8): 3 handles per store\n');
       }
-      return { factory: f, dispose: () => f.dispose() };
+      return { factory: f, dispose: () => f.dispose(), lacks };
     }
     case 'builtin': {
       if (t.value === 'memory' && multi) return { factory: (await import('../../conformance/handles.js')).MEMORY_HANDLES };
@@ -277,6 +282,16 @@ function progress(io: ConformanceIo): NonNullable<ConformanceOptions['onProgress
 
 /** The `conformance` subcommand; returns the exit code. */
 export async function conformanceCommand(argv: string[], io: ConformanceIo = defaultIo): Promise<number> {
+  // The production system's shipped code as a target (docs/openclaw.md): its own options and report.
+  const targetAt = argv.findIndex((a) => a === '--target' || a.startsWith('--target='));
+  if (targetAt >= 0) {
+    const name = argv[targetAt]!.includes('=') ? argv[targetAt]!.slice('--target='.length) : argv[targetAt + 1];
+    if (name !== 'openclaw') {
+      io.err(`conformance: --target knows openclaw only, got ${JSON.stringify(name ?? '')}\n`);
+      return 2;
+    }
+    return (await import('../../conformance/openclaw/command.js')).openClawCommand(argv, io);
+  }
   let parsed: Parsed;
   try {
     parsed = parse(argv);
@@ -308,7 +323,7 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
     io.err(`conformance: seed ${(parsed.options.seed ??= Math.floor(Math.random() * 0x7fffffff))}${parsed.options.thorough ? ', thorough' : ''}\n`);
     const reason = parsed.options.handles === 1 ? 'asked for with --handles 1' : target.singleHandleReason;
     const single = reason === undefined ? {} : { singleHandleReason: reason };
-    result = await runConformance(target.factory, { ...parsed.options, ...single, onProgress: progress(io) });
+    result = await runConformance(target.factory, { ...parsed.options, ...single, ...(target.lacks !== undefined ? { lacks: target.lacks } : {}), onProgress: progress(io) });
   } catch (error) {
     io.err(`conformance: ${error instanceof Error ? error.message : String(error)}\n`);
     await target.dispose?.();
