@@ -6,8 +6,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import * as handleLocalQueue from './broken/handle-local-queue.js';
-import { BROKEN, CONTROL } from './broken/index.js';
-import { PROPERTIES, formatReport, runConformance } from './index.js';
+import { BROKEN, BROKEN_FOR_VECTORS, CONTROL } from './broken/index.js';
+import { PROPERTIES, formatReport, loadVectors, runConformance, runVector } from './index.js';
 
 const SEED = 424242;
 /** Cases per property for the table of who catches what (fast: failing properties stop at the first failure). */
@@ -138,5 +138,16 @@ describe('broken implementations', () => {
     const width = Math.max(...all.map((b) => b.name.length));
     const lines = all.map((b) => `  ${b.name.padEnd(width)}  ${b.rule.padEnd(4)}  [${b.designated}]  ${(caughtBy.get(b.name.replace(' (3 handles)', '')) ?? ['(not run)']).join(', ')}`);
     console.log(`which properties caught each broken implementation (seed ${SEED}, ${RUNS} cases; [the one that must]):\n${lines.join('\n')}`);
+  });
+});
+
+describe('teeth of the round-3 vectors: each reading the text once left open has a broken store its vector catches', () => {
+  it.each(BROKEN_FOR_VECTORS.map((b) => [b.name, b] as const))('%s is caught by its vector and passes the others', async (_name, b) => {
+    const vectors = loadVectors();
+    const own = vectors.find((v) => v.name === b.vector)!;
+    expect((await runVector(b.create, own)).failure, `${b.vector} must catch ${b.name}`).toBeDefined();
+    // It breaks exactly one reading: every other vector replays as the reference's.
+    const others = await Promise.all(vectors.filter((v) => v.name !== b.vector).map(async (v) => [v.name, (await runVector(b.create, v)).failure?.message] as const));
+    expect(others.filter(([, m]) => m !== undefined)).toEqual([]);
   });
 });

@@ -964,6 +964,49 @@ export const HARDENING_VECTORS: VectorSpec[] = [
     script: [watch(COORD, "agent:main:a {x} 100%"), human("agent:main:a {x} 100%"), pending(COORD)],
   },
   {
+    name: 'r24-ascii-case-only',
+    rules: ['R24', 'R27b'],
+    description:
+      'A context key decodes case-insensitively in ASCII only: SESSION-STATE with uppercase hex names the same pair and acks it, while a key whose prefix holds ſ (U+017F, which Unicode case folding turns into s) is foreign and acks nothing.',
+    script: [
+      watch(COORD, PEER),
+      watch(COORD, CHILD),
+      human(PEER),
+      human(CHILD),
+      { op: 'ackNotices', args: [COORD, [{ contextKey: expectedContextKey(A, PEER).replace('session-state', 'ſeſſion-ſtate'), lastSeenSequence: 0 }]] },
+      { op: 'ackNotices', args: [COORD, [{ contextKey: expectedContextKey(A, CHILD).toUpperCase(), lastSeenSequence: 0 }]] },
+      pending(COORD),
+    ],
+  },
+  {
+    name: 'r27b-context-key-length-in-code-points',
+    rules: ['R27b', 'R1', 'R9'],
+    description:
+      'An ack\'s contextKey is bad input past 4,096 code points, counted as R1 counts (not UTF-16 code units): 4,096 astral characters (8,192 code units) are a foreign key that acks nothing, 4,097 of them, or 4,097 ASCII characters, a ValidationError on notices.0.contextKey.',
+    script: [
+      watch(COORD, PEER),
+      human(PEER),
+      { op: 'ackNotices', args: [COORD, [{ contextKey: '\u{1F600}'.repeat(4096), lastSeenSequence: 0 }]] },
+      { op: 'ackNotices', args: [COORD, [{ contextKey: '\u{1F600}'.repeat(4097), lastSeenSequence: 0 }]] },
+      { op: 'ackNotices', args: [COORD, [{ contextKey: 'a'.repeat(4097), lastSeenSequence: 0 }]] },
+      pending(COORD),
+    ],
+  },
+  {
+    name: 'r16-passed-and-self',
+    rules: ['R16', 'R12', 'R21'],
+    description:
+      'What a terminal run notifies is decided by the cursor: a producer-passed watcher that also holds an explicit cursor is notified once, by that cursor; and R12 holds, so an explicit watcher that is itself the actor of the terminal run is not.',
+    script: [
+      watch(COORD, CHILD),
+      ev(CHILD, 'run_completed', { actorType: 'system', watchers: [COORD] }),
+      pending(COORD),
+      drain(COORD),
+      ev(CHILD, 'run_failed', { actorType: 'agent', actorId: COORD, payload: { outcome: 'error' } }),
+      pending(COORD),
+    ],
+  },
+  {
     name: 'r43-dedupe-hit-at-real-limits',
     rules: ['R43', 'R8', 'R40'],
     description:

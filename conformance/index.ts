@@ -30,5 +30,5 @@ export { formatScript, formatCommand, T0, type Command, type Scenario, type Scen
 export type { ScriptOp } from './script.js';
 export { execFactory, RemoteError, type ExecFactory, type ExecOptions } from './exec.js';
 export { serveWire } from './wire-server.js';
-export type { WireSharing, WireStreams } from './wire-server.js';
+export type { ServeWireOptions, WireQuirk, WireSharing, WireStreams } from './wire-server.js';
 export { loadFactory } from './load.js';

@@ -7,7 +7,7 @@
  * Flags: --store memory | sqlite (an in-memory SQLite database per create) | sqlite-file (a fresh
  * database file per create, which other processes of this command open again: multi-handle mode,
  * W8), --broken NAME (one of conformance/broken), --impl PATH (a module exporting `create` or a
- * default factory).
+ * default factory), --quirk NAME (one deliberately broken wire behaviour, conformance/wire-cases.ts).
  *
  *   session-state-kit conformance --handles 3 --exec "node --import tsx conformance/stdio-server.ts --store sqlite-file"
  */
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SessionStateStore, StoreFactory } from '../spec/index.js';
 import { loadFactory } from './load.js';
-import { serveWire, type WireSharing } from './wire-server.js';
+import { serveWire, type WireQuirk, type WireSharing } from './wire-server.js';
 
 async function pickFactory(argv: string[]): Promise<{ factory: StoreFactory; name: string; sharing?: WireSharing; cleanup?: () => void }> {
   const flag = (name: string) => {
@@ -70,7 +70,8 @@ async function pickFactory(argv: string[]): Promise<{ factory: StoreFactory; nam
 
 pickFactory(process.argv.slice(2)).then(
   async ({ factory, name, sharing, cleanup }) => {
-    await serveWire(factory, { input: process.stdin, output: process.stdout }, name, sharing);
+    const quirk = process.argv.includes('--quirk') ? (process.argv[process.argv.indexOf('--quirk') + 1] as WireQuirk) : undefined;
+    await serveWire(factory, { input: process.stdin, output: process.stdout }, name, sharing, quirk === undefined ? {} : { quirk });
     cleanup?.();
     process.exit(0);
   },

@@ -3,6 +3,7 @@
  * implementation in another language writes for itself (PROTOCOL.md "Conformance wire protocol"); here it proves the
  * protocol, serving our own stores (conformance/stdio-server.ts).
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { Compile } from 'typebox/compile';
 import {
@@ -66,7 +67,29 @@ export interface WireStreams {
  * input ends or a `shutdown` request arrives, then closes the open store. `lacks` is what `hello`
  * says the implementation does not have (W4).
  */
-export function serveWire(factory: StoreFactory, streams: WireStreams, implementation = 'session-state-kit', sharing?: WireSharing, lacks?: readonly WireCapability[]): Promise<void> {
+/**
+ * A deliberately broken wire behaviour, one per driver case (conformance/wire-cases.ts), so the
+ * suite's own tests show each case can fail. Never set by a real server.
+ */
+export type WireQuirk =
+  | 'answers-blank-lines'
+  | 'splits-at-cr'
+  | 'raw-id'
+  | 'bad-create-closes-the-store'
+  | 'template-schema-is-validation'
+  | 'keeps-the-store-after-refusal'
+  | 'handle-inherits-options';
+
+/** Options of serveWire: what `hello` says the implementation lacks (W4), and a quirk for the suite's own tests. */
+export interface ServeWireOptions {
+  lacks?: readonly WireCapability[];
+  quirk?: WireQuirk;
+}
+
+const BLANK = /^[ \t\r]*$/;
+
+export function serveWire(factory: StoreFactory, streams: WireStreams, implementation = 'session-state-kit', sharing?: WireSharing, options: ServeWireOptions = {}): Promise<void> {
+  const { lacks, quirk } = options;
   const io = streams as { input: Readable; output: Writable };
   let now = 0;
   const clock = () => now;
@@ -90,7 +113,12 @@ export function serveWire(factory: StoreFactory, streams: WireStreams, implement
     };
 
     const handle = async (line: string): Promise<void> => {
-      if (line.trim() === '' || finished) return;
+      if (finished) return;
+      // W1: a blank line (spaces, tabs, CRs) is no request and gets no answer.
+      if (BLANK.test(line)) {
+        if (quirk === 'answers-blank-lines') write({ id: 0, ok: false, error: { name: 'ProtocolError', message: 'empty request' } });
+        return;
+      }
       let req: unknown;
       try {
         req = JSON.parse(line);
@@ -98,10 +126,20 @@ export function serveWire(factory: StoreFactory, streams: WireStreams, implement
         write({ id: 0, ok: false, error: { name: 'ProtocolError', message: 'request is not JSON' } });
         return;
       }
-      const id = typeof (req as { id?: unknown })?.id === 'number' ? (req as { id: number }).id : 0;
+      // W3: an id that is missing or not an integer is answered as 0.
+      const rawId = (req as { id?: unknown } | null)?.id;
+      const id = quirk === 'raw-id' ? (rawId as number) : Number.isSafeInteger(rawId) ? (rawId as number) : 0;
       if (!requestCheck.Check(req)) {
         const [first] = requestCheck.Errors(req);
-        write({ id, ok: false, error: { name: 'ProtocolError', message: `not a WireRequest${first ? `: ${first.instancePath} ${first.message}` : ''}` } });
+        const op = (req as { op?: unknown } | null)?.op;
+        if (op === 'create' && quirk === 'bad-create-closes-the-store') {
+          const previous = store;
+          store = undefined;
+          await previous?.close();
+        }
+        const link = op === 'create' ? ((req as { args?: { noticeLink?: unknown }[] }).args?.[0]?.noticeLink) : undefined;
+        const name = quirk === 'template-schema-is-validation' && link !== undefined && (typeof link !== 'string' || link === '') ? 'ValidationError' : 'ProtocolError';
+        write({ id, ok: false, error: { name, message: `not a WireRequest${first ? `: ${first.instancePath} ${first.message}` : ''}`, ...(name === 'ValidationError' ? { field: 'noticeLink' } : {}) } });
         return;
       }
       now = req.now; // the driver's clock, until the next request
@@ -113,11 +151,19 @@ export function serveWire(factory: StoreFactory, streams: WireStreams, implement
             break;
           case 'create': {
             const previous = store;
-            store = undefined;
-            await previous?.close();
-            store = await factory({ now: clock, ...req.args[0] });
+            if (quirk === 'keeps-the-store-after-refusal') {
+              store = await factory({ now: clock, ...req.args[0] });
+              await previous?.close();
+            } else {
+              store = undefined;
+              await previous?.close();
+              store = await factory({ now: clock, ...req.args[0] });
+            }
             const backing = sharing?.backingOf(store);
-            if (backing !== undefined) result = { backing } satisfies WireCreated;
+            if (backing !== undefined) {
+              if (quirk === 'handle-inherits-options') writeFileSync(`${backing}.options.json`, JSON.stringify(req.args[0]));
+              result = { backing } satisfies WireCreated;
+            }
             break;
           }
           case 'openHandle': {
@@ -126,7 +172,8 @@ export function serveWire(factory: StoreFactory, streams: WireStreams, implement
             await previous?.close();
             if (!sharing) throw Object.assign(new Error('this implementation cannot open a handle on a store made by another process (W8)'), { name: 'ProtocolError' });
             const { backing, ...limits } = req.args[0];
-            store = await sharing.open(backing, { now: clock, ...limits });
+            const inherited = quirk === 'handle-inherits-options' && existsSync(`${backing}.options.json`) ? (JSON.parse(readFileSync(`${backing}.options.json`, 'utf8')) as object) : {};
+            store = await sharing.open(backing, { now: clock, ...inherited, ...limits });
             break;
           }
           case 'shutdown':
@@ -152,7 +199,7 @@ export function serveWire(factory: StoreFactory, streams: WireStreams, implement
     lines = readLines(
       io.input,
       (line) => {
-        chain = chain.then(() => handle(line));
+        for (const part of quirk === 'splits-at-cr' ? line.split('\r') : [line]) chain = chain.then(() => handle(part));
       },
       () => {
         chain = chain.then(finish);

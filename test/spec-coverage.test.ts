@@ -38,3 +38,12 @@ describe('spec coverage', () => {
     expect(new RegExp(`['"\`][^'"\`\\n]*(?<![-\\w])${id}\\b(?!-)`).test(sources), `no test name cites ${id}`).toBe(true);
   });
 });
+
+describe('every MUST and what can fail it (spec/MUSTS.md)', () => {
+  it('the list is generated from PROTOCOL.md as it stands, and every contract MUST has a suite case or a reason it has none', async () => {
+    const { renderMusts } = await import('../spec/musts.js');
+    const { text, missing } = await renderMusts();
+    expect(missing).toEqual([]);
+    expect(readFileSync(join(root, 'spec/MUSTS.md'), 'utf8'), 'spec/MUSTS.md is stale: npx tsx spec/musts.ts').toBe(text);
+  });
+});

@@ -44,6 +44,10 @@ import * as prunesOnDedupeHit from './prunes-on-dedupe-hit.js';
 import * as spawnSeedsSelf from './spawn-seeds-self.js';
 import * as watcherCaseFolded from './watcher-case-folded.js';
 import * as watcherQueueCapped from './watcher-queue-capped.js';
+import * as contextKeyLengthInUnits from './context-key-length-in-units.js';
+import * as contextKeyUnicodeFold from './context-key-unicode-fold.js';
+import * as terminalNotifiesItsActor from './terminal-notifies-its-actor.js';
+import * as terminalSkipsPassedWatchers from './terminal-skips-passed-watchers.js';
 import { createVariantStore } from './variant.js';
 
 export interface BrokenImplementation {
@@ -99,8 +103,19 @@ const modules: Record<string, { breaks: { rule: string; what: string }; create: 
 
 export const BROKEN: readonly BrokenImplementation[] = Object.entries(modules).map(([name, m]) => ({ name, rule: m.breaks.rule, what: m.breaks.what, create: m.create }));
 
+/**
+ * Broken where two readings of the text differed (spec round 3): each is caught by the fixed
+ * vector named here, written for that reading, which the random generators need not reach.
+ */
+export const BROKEN_FOR_VECTORS: readonly (BrokenImplementation & { vector: string })[] = [
+  { name: 'context-key-unicode-fold', ...contextKeyUnicodeFold.breaks, create: contextKeyUnicodeFold.create, vector: 'r24-ascii-case-only' },
+  { name: 'context-key-length-in-units', ...contextKeyLengthInUnits.breaks, create: contextKeyLengthInUnits.create, vector: 'r27b-context-key-length-in-code-points' },
+  { name: 'terminal-skips-passed-watchers', ...terminalSkipsPassedWatchers.breaks, create: terminalSkipsPassedWatchers.create, vector: 'r16-passed-and-self' },
+  { name: 'terminal-notifies-its-actor', ...terminalNotifiesItsActor.breaks, create: terminalNotifiesItsActor.create, vector: 'r16-passed-and-self' },
+];
+
 export function brokenByName(name: string): BrokenImplementation | undefined {
-  return BROKEN.find((b) => b.name === name);
+  return BROKEN.find((b) => b.name === name) ?? BROKEN_FOR_VECTORS.find((b) => b.name === name);
 }
 
 /** The unmodified variant: the control that must pass everything. */

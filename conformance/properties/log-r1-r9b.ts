@@ -290,7 +290,7 @@ function refusedClockSteps(commands: readonly Command[]): boolean[] {
 
 export const clock: ConformanceProperty = {
   name: 'R6-clock',
-  rules: ['R6'],
+  rules: ['R6', 'W2'],
   title: 'a fractional clock is floored in everything stored; a negative clock is refused with ClockError and writes nothing',
   runs: 100,
   arbitrary: ({ thorough }) =>
