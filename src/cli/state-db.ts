@@ -4,7 +4,7 @@ import type { ChangesSinceResponse, Notice, StateEvent, WatchCursor } from '../.
 import { buildChangesSince, isPending, normalizeChangesSince, pendingNoticesOf } from '../core/index.js';
 import { NotAStateDatabaseError, SchemaTooNewError, StateDatabaseError, toSafeNumber } from '../sqlite/errors.js';
 import { EFFECTIVE_CURSORS, SCHEMA_VERSION, TABLES, openStateDatabaseReadOnly } from '../sqlite/schema.js';
-import { SQL } from '../sqlite/sqlite-store.js';
+import { SQL, walFileOf } from '../sqlite/sqlite-store.js';
 import { cursorFromRow, eventFromRow, type CursorRow, type EventRow } from '../sqlite/rows.js';
 import { DatabaseProblem } from './io.js';
 
@@ -300,7 +300,7 @@ export class StateDbReader {
       path: this.path,
       supportedSchemaVersion: SCHEMA_VERSION,
       fileBytes: statSync(this.path).size,
-      walBytes: existsSync(`${this.path}-wal`) ? statSync(`${this.path}-wal`).size : 0,
+      walBytes: ((wal) => (existsSync(wal) ? statSync(wal).size : 0))(walFileOf(this.path) ?? `${this.path}-wal`),
       ...rest,
       now: options.now,
       oldestEvent: oldest ? { ...oldest, ageMs: options.now - oldest.occurredAt } : null,

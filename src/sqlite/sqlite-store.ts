@@ -1032,7 +1032,7 @@ interface BatchState {
  * R70: SQLite follows a symlinked path and keeps the WAL beside the real file, so a `-wal` named
  * after the link never exists and its events never come: the WAL is named from the resolved path.
  */
-function walFileOf(path: string): string | undefined {
+export function walFileOf(path: string): string | undefined {
   if (path === ':memory:' || path === '') return undefined;
   try {
     return `${realpathSync(path)}-wal`;

@@ -9,6 +9,7 @@ import { silentLogger } from '../shared/logger.js';
 import { SqlitePendingReads } from '../sqlite/pending-reads.js';
 import { rowDecoders, type CursorRow, type EventRow } from '../shared/rows.js';
 import { toSafeNumber } from '../sqlite/errors.js';
+import { walFileOf } from '../sqlite/sqlite-store.js';
 import { EFFECTIVE_CURSORS, TABLES, openStateConnectionReadOnly } from '../sqlite/schema.js';
 import type { SqliteConnection, SqliteDriverChoice, SqlValue } from '../sqlite/driver/types.js';
 import {
@@ -348,7 +349,7 @@ export class SqliteUiSource implements UiSource {
       listPending: () => this.listPending(),
       changeToken: () => this.changeToken(),
       onLocalChange: () => () => {}, // this connection never writes (R80)
-      changeFiles: () => [`${this.path}-wal`],
+      changeFiles: () => [walFileOf(this.path) ?? `${this.path}-wal`], // R70: beside the real file, not a link
     };
   }
 

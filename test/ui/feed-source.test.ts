@@ -3,7 +3,7 @@
  * reads what changed after its position, never every pending pair, and watches the -wal file; on
  * an older file (which the read-only view never migrates) it falls back to listing and diffing.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../src/shared/logger.js';
@@ -41,6 +41,24 @@ describe('the live view\'s feed source (R68, R70, R86)', () => {
       expect(oldView.feedSource().readPending).toBeUndefined();
       expect(await oldView.feedSource().listPending!()).toEqual([]);
       await oldView.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('R70: a view opened through a symlink watches the -wal beside the real file, which is where SQLite writes it', async () => {
+    const dir = tempDir('ssk-ui-link-');
+    try {
+      mkdirSync(join(dir, 'real'));
+      const path = join(dir, 'real', 'team.db');
+      const store = createSqliteStore({ path, now: () => T0, logger: memoryLogger() });
+      store.record({ sessionKey: 'agent:main:peer', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'human turn' });
+      const link = join(dir, 'link.db');
+      symlinkSync(path, link);
+      const view = SqliteUiSource.open(link);
+      expect(view.feedSource().changeFiles?.()).toEqual([`${realpathSync(path)}-wal`]);
+      await view.close();
+      store.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
