@@ -121,13 +121,13 @@ export function openReadOnly(path: string): Database.Database {
 }
 
 /** Maps adapter and SQLite errors to exit 3; anything else is rethrown as is. */
-export function toDatabaseProblem(error: unknown, path: string): unknown {
+export function toDatabaseProblem(error: unknown, path: string, command = 'inspect'): unknown {
   if (error instanceof SchemaTooNewError) {
     // The adapter's message already says which versions and what to do.
     return new DatabaseProblem(error.message);
   }
   if (error instanceof NotAStateDatabaseError) {
-    return new DatabaseProblem(error.message, ['inspect reads files written by the SQLite adapter (createSqliteStore({ path }))']);
+    return new DatabaseProblem(error.message, [`${command} reads files written by the SQLite adapter (createSqliteStore({ path }))`]);
   }
   if (error instanceof StateDatabaseError) return new DatabaseProblem(`${path}: ${error.message}`);
   const code = (error as { code?: unknown } | null)?.code;

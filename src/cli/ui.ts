@@ -128,7 +128,7 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
           'open the view while a writer has the file open (its -wal and -shm exist then), or copy the file somewhere writable',
         ]);
       }
-      throw toDatabaseProblem(error, path);
+      throw toDatabaseProblem(error, path, 'ui');
     }
   } else {
     const { PgUiSource } = await import('../ui/pg-source.js');

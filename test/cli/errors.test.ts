@@ -139,8 +139,10 @@ describe.concurrent('database problems exit 3 and say what is wrong with the fil
     const text = join(dir, 'notes.txt');
     writeFileSync(text, 'these are not the rows you are looking for\n'.repeat(200));
     const before = fingerprint(text);
-    expectExit(await run('inspect', text, 'heads'), 3, /notes\.txt is not a session-state database: the file is not a SQLite database/);
+    expectExit(await run('inspect', text, 'heads'), 3, /notes\.txt is not a session-state database: the file is not a SQLite database/, /hint: inspect reads files/);
     expect(fingerprint(text)).toEqual(before);
+    // The live view names itself in the hint, not inspect.
+    expectExit(await run('ui', '--db', text), 3, /notes\.txt is not a session-state database/, /hint: ui reads files written by the SQLite adapter/);
   });
 
   it('an empty file', async () => {

@@ -136,6 +136,13 @@ describe('the packed package in an empty project', () => {
     expect(JSON.parse(esm)).toEqual([...names, ...sqliteNames]);
   }, 120_000);
 
+  it('imports session-state-kit/openai-agents without its optional peer, and says what to install when a tool is made', () => {
+    expect(existsSync(join(consumer, 'node_modules', '@openai', 'agents'))).toBe(false);
+    const script = "const m = await import('session-state-kit/openai-agents'); try { m.sessionFunctionTools({ store: {} }); console.log('no error'); } catch (e) { console.log(e.message); }";
+    const out = must(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer });
+    expect(out).toContain('session-state-kit/openai-agents needs its peer @openai/agents: npm install @openai/agents@^0.20.0');
+  }, 120_000);
+
   for (const [name, resolution] of Object.entries(RESOLUTIONS)) {
     it(`its types check with only the kit installed: strict, exactOptionalPropertyTypes, skipLibCheck false, moduleResolution ${name}`, () => {
       const dir = join(consumer, `types-${name}`);

@@ -1,4 +1,5 @@
-import { tool, type FunctionTool } from '@openai/agents';
+import { createRequire } from 'node:module';
+import type { FunctionTool, tool as toolFunction } from '@openai/agents';
 
 /** The SDK's non-strict JSON-schema parameter shape (not exported by name). */
 type NonStrictParameters = { type: 'object'; properties: Record<string, never>; required: never[]; additionalProperties: true };
@@ -11,6 +12,19 @@ export interface SessionFunctionToolsOptions extends SessionToolsOptions {
   only?: readonly ToolName[];
 }
 
+/** The peer's `tool`, loaded when first needed, so importing this entry point without the peer says what to install. */
+function agentsTool(): typeof toolFunction {
+  try {
+    return (createRequire(import.meta.url)('@openai/agents') as { tool: typeof toolFunction }).tool;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') {
+      throw new Error('session-state-kit/openai-agents needs its peer @openai/agents: npm install @openai/agents@^0.20.0 (it needs Node 22 or later)', { cause: error });
+    }
+    throw error;
+  }
+}
+
 /**
  * T35: the session tools (T1-T7) as function tools of `@openai/agents`, so a model calls them
  * through the SDK's own tool-call path. Each tool's parameters are its JSON Schema (T1); the model
@@ -19,6 +33,7 @@ export interface SessionFunctionToolsOptions extends SessionToolsOptions {
  * goes to the SDK's own tool error handling.
  */
 export function sessionFunctionTools(options: SessionFunctionToolsOptions): FunctionTool[] {
+  const tool = agentsTool();
   const { only, ...toolOptions } = options;
   const tools = createSessionTools(toolOptions);
   return tools.definitions
