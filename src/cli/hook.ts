@@ -91,6 +91,7 @@ export function sharedDbProblem(path: string): string | undefined {
 /** The part of the hook store the hook uses: the contract's record, resetSession, pendingNotices and ackNotices. */
 export interface HookStore {
   record(input: RecordInput): StateEvent | undefined | Promise<StateEvent | undefined>;
+  stateVersion(sessionKey: string, agentId: string): number | Promise<number>;
   resetSession(sessionKey: string): void | Promise<void>;
   pendingNotices(watcherSessionKey: string): Notice[] | Promise<Notice[]>;
   ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] | Promise<Notice[]>;
@@ -211,6 +212,8 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
     return true;
   };
   try {
+    // T51: a key the store already knows was told to the model before (a resume, another hook).
+    const introduce = plan.introduce !== undefined && (!plan.introduceOnlyIfNew || (await store.stateVersion(plan.sessionKey, run.agentId)) === 0);
     // The store logs and swallows its own failures (R9): a turn that could not be recorded is lost,
     // the person's prompt is not.
     for (const record of plan.records) {
@@ -224,7 +227,7 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
     const deliverTo = runtime.carriesContext(plan.event) ? plan.deliverTo : undefined;
     const notices = deliverTo === undefined ? [] : await store.pendingNotices(deliverTo);
     if (overBudget('printing')) return;
-    const context = runtime.carriesContext(plan.event) ? hookContext(plan, notices) : undefined;
+    const context = runtime.carriesContext(plan.event) ? hookContext(introduce ? plan : { ...plan, introduce: undefined }, notices) : undefined;
     if (context === undefined) return;
     const output = JSON.stringify({ hookSpecificOutput: { hookEventName: plan.event, additionalContext: context.text } });
     try {

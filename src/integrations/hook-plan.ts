@@ -47,6 +47,13 @@ export interface HookPlan {
   deliverTo?: string;
   /** T30: tell the model this session's key. */
   introduce?: string;
+  /**
+   * T51: introduce the key only when the session is new to the store (its head is 0 before this
+   * event's records): a resume, or a second set of hooks on the same session (the Agent SDK inside
+   * a project that also has the command hooks), already told the model. A cleared or compacted
+   * context lost the line, so it is told again whatever the head.
+   */
+  introduceOnlyIfNew?: boolean;
 }
 
 /**
@@ -109,7 +116,11 @@ export function planHookStep(step: HookStep, o: HookPlanOptions, registered = fa
       // T42: a session started by clearing its context is the same conversation with its memory
       // gone: its watchers hear of it as a reset, and its own watches end (R50).
       if (step.source === 'clear') records.push(reset(sessionKey, o));
-      plan = { event, sessionKey, records, deliverTo: sessionKey, introduce: sessionKey, ...(step.source === 'clear' ? { resetSession: sessionKey } : {}) };
+      // T51: no notices here. The prompt that follows hands them over, so one model turn carries
+      // at most one notice per pair (a start that drained them would reopen a follow-up the
+      // prompt then drains too, two notices in one request).
+      const retold = step.source === 'clear' || step.source === 'compact';
+      plan = { event, sessionKey, records, introduce: sessionKey, ...(retold ? {} : { introduceOnlyIfNew: true }), ...(step.source === 'clear' ? { resetSession: sessionKey } : {}) };
       break;
     }
     case 'prompt': {
@@ -126,7 +137,7 @@ export function planHookStep(step: HookStep, o: HookPlanOptions, registered = fa
           ...(step.promptId !== undefined && step.promptId.length > 0 ? { dedupeKey: `${o.dedupeSpace}:prompt:${keyPart(step.sessionId)}:${keyPart(step.promptId)}` } : {}),
         });
       }
-      plan = { event, sessionKey, records, deliverTo: sessionKey, ...(registered ? {} : { introduce: sessionKey }) };
+      plan = { event, sessionKey, records, deliverTo: sessionKey, ...(registered ? {} : { introduce: sessionKey, introduceOnlyIfNew: true }) };
       break;
     }
     case 'subagent_start': {

@@ -119,7 +119,13 @@ describe.skipIf(codex === undefined || claude === undefined)('T41 a mixed team: 
     store.watch({ watcherSessionKey: codexKey, targetSessionKey: lead, agentId: 'claude-code' });
     store.close();
 
+    const claudeBefore = anthropic.requests.length;
     await runClaude(['the person: switch to the v2 API', '--resume', claudeSession]);
+    // T51: a resumed Claude Code session is not told its key again (its transcript has it).
+    const resumedClaude = anthropic.requests.slice(claudeBefore).at(-1)!.body;
+    expect(count(resumedClaude, `Session-state key of this session: \\"${lead}\\"`)).toBe(1);
+    // A second prompt of the person before Codex looks: the pair's cursor moves on (M > N).
+    await runClaude(['the person: and keep the old endpoint', '--resume', claudeSession]);
     store = open();
     try {
       expect(store.pendingNotices(codexKey)).toHaveLength(1);
@@ -129,11 +135,19 @@ describe.skipIf(codex === undefined || claude === undefined)('T41 a mixed team: 
 
     const before = responses.turns().length;
     await runCodex(['resume', thread, 'carry on']);
-    const texts = responses.turns().slice(before).flatMap(responsesTexts).join('\n');
+    // T51: one notice for the pair in the resumed turn's request (the start drains nothing, so no
+    // follow-up reopens and reaches the same request), and the key line once in the conversation.
+    const request = responses.turns().slice(before).at(-1)!;
+    const texts = responsesTexts(request).join('\n');
     expect(count(texts, `Session "${lead}" changed (other actor)`)).toBe(1);
+    expect(count(texts, `Session-state key of this session: "${codexKey}"`)).toBe(1);
     store = open();
     try {
-      expect(store.pendingNotices(codexKey)).toEqual([]);
+      // R28: the second prompt came after the notice was frozen, so the ack reopened exactly one
+      // follow-up, for the next turn, not this one.
+      const followUp = store.pendingNotices(codexKey);
+      expect(followUp).toHaveLength(1);
+      expect(texts).not.toContain(followUp[0]!.text);
     } finally {
       store.close();
     }

@@ -26,7 +26,7 @@ async function hook(store: MemoryStore, input: string, options: { write?: (text:
     agentId: options.agentId ?? 'claude-code',
     openStore: (): HookStore => {
       opened++;
-      return { record: (i) => store.record(i), resetSession: (k) => store.resetSession(k), pendingNotices: (w) => store.pendingNotices(w), ackNotices: (w, n) => store.ackNotices(w, n), close: () => undefined };
+      return { record: (i) => store.record(i), stateVersion: (k, a) => store.stateVersion(k, a), resetSession: (k) => store.resetSession(k), pendingNotices: (w) => store.pendingNotices(w), ackNotices: (w, n) => store.ackNotices(w, n), close: () => undefined };
     },
     write: options.write ?? (async (text) => void out.push(text)),
     warn: (line) => void warnings.push(line),
@@ -97,13 +97,22 @@ describe('T9 Claude Code hook (recorded payloads, in-process)', () => {
     expect(store.pendingNotices(LEAD)).toEqual([]);
   });
 
-  it('T9 SessionStart prints pending notices after the key', async () => {
+  it('T51 SessionStart tells a session new to the store its key and leaves the notices to the prompt that follows; a resume is told nothing again', async () => {
     const store = createMemoryStore({ now: () => T0 });
     store.watch({ watcherSessionKey: SESSION, targetSessionKey: LEAD, agentId: 'claude-code' });
     store.record({ sessionKey: LEAD, agentId: 'claude-code', kind: 'goal_changed', actorType: 'human', summary: 'goal updated' });
-    const r = await hook(store, payload('session-start-resume'));
-    expect(r.context?.additionalContext.split('\n')).toEqual([IDENTITY, `Session "${LEAD}" changed (other actor). Reconcile before acting: session_status sessionKey "${LEAD}" changesSince 0.`]);
+    const started = await hook(store, payload('session-start-resume'));
+    expect(started.context?.additionalContext.split('\n')).toEqual([IDENTITY]);
+    expect(store.pendingNotices(SESSION)).toHaveLength(1);
+    // The prompt of the same turn hands the notice over, once, and acks it.
+    const prompted = await hook(store, payload('user-prompt-submit'));
+    expect(prompted.context?.additionalContext.split('\n')).toEqual([`Session "${LEAD}" changed (other actor). Reconcile before acting: session_status sessionKey "${LEAD}" changesSince 0.`]);
     expect(store.pendingNotices(SESSION)).toEqual([]);
+    // A later resume: the model was told its key already (the session has a head), so nothing is printed.
+    store.record({ sessionKey: LEAD, agentId: 'claude-code', kind: 'goal_changed', actorType: 'human', summary: 'goal updated again' });
+    const resumed = await hook(store, payload('session-start-resume'));
+    expect(resumed.out).toEqual([]);
+    expect(store.pendingNotices(SESSION)).toHaveLength(1);
   });
 
   it('T17 dedupe keys include the agent: one Claude Code session under two --agent values on one file registers under both', async () => {

@@ -62,7 +62,7 @@ describe.skipIf(typeof binary === 'string')('T40 Codex hook payloads against the
     expect(required('SessionStart')).toEqual(expect.arrayContaining(['session_id', 'source']));
   });
 
-  it.each([...CODEX_CONTEXT_EVENTS])('T43 what the hook prints for %s is a valid Codex output, carrying the notices', async (event) => {
+  it.each([...CODEX_CONTEXT_EVENTS])('T43 T51 what the hook prints for %s is a valid Codex output (a prompt carrying the notices)', async (event) => {
     const store = createMemoryStore({ now: () => 1_767_225_600_000 });
     // The startup start (a clear would end the session's own watches first, T42).
     const payload = fixtures.find((f) => f.payload['hook_event_name'] === event && f.payload['source'] !== 'clear')!.payload;
@@ -76,7 +76,7 @@ describe.skipIf(typeof binary === 'string')('T40 Codex hook payloads against the
       input: JSON.stringify(payload),
       runtime: 'codex',
       agentId: 'codex',
-      openStore: (): HookStore => ({ record: (i) => store.record(i), resetSession: (k) => store.resetSession(k), pendingNotices: (w) => store.pendingNotices(w), ackNotices: (w, n) => store.ackNotices(w, n), close: () => undefined }),
+      openStore: (): HookStore => ({ record: (i) => store.record(i), stateVersion: (k, a) => store.stateVersion(k, a), resetSession: (k) => store.resetSession(k), pendingNotices: (w) => store.pendingNotices(w), ackNotices: (w, n) => store.ackNotices(w, n), close: () => undefined }),
       write: async (text) => void out.push(text),
       warn: (line) => {
         throw new Error(line);
@@ -87,6 +87,8 @@ describe.skipIf(typeof binary === 'string')('T40 Codex hook payloads against the
     const validate = ajv.compile(schemas.get(`${schemaName(event)}.command.output`)!);
     expect(validate(printed), ajv.errorsText(validate.errors)).toBe(true);
     expect(printed.hookSpecificOutput.hookEventName).toBe(event);
-    if (event !== 'SubagentStart') expect(printed.hookSpecificOutput.additionalContext).toContain('Session "agent:claude-code:peer" changed');
+    // T51: the prompt hands over the notices; a start introduces the key and leaves them to it.
+    if (event === 'UserPromptSubmit') expect(printed.hookSpecificOutput.additionalContext).toContain('Session "agent:claude-code:peer" changed');
+    else expect(printed.hookSpecificOutput.additionalContext).not.toContain('changed (other actor)');
   });
 });

@@ -46,20 +46,24 @@ async function pendingOn(store: ReturnType<typeof createMemoryStore>, watcher: s
 }
 
 describe('claude-agent-sdk hook callbacks (SDK-typed payloads)', () => {
-  it('T30: SessionStart registers once (T9 dedupe), introduces the key with pending notices, and acks only at Stop', async () => {
+  it('T30 T51: SessionStart registers once (T9 dedupe) and introduces the key; the prompt hands over the notices, acked only at Stop; a resume says nothing again', async () => {
     const { store, kit, call } = setup();
     await pendingOn(store, KEY, 'agent:ops:main', 'ops');
     const start = { ...base, hook_event_name: 'SessionStart', source: 'startup' } satisfies SessionStartHookInput;
     const out = await call(start);
-    expect(out).toEqual({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: expect.stringContaining(`Session-state key of this session: "${KEY}".`) } });
-    expect(context(out)).toContain('Session "agent:ops:main" changed (other actor).');
+    expect(out).toEqual({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: `Session-state key of this session: "${KEY}". Pass it as watcherSessionKey to the session-state tools.` } });
+    // T51: the notices wait for the prompt of this turn, so the model gets each once.
+    expect(kit.handedOver(KEY)).toHaveLength(0);
+    const prompt = { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'hi', prompt_id: 'p1' } satisfies UserPromptSubmitHookInput;
+    expect(context(await call(prompt))).toBe('Session "agent:ops:main" changed (other actor). Reconcile before acting: session_status sessionKey "agent:ops:main" changesSince 0.');
     // Handed over, not acked: a turn that never ends delivers them again.
     expect(await store.pendingNotices(KEY)).toHaveLength(1);
     expect(kit.handedOver(KEY)).toHaveLength(1);
-    await call({ ...start, source: 'resume' });
-    expect((await store.changesSince({ sessionKey: KEY, agentId: 'claude-code', since: 0 })).stateChanges.events.map((e) => e.kind)).toEqual(['created']);
     await call(stop);
     expect(await store.pendingNotices(KEY)).toEqual([]);
+    // A resume of a session the store knows: registered already (one created), nothing to say.
+    expect(await call({ ...start, source: 'resume' })).toEqual({});
+    expect((await store.changesSince({ sessionKey: KEY, agentId: 'claude-code', since: 0 })).stateChanges.events.map((e) => e.kind)).toEqual(['created']);
   });
 
   it('T30: without Stop (a failed turn) the notices stay pending and the next prompt carries them again', async () => {

@@ -9,6 +9,8 @@ import { CLAUDE_CODE_AGENT, planClaudeHookEvent, sessionKeyIntro, type ClaudeHoo
 export interface ClaudeHookStore {
   /** R3-R19: records one event (see SessionStateStore.record). */
   record(input: RecordInput): MaybePromise<StateEvent | undefined>;
+  /** R5: the session's head (T51: 0 means the model was never told its key). */
+  stateVersion(sessionKey: string, agentId: string): MaybePromise<number>;
   /** R26: the watcher's pending notices, not acked. */
   pendingNotices(watcherSessionKey: string): MaybePromise<Notice[]>;
   /** R27b: acks exactly the given notices still pending with the same L; returns those acked. */
@@ -69,6 +71,8 @@ export function createClaudeAgentSdkHooks(options: ClaudeAgentSdkHooksOptions): 
   async function onEvent(input: ClaudeHookInput): Promise<HookJSONOutput> {
     const plan = planClaudeHookEvent(input, eventOptions, registered.has(claudeKey(input.session_id)));
     if (typeof plan === 'string') return (warn(plan), {});
+    // T51: a key the store already knows was told to the model before (a resume, the command hooks).
+    const introduce = plan.introduce !== undefined && (!plan.introduceOnlyIfNew || (await store.stateVersion(plan.sessionKey, agentId)) === 0);
     for (const record of plan.records) await store.record(record);
     if (plan.resetSession !== undefined) {
       await store.resetSession(plan.resetSession);
@@ -87,7 +91,7 @@ export function createClaudeAgentSdkHooks(options: ClaudeAgentSdkHooksOptions): 
       registered.add(plan.sessionKey);
     }
     const lines: string[] = [];
-    if (plan.introduce !== undefined) lines.push(sessionKeyIntro(plan.introduce));
+    if (introduce) lines.push(sessionKeyIntro(plan.introduce!));
     let notices: Notice[] = [];
     if (plan.deliverTo !== undefined) {
       notices = await store.pendingNotices(plan.deliverTo);
