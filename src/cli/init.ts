@@ -21,7 +21,7 @@ import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } f
 import { isOwnHook, kitHookCommand, kitLauncher, parseKitHookCommand } from './kit-command.js';
 import { lineDiff } from './line-diff.js';
 
-export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini [--project | --user] [--dir <path>] [--db <file>] [--trust] [--dry-run] [--uninstall]
+export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini [--project | --user] [--dir <path>] [--db <file>] [--trust] [--gitignore] [--dry-run] [--uninstall]
 session-state-kit doctor [--dir <path>]
 
 init writes the hook and MCP server entries a CLI needs to take part (PROTOCOL.md T45-T47, T50),
@@ -46,6 +46,8 @@ other entry, a kit hook for another database included, is left as it is.
   --trust        codex: also record in $CODEX_HOME/config.toml that you trust exactly the
                  handlers this run wrote (Codex runs no untrusted hook, and says nothing about it);
                  never done without this flag, never for a handler init did not write
+  --gitignore    add .session-state-kit/ (where the default database lives) to <dir>/.gitignore:
+                 the state of a team's sessions is no part of the repository
   --dry-run      print what would change, as a diff, and write nothing
   --uninstall    remove what init wrote for this --db (and the trust it recorded)
 
@@ -130,7 +132,7 @@ class FileSet {
 }
 
 /** T45-T46: every file change one init (or uninstall) makes, computed before anything is written. */
-export function planInit(t: Target, options: { uninstall: boolean; trust: boolean; launcher: readonly string[] }): { changes: FileChange[]; notes: string[] } {
+export function planInit(t: Target, options: { uninstall: boolean; trust: boolean; launcher: readonly string[]; gitignore?: boolean }): { changes: FileChange[]; notes: string[] } {
   const files = new FileSet();
   const command = kitHookCommand(options.launcher, t.cli, t.db);
   const own = (c: unknown) => isOwnHook(c, t.cli, t.db);
@@ -173,6 +175,15 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
   const foreign = lookalikes.filter((h) => parseKitHookCommand(h.value['command']) === undefined);
   if (foreign.length > 0) notes.push(`${t.hooksPath} has ${foreign.length} handler(s) that mention session-state-kit but are not a command init writes (${foreign.map((h) => `${h.event}[${h.group}][${h.handler}]`).join(', ')}); init leaves them untouched${t.cli === 'codex' ? ' and never trusts them' : ''}.`);
   if (options.uninstall && hookHandlers(before).every((h) => !own(h.value['command'])) && otherDbs.length > 0) notes.push(`nothing of init's for --db ${JSON.stringify(t.db)} was found: pass the --db those hooks use to remove them.`);
+  // The default database lives in the project: say it belongs in .gitignore, or put it there.
+  const stateDir = join(t.dir, '.session-state-kit');
+  if (!options.uninstall && t.scope === 'project' && t.db.startsWith(`${stateDir}/`)) {
+    const ignorePath = join(t.dir, '.gitignore');
+    const ignore = files.get(ignorePath);
+    const listed = (ignore ?? '').split(/\r?\n/).some((l) => /^\/?\.session-state-kit\/?\s*$/.test(l));
+    if (!listed && options.gitignore) files.set(ignorePath, `${ignore ?? ''}${ignore === undefined || ignore === '' || ignore.endsWith('\n') ? '' : '\n'}.session-state-kit/\n`);
+    else if (!listed) notes.push(`the state database is in ${stateDir}: add .session-state-kit/ to .gitignore (or run init again with --gitignore), so no one commits the team's session state.`);
+  }
   if (!options.uninstall && (t.cli === 'codex' || t.cli === 'gemini')) {
     notes.push(`the MCP server init registers for ${t.cli === 'codex' ? 'Codex' : 'Gemini CLI'} is not bound to a session (the CLI does not tell it who calls): through it a model can read and drain any session's notices, so use it only where every session on this database is yours (T44).`);
   }
@@ -192,6 +203,7 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
       trust: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       uninstall: { type: 'boolean' },
+      gitignore: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     'init',
@@ -218,7 +230,7 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
   }
   const plan = () => {
     try {
-      return planInit(t, { uninstall: values.uninstall === true, trust: values.trust === true, launcher });
+      return planInit(t, { uninstall: values.uninstall === true, trust: values.trust === true, launcher, gitignore: values.gitignore === true });
     } catch (error) {
       if (error instanceof ConfigFileError) throw new CliError(EXIT.failure, `${error.message}; nothing was written`, [`fix the file (or move it away) and run init again`]);
       throw error;

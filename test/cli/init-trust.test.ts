@@ -341,3 +341,20 @@ describe('T9 the hook on the prompt path', () => {
     }
   });
 });
+
+describe('T45 the state database and git', () => {
+  it('T45 init says the default database belongs in .gitignore, and --gitignore puts it there once, keeping the file\'s lines', async () => {
+    const s = sandbox();
+    const plain = await run(cli.path(), ['init', 'claude-code'], s.env, s.project);
+    expect(plain.stdout).toContain('add .session-state-kit/ to .gitignore (or run init again with --gitignore)');
+    writeFileSync(join(s.project, '.gitignore'), 'node_modules/\n*.log');
+    expect((await run(cli.path(), ['init', 'claude-code', '--gitignore'], s.env, s.project)).code).toBe(0);
+    expect(readFileSync(join(s.project, '.gitignore'), 'utf8')).toBe('node_modules/\n*.log\n.session-state-kit/\n');
+    const again = await run(cli.path(), ['init', 'claude-code', '--gitignore'], s.env, s.project);
+    expect(again.stdout).not.toContain('.gitignore');
+    expect(readFileSync(join(s.project, '.gitignore'), 'utf8')).toBe('node_modules/\n*.log\n.session-state-kit/\n');
+    // A database elsewhere is not the project's business.
+    const elsewhere = sandbox();
+    expect((await run(cli.path(), ['init', 'claude-code', '--db', elsewhere.db], elsewhere.env, elsewhere.project)).stdout).not.toContain('.gitignore');
+  });
+});
