@@ -53,6 +53,11 @@ describe.skipIf(typeof codex === 'string')('T46 trust against the real Codex bin
     const ours = listing.filter((h) => h.command === kitCommand('codex', s.db));
     expect(ours.map((h) => h.trustStatus)).toEqual(Array(5).fill('trusted'));
     expect(Object.keys((parseToml(readFileSync(join(s.home, '.codex', 'config.toml'), 'utf8')) as { hooks: { state: object } }).hooks.state).filter((k) => k.includes(':stop:'))).toEqual([]);
+    // D1: doctor agrees with Codex: the lure is reported, never run, and the kit's own five are trusted.
+    const d = await run(cli.path(), ['doctor'], s.env, s.project);
+    expect(d.stdout).toMatch(/^FAIL {2}codex {7}project hook not run +.*Stop\[0\]\[0\] mentions session-state-kit but is not a command init writes/m);
+    expect(d.stdout).toMatch(/^ok {4}codex {7}project hooks trusted +5\/5 trusted$/m);
+    expect(existsSync(join(s.project, 'PWNED'))).toBe(false);
   });
 
   it('T46 T47 a person\'s statusMessage and async on init\'s handlers: init --trust hashes them as Codex reads them, and doctor agrees with hooks/list', async () => {
