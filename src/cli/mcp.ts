@@ -8,8 +8,17 @@ import { CLAUDE_CODE_AGENT, sharedDbProblem } from './hook.js';
 import { keyPart } from '../integrations/hook-plan.js';
 import { packageVersion } from './version.js';
 
-export const MCP_USAGE = `session-state-kit mcp --db <file> [--session <key> | --claude-code-session] [--visibility <scope>] [--agent <id>] [--poll-ms <n>]
-session-state-kit mcp --pg <url> [--schema <name>] [--session <key> | --claude-code-session] [--visibility <scope>] [--agent <id>]
+/**
+ * T19: the agent CLIs that tell a stdio MCP server which session started it, and the variable they
+ * set (checked with each real binary). A CLI missing here gives its server no such thing, and its
+ * server runs unbound (T44).
+ */
+export const CALLER_SESSION_ENV: Record<string, string> = {
+  'claude-code': 'CLAUDE_CODE_SESSION_ID',
+};
+
+export const MCP_USAGE = `session-state-kit mcp --db <file> [--session <key> | --caller-session <runtime>] [--visibility <scope>] [--agent <id>] [--poll-ms <n>]
+session-state-kit mcp --pg <url> [--schema <name>] [--session <key> | --caller-session <runtime>] [--visibility <scope>] [--agent <id>]
 
 An MCP server on stdio (PROTOCOL.md T8) for agents: the tools session_status, sessions_list,
 session_watch, session_unwatch and session_notices over one state database, and each watcher's
@@ -24,10 +33,13 @@ resources/updated sent to subscribers when a notice arrives, from this or any ot
   --poll-ms <n>    how often another process's commits are looked for (SQLite; default 200)
   --session <key>  bind the server to one agent-scoped session (T10): the tools and resources act
                    only on its own notices, and other sessions only within --visibility
+  --caller-session <runtime>
+                   bind to the session of the agent CLI that started the server, as its hook names
+                   it (T19): "agent:<agent>:<id>" with <id> from the variable that CLI sets for its
+                   stdio MCP servers and <agent> from --agent (default: the runtime's name):
+${Object.entries(CALLER_SESSION_ENV).map(([runtime, variable]) => `                     ${runtime.padEnd(12)} ${variable}`).join('\n')}
   --claude-code-session
-                   bind to the Claude Code session that started the server: "agent:<agent>:<id>"
-                   with <id> from CLAUDE_CODE_SESSION_ID (set for stdio MCP servers by Claude Code
-                   2.1.154+) and <agent> from --agent (default claude-code), as the hook names it (T19)
+                   the same as --caller-session claude-code
   --visibility <s> self, tree (default: itself and the sessions it spawned), agent or all
 
 Without --session the server is unbound: any client can read and acknowledge any session's
@@ -62,24 +74,29 @@ export async function loadMcp(): Promise<McpModule> {
 
 const VISIBILITY_VALUES = ['self', 'tree', 'agent', 'all'] as const;
 
+
 /**
  * T10, T19: the session the server is bound to. Claude Code tells a stdio MCP server nothing about
  * its session in the protocol (clientInfo is generic), but sets CLAUDE_CODE_SESSION_ID in the
  * server's environment: --claude-code-session turns it into the hook's key for that session.
  */
 export function bindingOf(
-  values: { session?: string | undefined; 'claude-code-session'?: boolean | undefined; visibility?: string | undefined; agent?: string | undefined },
+  values: { session?: string | undefined; 'claude-code-session'?: boolean | undefined; 'caller-session'?: string | undefined; visibility?: string | undefined; agent?: string | undefined },
   env: Record<string, string | undefined>,
 ): { caller?: string; visibility?: (typeof VISIBILITY_VALUES)[number] } {
-  if (values.session !== undefined && values['claude-code-session']) throw new UsageError('--session and --claude-code-session name the caller twice: pass one');
+  const runtime = values['caller-session'] ?? (values['claude-code-session'] ? CLAUDE_CODE_AGENT : undefined);
+  if (values['caller-session'] !== undefined && values['claude-code-session']) throw new UsageError('--caller-session and --claude-code-session name the caller twice: pass one');
+  if (values.session !== undefined && runtime !== undefined) throw new UsageError('--session and --caller-session name the caller twice: pass one');
   let caller = values.session;
-  if (values['claude-code-session']) {
-    const id = env['CLAUDE_CODE_SESSION_ID'];
+  if (runtime !== undefined) {
+    const variable = Object.hasOwn(CALLER_SESSION_ENV, runtime) ? CALLER_SESSION_ENV[runtime] : undefined;
+    if (variable === undefined) throw new UsageError(`--caller-session knows ${Object.keys(CALLER_SESSION_ENV).join(', ')}, got ${JSON.stringify(runtime)}`, ['a CLI that names no session to its MCP server runs it unbound (T44), or bind explicitly: --session agent:<agent>:<session id>']);
+    const id = env[variable];
     if (id === undefined || id.length === 0) {
-      throw new UsageError('--claude-code-session needs CLAUDE_CODE_SESSION_ID in the environment (Claude Code 2.1.154+ sets it for stdio MCP servers)', ['or bind explicitly: --session agent:<agent>:<session id>']);
+      throw new UsageError(`--caller-session ${runtime} needs ${variable} in the environment (${runtime} sets it for the stdio MCP servers it starts)`, ['or bind explicitly: --session agent:<agent>:<session id>']);
     }
     // T19: the key the hook gives the same session (hook-plan.ts keyPart).
-    caller = `agent:${values.agent ?? CLAUDE_CODE_AGENT}:${keyPart(id)}`;
+    caller = `agent:${values.agent ?? runtime}:${keyPart(id)}`;
   }
   if (values.visibility !== undefined && !(VISIBILITY_VALUES as readonly string[]).includes(values.visibility)) {
     throw new UsageError(`--visibility must be one of ${VISIBILITY_VALUES.join(', ')}, got ${JSON.stringify(values.visibility)}`);
@@ -105,6 +122,7 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitC
       'poll-ms': { type: 'string' },
       session: { type: 'string' },
       'claude-code-session': { type: 'boolean' },
+      'caller-session': { type: 'string' },
       visibility: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },

@@ -115,7 +115,11 @@ describe('T19 without CLAUDE_CODE_SESSION_ID', () => {
     delete env['CLAUDE_CODE_SESSION_ID'];
     const r = spawnSync(process.execPath, [cli.path(), 'mcp', '--db', join(dir, 'noenv.db'), '--claude-code-session'], { env, encoding: 'utf8', input: '', timeout: 30_000 });
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('--claude-code-session needs CLAUDE_CODE_SESSION_ID in the environment');
+    expect(r.stderr).toContain('--caller-session claude-code needs CLAUDE_CODE_SESSION_ID in the environment');
+    // A runtime that names no session to its server cannot be bound to one.
+    const unknown = spawnSync(process.execPath, [cli.path(), 'mcp', '--db', join(dir, 'noenv.db'), '--caller-session', 'codex'], { env, encoding: 'utf8', input: '', timeout: 30_000 });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('--caller-session knows claude-code, got "codex"');
   });
 });
 
