@@ -24,6 +24,16 @@ export const INIT_HOOK_EVENTS: Record<AgentCli, readonly string[]> = {
 /** The name `init` gives the MCP server entry in both CLIs' files. */
 export const MCP_SERVER_NAME = 'session-state-kit';
 
+/**
+ * T49: the tools that only read (T3, T4), which `init --allow-read-tools` approves so a
+ * non-interactive run (`claude -p`, `codex exec`) can call them; the tools that write (watch,
+ * unwatch, take notices) keep asking.
+ */
+export const READ_ONLY_TOOLS = ['session_status', 'sessions_list'] as const;
+
+/** Claude Code's permission rule for one MCP tool of the kit's server (`mcp__<server>__<tool>`). */
+export const claudeToolRule = (tool: string) => `mcp__${MCP_SERVER_NAME}__${tool}`;
+
 /** T45: a hook runs at most this long (seconds); a stuck store must not hold the person's prompt for Codex's default 600 s. */
 export const HOOK_TIMEOUT_SECONDS = 30;
 /** The same bound in each CLI's unit: Claude Code and Codex read seconds, Gemini CLI milliseconds. */
@@ -205,6 +215,29 @@ export function editMcpText(path: string, text: string | undefined, server: { co
   return doc.result(text);
 }
 
+/**
+ * T49: Claude Code's `permissions.allow` with exactly `rules` added (install) or removed
+ * (uninstall); every other rule, and the rest of the file, as it was.
+ */
+export function editAllowedToolsText(path: string, text: string | undefined, rules: readonly string[], add: boolean, flavor: JsonFlavor = STRICT_JSON): string | undefined {
+  const doc = new JsonDocument(path, text, flavor);
+  for (const rule of rules) {
+    const permissions = doc.value()['permissions'];
+    const allow = isObject(permissions) && Array.isArray(permissions['allow']) ? (permissions['allow'] as Json[]) : undefined;
+    const at = allow?.indexOf(rule) ?? -1;
+    if (add && at < 0) {
+      if (allow !== undefined) doc.set(['permissions', 'allow', allow.length], rule);
+      else doc.set(['permissions', 'allow'], [rule]);
+    } else if (!add && at >= 0) {
+      // The array and table init made for the rule go with it.
+      if (allow!.length > 1) doc.set(['permissions', 'allow', at], undefined);
+      else if (Object.keys(permissions as JsonObject).length > 1) doc.set(['permissions', 'allow'], undefined);
+      else doc.set(['permissions'], undefined);
+    }
+  }
+  return doc.result(text);
+}
+
 /** T46: one Codex trust entry: `[hooks.state."<key>"] trusted_hash = "sha256:..."`. */
 export interface CodexTrust {
   key: string;
@@ -295,14 +328,23 @@ export function codexRecordedTrust(config: Record<string, unknown>): Map<string,
 export function editCodexToml(
   path: string,
   text: string | undefined,
-  change: { mcp?: { command: string; args: string[] } | null; trust?: readonly CodexTrust[]; dropTrust?: (key: string) => boolean },
+  change: { mcp?: { command: string; args: string[] } | null; approveTools?: readonly string[]; trust?: readonly CodexTrust[]; dropTrust?: (key: string) => boolean },
 ): string | undefined {
   const before = readTomlConfig(path, text);
   const after = structuredClone(before) as Record<string, unknown>;
   if (change.mcp !== undefined) {
     const servers = isObject(after['mcp_servers']) ? (after['mcp_servers'] as Record<string, unknown>) : {};
     if (change.mcp === null) delete servers[MCP_SERVER_NAME];
-    else servers[MCP_SERVER_NAME] = { ...(isObject(servers[MCP_SERVER_NAME]) ? (servers[MCP_SERVER_NAME] as JsonObject) : {}), command: change.mcp.command, args: change.mcp.args };
+    else {
+      const entry: Record<string, unknown> = { ...(isObject(servers[MCP_SERVER_NAME]) ? (servers[MCP_SERVER_NAME] as JsonObject) : {}), command: change.mcp.command, args: change.mcp.args };
+      // Codex asks before every MCP call; `approval_mode = "approve"` per tool lets exactly these run.
+      if (change.approveTools !== undefined && change.approveTools.length > 0) {
+        const tools = isObject(entry['tools']) ? { ...(entry['tools'] as JsonObject) } : {};
+        for (const t of change.approveTools) tools[t] = { ...(isObject(tools[t]) ? (tools[t] as JsonObject) : {}), approval_mode: 'approve' };
+        entry['tools'] = tools;
+      }
+      servers[MCP_SERVER_NAME] = entry;
+    }
     if (Object.keys(servers).length > 0) after['mcp_servers'] = servers;
     else delete after['mcp_servers'];
   }

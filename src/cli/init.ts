@@ -3,7 +3,10 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
   ConfigFileError,
+  READ_ONLY_TOOLS,
   STRICT_JSON,
+  claudeToolRule,
+  editAllowedToolsText,
   codexRecordedTrust,
   codexTrustFor,
   editCodexToml,
@@ -21,7 +24,7 @@ import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } f
 import { isOwnHook, kitHookCommand, kitLauncher, parseKitHookCommand } from './kit-command.js';
 import { lineDiff } from './line-diff.js';
 
-export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini [--project | --user] [--dir <path>] [--db <file>] [--trust] [--gitignore] [--dry-run] [--uninstall]
+export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini [--project | --user] [--dir <path>] [--db <file>] [--trust] [--allow-read-tools] [--gitignore] [--dry-run] [--uninstall]
 session-state-kit doctor [--dir <path>]
 
 init writes the hook and MCP server entries a CLI needs to take part (PROTOCOL.md T45-T47, T50),
@@ -46,6 +49,11 @@ other entry, a kit hook for another database included, is left as it is.
   --trust        codex: also record in $CODEX_HOME/config.toml that you trust exactly the
                  handlers this run wrote (Codex runs no untrusted hook, and says nothing about it);
                  never done without this flag, never for a handler init did not write
+  --allow-read-tools
+                 claude-code, codex: let the model call the two tools that only read
+                 (session_status, sessions_list) without asking, as a non-interactive run
+                 (claude -p, codex exec) needs: Claude Code's permissions.allow names exactly
+                 them, Codex's server table approves exactly them; the others still ask
   --gitignore    add .session-state-kit/ (where the default database lives) to <dir>/.gitignore:
                  the state of a team's sessions is no part of the repository
   --dry-run      print what would change, as a diff, and write nothing
@@ -132,7 +140,7 @@ class FileSet {
 }
 
 /** T45-T46: every file change one init (or uninstall) makes, computed before anything is written. */
-export function planInit(t: Target, options: { uninstall: boolean; trust: boolean; launcher: readonly string[]; gitignore?: boolean }): { changes: FileChange[]; notes: string[] } {
+export function planInit(t: Target, options: { uninstall: boolean; trust: boolean; launcher: readonly string[]; gitignore?: boolean; allowReadTools?: boolean }): { changes: FileChange[]; notes: string[] } {
   const files = new FileSet();
   const command = kitHookCommand(options.launcher, t.cli, t.db);
   const own = (c: unknown) => isOwnHook(c, t.cli, t.db);
@@ -144,11 +152,15 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
   files.set(t.hooksPath, newHooks);
   const after = readJsonConfig(t.hooksPath, newHooks, t.flavor);
   const mcp = options.uninstall ? undefined : mcpEntry(t.cli, options.launcher, t.db);
+  if (t.cli === 'claude-code' && (options.allowReadTools || options.uninstall)) {
+    // T49: exactly the read-only tools, by their Claude Code names; uninstall takes them back.
+    files.set(t.hooksPath, editAllowedToolsText(t.hooksPath, files.get(t.hooksPath), READ_ONLY_TOOLS.map(claudeToolRule), !options.uninstall, t.flavor));
+  }
   if (t.cli === 'claude-code' || t.cli === 'gemini') {
     files.set(t.mcpPath, editMcpText(t.mcpPath, files.get(t.mcpPath), mcp, t.flavor));
     if (t.cli === 'gemini' && t.scope === 'project' && !options.uninstall) notes.push(`Gemini CLI reads ${join(t.dir, '.gemini')} only in a folder it trusts; init does not trust the folder for you.`);
   } else {
-    files.set(t.mcpPath, editCodexToml(t.mcpPath, files.get(t.mcpPath), { mcp: mcp ?? null }));
+    files.set(t.mcpPath, editCodexToml(t.mcpPath, files.get(t.mcpPath), { mcp: mcp ?? null, ...(options.allowReadTools ? { approveTools: READ_ONLY_TOOLS } : {}) }));
     const trustPath = t.trustPath!;
     // T46: exactly the handlers this run wrote: the command, word for word, that it put there.
     const mine = options.uninstall ? [] : codexTrustFor(t.hooksPath, after, (c) => c === command);
@@ -204,6 +216,7 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
       'dry-run': { type: 'boolean' },
       uninstall: { type: 'boolean' },
       gitignore: { type: 'boolean' },
+      'allow-read-tools': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     'init',
@@ -213,6 +226,8 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`, ['see: session-state-kit init --help']);
   if (values.project && values.user) throw new UsageError('--project and --user exclude each other', ['see: session-state-kit init --help']);
   if (values.trust && cli !== 'codex') throw new UsageError('--trust is for codex (Claude Code runs the hooks in its settings as they are)', []);
+  if (values['allow-read-tools'] && cli === 'gemini') throw new UsageError('--allow-read-tools is for claude-code and codex (Gemini CLI trusts or confirms a whole MCP server, not one tool: see docs/agents.md)', []);
+  if (values['allow-read-tools'] && values.uninstall) throw new UsageError('--allow-read-tools and --uninstall exclude each other (uninstall removes the approvals init wrote)', []);
   if (values.trust && values.uninstall) throw new UsageError('--trust and --uninstall exclude each other (uninstall removes the trust init recorded)', []);
   if (values.db !== undefined && (values.db.trim() === '' || values.db === ':memory:')) throw new UsageError(`--db needs a file both CLIs can share, got ${JSON.stringify(values.db)}`, []);
   const dir = resolve(values.dir ?? process.cwd());
@@ -230,7 +245,7 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
   }
   const plan = () => {
     try {
-      return planInit(t, { uninstall: values.uninstall === true, trust: values.trust === true, launcher, gitignore: values.gitignore === true });
+      return planInit(t, { uninstall: values.uninstall === true, trust: values.trust === true, launcher, gitignore: values.gitignore === true, allowReadTools: values['allow-read-tools'] === true });
     } catch (error) {
       if (error instanceof ConfigFileError) throw new CliError(EXIT.failure, `${error.message}; nothing was written`, [`fix the file (or move it away) and run init again`]);
       throw error;

@@ -112,6 +112,32 @@ describe('T45 init: merged, idempotent, backed up, reversible', () => {
     expect(listing()).toEqual(before);
   });
 
+  it('T49 --allow-read-tools names exactly the read-only tools: Claude Code\'s allow rules beside the user\'s, Codex\'s per-tool approval; uninstall takes them back', async () => {
+    const s = sandbox('read-tools');
+    mkdirSync(join(s.project, '.claude'));
+    writeFileSync(join(s.project, '.claude', 'settings.json'), USER_SETTINGS);
+    const db = join(s.root, 'team.db');
+    const claude = await run(cli.path(), ['init', 'claude-code', '--allow-read-tools', '--db', db], s.env, s.project);
+    expect(claude.code, claude.stderr).toBe(0);
+    const settings = JSON.parse(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8'));
+    expect(settings.permissions).toEqual({ allow: ['Bash(npm test)', 'mcp__session-state-kit__session_status', 'mcp__session-state-kit__sessions_list'] });
+    // Twice is once; uninstall gives the user's file back, their own rule included.
+    const again = await run(cli.path(), ['init', 'claude-code', '--allow-read-tools', '--db', db], s.env, s.project);
+    expect(again.stdout).toContain('nothing to change');
+    expect((await run(cli.path(), ['init', 'claude-code', '--uninstall', '--db', db], s.env, s.project)).code).toBe(0);
+    expect(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8')).toBe(USER_SETTINGS);
+
+    mkdirSync(join(s.home, '.codex'));
+    writeFileSync(join(s.home, '.codex', 'config.toml'), USER_TOML);
+    const codex = await run(cli.path(), ['init', 'codex', '--user', '--allow-read-tools', '--db', db], s.env, s.project);
+    expect(codex.code, codex.stderr).toBe(0);
+    const toml = parseToml(readFileSync(join(s.home, '.codex', 'config.toml'), 'utf8')) as { mcp_servers: Record<string, { tools?: Record<string, unknown> }> };
+    expect(toml.mcp_servers['session-state-kit']!.tools).toEqual({ session_status: { approval_mode: 'approve' }, sessions_list: { approval_mode: 'approve' } });
+    expect(toml.mcp_servers['docs']!.tools).toBeUndefined();
+    expect((await run(cli.path(), ['init', 'codex', '--user', '--uninstall', '--db', db], s.env, s.project)).code).toBe(0);
+    expect(readFileSync(join(s.home, '.codex', 'config.toml'), 'utf8')).toBe(USER_TOML);
+  });
+
   it('T45 bad command lines are usage errors (exit 2) that name the problem', async () => {
     const s = sandbox('usage');
     for (const [args, text] of [
@@ -120,6 +146,8 @@ describe('T45 init: merged, idempotent, backed up, reversible', () => {
       [['init', 'codex', '--user', '--project'], 'exclude each other'],
       [['init', 'claude-code', '--trust'], '--trust is for codex'],
       [['init', 'codex', '--db', ':memory:'], 'a file both CLIs can share'],
+      [['init', 'gemini', '--allow-read-tools'], '--allow-read-tools is for claude-code and codex'],
+      [['init', 'codex', '--allow-read-tools', '--uninstall'], 'exclude each other'],
     ] as const) {
       const r = await run(cli.path(), args, s.env, s.project);
       expect(r.code, args.join(' ')).toBe(2);
