@@ -23,8 +23,16 @@ import { ConfigWriteError, databasePathProblem, readText, realFile, withInitLock
 import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
 import { isOwnHook, kitHookCommand, kitLauncher, parseKitHookCommand } from './kit-command.js';
 import { lineDiff } from './line-diff.js';
+import { VISIBILITIES, type Visibility } from '../tools/scope.js';
 
-export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini [--project | --user] [--dir <path>] [--db <file>] [--trust] [--allow-read-tools] [--gitignore] [--dry-run] [--uninstall]
+/**
+ * T60: the visibility init gives a Claude Code session's server. The sessions on one database are
+ * one person's team, peers rather than a spawn tree (a Codex session is never in a Claude Code
+ * session's tree), and the first thing a session does with the tools is watch and read a peer.
+ */
+export const INIT_VISIBILITY: Visibility = 'all';
+
+export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini [--project | --user] [--dir <path>] [--db <file>] [--trust] [--allow-read-tools] [--visibility <scope>] [--gitignore] [--dry-run] [--uninstall]
 session-state-kit doctor [--dir <path>]
 
 init writes the hook and MCP server entries a CLI needs to take part (PROTOCOL.md T45-T47, T50),
@@ -54,6 +62,10 @@ other entry, a kit hook for another database included, is left as it is.
                  (session_status, sessions_list) without asking, as a non-interactive run
                  (claude -p, codex exec) needs: Claude Code's permissions.allow names exactly
                  them, Codex's server table approves exactly them; the others still ask
+  --visibility <s>
+                 claude-code: how far each session's MCP server sees (T10, T60): all (the
+                 default: every session on this database, which is the team; a session still
+                 reads and takes only its own notices, T13), agent, tree or self
   --gitignore    add .session-state-kit/ (where the default database lives) to <dir>/.gitignore:
                  the state of a team's sessions is no part of the repository
   --dry-run      print what would change, as a diff, and write nothing
@@ -108,9 +120,12 @@ export function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db
     : { cli, scope, dir, hooksPath: join(dir, '.codex', 'hooks.json'), mcpPath: join(dir, '.codex', 'config.toml'), trustPath: join(ch, 'config.toml'), db: dbPath, flavor: STRICT_JSON };
 }
 
-/** T44, T50: the MCP server entry init registers. Claude Code tells its server the caller (`--claude-code-session`); Codex and Gemini CLI do not. */
-export function mcpEntry(cli: AgentCli, launcher: readonly string[], db: string): { command: string; args: string[] } {
-  return { command: launcher[0]!, args: [...launcher.slice(1), 'mcp', '--db', db, ...(cli === 'claude-code' ? ['--claude-code-session'] : [])] };
+/**
+ * T44, T50, T60: the MCP server entry init registers. Claude Code tells its server the caller
+ * (`--claude-code-session`), with the team's visibility; Codex and Gemini CLI do not.
+ */
+export function mcpEntry(cli: AgentCli, launcher: readonly string[], db: string, visibility: Visibility = INIT_VISIBILITY): { command: string; args: string[] } {
+  return { command: launcher[0]!, args: [...launcher.slice(1), 'mcp', '--db', db, ...(cli === 'claude-code' ? ['--claude-code-session', '--visibility', visibility] : [])] };
 }
 
 /** Files by real path: two names of one file are one text, edited once (T45). */
@@ -140,7 +155,7 @@ class FileSet {
 }
 
 /** T45-T46: every file change one init (or uninstall) makes, computed before anything is written. */
-export function planInit(t: Target, options: { uninstall: boolean; trust: boolean; launcher: readonly string[]; gitignore?: boolean; allowReadTools?: boolean }): { changes: FileChange[]; notes: string[] } {
+export function planInit(t: Target, options: { uninstall: boolean; trust: boolean; launcher: readonly string[]; gitignore?: boolean; allowReadTools?: boolean; visibility?: Visibility }): { changes: FileChange[]; notes: string[] } {
   const files = new FileSet();
   const command = kitHookCommand(options.launcher, t.cli, t.db);
   const own = (c: unknown) => isOwnHook(c, t.cli, t.db);
@@ -151,7 +166,7 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
   const newHooks = editHooksText(t.hooksPath, hooksText, t.cli, options.uninstall ? undefined : command, own, t.flavor);
   files.set(t.hooksPath, newHooks);
   const after = readJsonConfig(t.hooksPath, newHooks, t.flavor);
-  const mcp = options.uninstall ? undefined : mcpEntry(t.cli, options.launcher, t.db);
+  const mcp = options.uninstall ? undefined : mcpEntry(t.cli, options.launcher, t.db, options.visibility);
   if (t.cli === 'claude-code' && (options.allowReadTools || options.uninstall)) {
     // T49: exactly the read-only tools, by their Claude Code names; uninstall takes them back.
     files.set(t.hooksPath, editAllowedToolsText(t.hooksPath, files.get(t.hooksPath), READ_ONLY_TOOLS.map(claudeToolRule), !options.uninstall, t.flavor));
@@ -217,6 +232,7 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
       uninstall: { type: 'boolean' },
       gitignore: { type: 'boolean' },
       'allow-read-tools': { type: 'boolean' },
+      visibility: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     'init',
@@ -228,6 +244,8 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
   if (values.trust && cli !== 'codex') throw new UsageError('--trust is for codex (Claude Code runs the hooks in its settings as they are)', []);
   if (values['allow-read-tools'] && cli === 'gemini') throw new UsageError('--allow-read-tools is for claude-code and codex (Gemini CLI trusts or confirms a whole MCP server, not one tool: see docs/agents.md)', []);
   if (values['allow-read-tools'] && values.uninstall) throw new UsageError('--allow-read-tools and --uninstall exclude each other (uninstall removes the approvals init wrote)', []);
+  if (values.visibility !== undefined && cli !== 'claude-code') throw new UsageError(`--visibility is for claude-code (the ${cli} server is not told which session calls it, so it is not bound to one)`, []);
+  if (values.visibility !== undefined && !(VISIBILITIES as readonly string[]).includes(values.visibility)) throw new UsageError(`--visibility must be one of ${VISIBILITIES.join(', ')}, got ${JSON.stringify(values.visibility)}`, []);
   if (values.trust && values.uninstall) throw new UsageError('--trust and --uninstall exclude each other (uninstall removes the trust init recorded)', []);
   if (values.db !== undefined && (values.db.trim() === '' || values.db === ':memory:')) throw new UsageError(`--db needs a file both CLIs can share, got ${JSON.stringify(values.db)}`, []);
   const dir = resolve(values.dir ?? process.cwd());
@@ -245,7 +263,7 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
   }
   const plan = () => {
     try {
-      return planInit(t, { uninstall: values.uninstall === true, trust: values.trust === true, launcher, gitignore: values.gitignore === true, allowReadTools: values['allow-read-tools'] === true });
+      return planInit(t, { uninstall: values.uninstall === true, trust: values.trust === true, launcher, gitignore: values.gitignore === true, allowReadTools: values['allow-read-tools'] === true, ...(values.visibility !== undefined ? { visibility: values.visibility as Visibility } : {}) });
     } catch (error) {
       if (error instanceof ConfigFileError) throw new CliError(EXIT.failure, `${error.message}; nothing was written`, [`fix the file (or move it away) and run init again`]);
       throw error;

@@ -84,11 +84,9 @@ describe.skipIf(claude === undefined)('T49 Claude Code: init --allow-read-tools 
   const cli = useBuiltCli();
   const boxes: Sandbox[] = [];
   let anthropic: FakeAnthropic;
-  // T19: Claude Code names the calling session to the server, and T20 shows a caller its own
-  // session, so the model asks about the session it runs in.
+  // T19: Claude Code names the calling session to the server; T60: init lets it read its peers.
   const session = '0b7c2d4e-5f60-4718-8a9b-0c1d2e3f4a5b';
-  const own = `agent:claude-code:${session}`;
-  let call: { name: string; input: Record<string, unknown> } = { name: 'session_status', input: { sessionKey: own } };
+  let call: { name: string; input: Record<string, unknown> } = { name: 'session_status', input: { sessionKey: TARGET } };
 
   /** The tool_result blocks Claude Code sent back, with whether it marked them an error. */
   const results = (from: number) =>
@@ -123,17 +121,24 @@ describe.skipIf(claude === undefined)('T49 Claude Code: init --allow-read-tools 
     return results(before);
   };
 
-  it('T49 with the flag, the model\'s session_status call is answered by the kit', async () => {
-    call = { name: 'session_status', input: { sessionKey: own } };
+  it('T49 T60 with the flag, the model\'s session_status call on a peer is answered by the kit', async () => {
+    call = { name: 'session_status', input: { sessionKey: TARGET } };
     const got = await runWith(['--allow-read-tools']);
     expect(got).toHaveLength(1);
     expect(got[0]!.error, got[0]!.text).toBe(false);
-    // The session's own start (T51) is its one event so far.
-    expect(got[0]!.text).toMatch(/\\"stateVersion\\"\s*:\s*1/);
+    expect(got[0]!.text).toMatch(/\\"stateVersion\\"\s*:\s*0/);
+  }, 240_000);
+
+  it('T60 init --visibility tree: the same call on a peer is the server\'s own refusal', async () => {
+    call = { name: 'session_status', input: { sessionKey: TARGET } };
+    const got = await runWith(['--allow-read-tools', '--visibility', 'tree']);
+    expect(got).toHaveLength(1);
+    expect(got[0]!.error).toBe(true);
+    expect(got[0]!.text).toContain(`Forbidden: sessionKey: session \\"${TARGET}\\" is outside this caller's visibility \\"tree\\"`);
   }, 240_000);
 
   it('T49 without it, the same call is refused', async () => {
-    call = { name: 'session_status', input: { sessionKey: own } };
+    call = { name: 'session_status', input: { sessionKey: TARGET } };
     const got = await runWith([]);
     expect(got).toHaveLength(1);
     expect(got[0]!.error).toBe(true);

@@ -63,7 +63,7 @@ describe('T45 init: merged, idempotent, backed up, reversible', () => {
     for (const event of ['SessionStart', 'SubagentStart', 'SubagentStop', 'PostCompact', 'SessionEnd']) expect(settings.hooks[event]).toHaveLength(1);
     expect(readFileSync(join(s.project, '.claude', 'settings.json'), 'utf8')).toMatch(/^\{\n {4}"model"/);
     const mcp = JSON.parse(readFileSync(join(s.project, '.mcp.json'), 'utf8'));
-    expect(mcp.mcpServers['session-state-kit'].args).toEqual([expect.stringMatching(/cli\.mjs$/), 'mcp', '--db', join(s.root, 'team.db'), '--claude-code-session']);
+    expect(mcp.mcpServers['session-state-kit'].args).toEqual([expect.stringMatching(/cli\.mjs$/), 'mcp', '--db', join(s.root, 'team.db'), '--claude-code-session', '--visibility', 'all']);
     // The backup holds the file as it was.
     const backups = readdirSync(join(s.project, '.claude')).filter((f) => f.endsWith('.bak'));
     expect(backups).toHaveLength(1);
@@ -138,6 +138,17 @@ describe('T45 init: merged, idempotent, backed up, reversible', () => {
     expect(readFileSync(join(s.home, '.codex', 'config.toml'), 'utf8')).toBe(USER_TOML);
   });
 
+  it('T60 init claude-code binds the server to the calling session with the team\'s visibility, all unless told; --visibility narrows it', async () => {
+    const s = sandbox('visibility');
+    const db = join(s.root, 'team.db');
+    const args = () => JSON.parse(readFileSync(join(s.project, '.mcp.json'), 'utf8')).mcpServers['session-state-kit'].args.slice(1);
+    expect((await run(cli.path(), ['init', 'claude-code', '--db', db], s.env, s.project)).code).toBe(0);
+    expect(args()).toEqual(['mcp', '--db', db, '--claude-code-session', '--visibility', 'all']);
+    // A second init with another scope replaces the entry's scope, no second entry.
+    expect((await run(cli.path(), ['init', 'claude-code', '--visibility', 'tree', '--db', db], s.env, s.project)).code).toBe(0);
+    expect(args()).toEqual(['mcp', '--db', db, '--claude-code-session', '--visibility', 'tree']);
+  });
+
   it('T45 bad command lines are usage errors (exit 2) that name the problem', async () => {
     const s = sandbox('usage');
     for (const [args, text] of [
@@ -148,6 +159,8 @@ describe('T45 init: merged, idempotent, backed up, reversible', () => {
       [['init', 'codex', '--db', ':memory:'], 'a file both CLIs can share'],
       [['init', 'gemini', '--allow-read-tools'], '--allow-read-tools is for claude-code and codex'],
       [['init', 'codex', '--allow-read-tools', '--uninstall'], 'exclude each other'],
+      [['init', 'codex', '--visibility', 'all'], '--visibility is for claude-code'],
+      [['init', 'claude-code', '--visibility', 'everyone'], '--visibility must be one of self, tree, agent, all, got "everyone"'],
     ] as const) {
       const r = await run(cli.path(), args, s.env, s.project);
       expect(r.code, args.join(' ')).toBe(2);
