@@ -1,17 +1,19 @@
 import { existsSync, statSync } from 'node:fs';
-import type Database from 'better-sqlite3';
 import type { ChangesSinceResponse, Notice, StateEvent, WatchCursor } from '../../spec/index.js';
 import { buildChangesSince, isPending, normalizeChangesSince, pendingNoticesOf } from '../core/index.js';
 import { NotAStateDatabaseError, SchemaTooNewError, StateDatabaseError, toSafeNumber } from '../sqlite/errors.js';
-import { EFFECTIVE_CURSORS, SCHEMA_VERSION, TABLES, openStateDatabaseReadOnly } from '../sqlite/schema.js';
+import { EFFECTIVE_CURSORS, SCHEMA_VERSION, TABLES, openStateConnectionReadOnly } from '../sqlite/schema.js';
+import { readTransaction } from '../sqlite/driver/transaction.js';
+import type { SqliteConnection, SqlValue } from '../sqlite/driver/types.js';
 import { SQL, walFileOf } from '../sqlite/sqlite-store.js';
 import { cursorFromRow, eventFromRow, type CursorRow, type EventRow } from '../sqlite/rows.js';
 import { DatabaseProblem } from './io.js';
 
 /**
- * Read-only views of a SQLite state database for `inspect`. The connection is opened with
- * `readonly: true, fileMustExist: true` (openStateDatabaseReadOnly), so nothing here can write the
- * file; WAL lets these reads run while a live store writes. Protocol meaning (changesSince pages,
+ * Read-only views of a SQLite state database for `inspect`. The connection is opened read-only
+ * on whichever driver this runtime has (openStateConnectionReadOnly: better-sqlite3, else
+ * node:sqlite on Node 22+, bun:sqlite on Bun), so nothing here can write the file; WAL lets
+ * these reads run while a live store writes. Protocol meaning (changesSince pages,
  * pending notices and their text) comes from src/core, exactly as the store computes it; the
  * changesSince reads reuse the store's own statements (SQL.head/page/lowestRetained).
  */
@@ -109,12 +111,11 @@ export interface StatsView {
 }
 
 /** Opens the file read-only, turning every way that can fail into a DatabaseProblem (exit 3) with a hint. */
-export function openReadOnly(path: string): Database.Database {
+export function openReadOnly(path: string): SqliteConnection {
   if (!existsSync(path)) throw new DatabaseProblem(`${path}: no such file`, ['pass the path of a state database file written by the SQLite adapter']);
   if (!statSync(path).isFile()) throw new DatabaseProblem(`${path}: not a regular file`);
   try {
-    // The CLI runs on better-sqlite3 and uses its whole API; the published type is structural.
-    return openStateDatabaseReadOnly(path) as unknown as Database.Database;
+    return openStateConnectionReadOnly(path);
   } catch (error) {
     throw toDatabaseProblem(error, path);
   }
@@ -140,7 +141,7 @@ export function toDatabaseProblem(error: unknown, path: string, command = 'inspe
 
 export class StateDbReader {
   constructor(
-    readonly db: Database.Database,
+    readonly db: SqliteConnection,
     readonly path: string,
   ) {}
 
@@ -150,7 +151,7 @@ export class StateDbReader {
 
   /** One read transaction: every query inside sees the same snapshot, even while a writer commits. */
   snapshot<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return readTransaction(this.db, fn);
   }
 
   heads(): HeadView[] {
@@ -233,7 +234,7 @@ export class StateDbReader {
       where.push('target_session_key = ?');
       params.push(filter.target);
     }
-    const from = n(this.db.pragma('user_version', { simple: true }), 'user_version') >= EFFECTIVE_SINCE_VERSION ? EFFECTIVE_CURSORS : C;
+    const from = n(this.db.pragma('user_version'), 'user_version') >= EFFECTIVE_SINCE_VERSION ? EFFECTIVE_CURSORS : C;
     const sql = `SELECT ${CURSOR_COLUMNS} FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     return (this.db.prepare(sql).all(...params) as CursorRow[])
       .map((row): CursorView => {
@@ -268,9 +269,10 @@ export class StateDbReader {
   }
 
   stats(options: { now: number; maxRows: number; retentionMs: number }): StatsView {
-    const one = (sql: string, field: string, ...params: unknown[]): number => {
-      const row = this.db.prepare(sql).raw().get(...params) as unknown[] | undefined;
-      return row && row[0] !== null ? n(row[0], field) : 0;
+    const one = (sql: string, field: string, ...params: SqlValue[]): number => {
+      const row = this.db.prepare(sql).get(...params);
+      const first = row === undefined ? undefined : Object.values(row)[0];
+      return first !== undefined && first !== null ? n(first, field) : 0;
     };
     const cutoff = options.now - options.retentionMs;
     const facts = this.snapshot(() => {
@@ -280,8 +282,8 @@ export class StateDbReader {
       const newest = this.db.prepare(`SELECT max(occurred_at) AS t FROM ${E}`).get() as { t: unknown };
       const hasSequenceTable = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'").get() !== undefined;
       return {
-        schemaVersion: n(this.db.pragma('user_version', { simple: true }), 'user_version'),
-        journalMode: String(this.db.pragma('journal_mode', { simple: true })),
+        schemaVersion: n(this.db.pragma('user_version'), 'user_version'),
+        journalMode: String(this.db.pragma('journal_mode')),
         rows: one(`SELECT count(*) FROM ${E}`, 'count'),
         highestSequence: hasSequenceTable ? one('SELECT seq FROM sqlite_sequence WHERE name = ?', 'sqlite_sequence.seq', E) : 0,
         sessions: one(`SELECT count(*) FROM ${H}`, 'count'),
