@@ -31,9 +31,10 @@ export async function demoCommand(argv: readonly string[], io: Io): Promise<Exit
   // --keep (npm run demo): a new file in the temp directory, kept for inspect and the library.
   const file = values.keep === true ? freePath(join(tmpdir(), 'ssk-demo.db')) : values.db;
   if (file !== undefined && kind === 'memory') throw new UsageError(`${values.keep === true ? '--keep' : '--db'} needs the SQLite store (leave out --store memory)`);
-  if (file !== undefined && existsSync(file)) {
+  const leftover = file === undefined ? undefined : leftoverOf(file);
+  if (file !== undefined && leftover !== undefined) {
     const free = freePath(file);
-    throw new UsageError(`${file} already exists; the demo writes a fresh database`, [`pick a new path, e.g. --db ${shellQuote(free)}`]);
+    throw new UsageError(`${leftover} already exists; the demo writes a fresh database`, [`pick a new path, e.g. --db ${shellQuote(free)}`]);
   }
 
   // A file outlives the demo, so its clock ends at the wall clock: a real-clock store (or inspect)
@@ -91,11 +92,23 @@ export async function demoCommand(argv: readonly string[], io: Io): Promise<Exit
 
 /** `path` if nothing is there, else the first of `<name>-2<ext>`, `<name>-3<ext>`, ... that is free, in the same directory. */
 export function freePath(path: string): string {
-  if (!existsSync(path)) return path;
+  if (!taken(path)) return path;
   const ext = extname(path);
   const stem = basename(path, ext);
   for (let i = 2; ; i++) {
     const candidate = join(dirname(path), `${stem}-${i}${ext}`);
-    if (!existsSync(candidate)) return candidate;
+    if (!taken(candidate)) return candidate;
   }
+}
+
+/**
+ * A database path is in use while the file or any of SQLite's files beside it exists: a new
+ * database next to a deleted one's `-wal` and `-shm` would read them as its own (a disk I/O error).
+ */
+function taken(path: string): boolean {
+  return leftoverOf(path) !== undefined;
+}
+
+function leftoverOf(path: string): string | undefined {
+  return [path, `${path}-wal`, `${path}-shm`, `${path}-journal`].find((p) => existsSync(p));
 }

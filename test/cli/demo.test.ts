@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChangesSinceResponse, Notice } from '../../spec/index.js';
 import { DEMO_CHILD, DEMO_MANAGER } from '../../src/cli/demo.js';
+import { freePath } from '../../src/cli/demo-command.js';
 import { runCli, runShell, tempDir, useBuiltCli } from './helpers.js';
 
 const cli = useBuiltCli();
@@ -69,6 +70,12 @@ describe.concurrent('demo', () => {
     const r = await runCli(cli.path(), ['demo', '--db', taken]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('already exists; the demo writes a fresh database');
+    // A deleted database's -wal and -shm would be read as the new file's own (a disk I/O error).
+    writeFileSync(join(dir, 'gone.db-shm'), 'stale');
+    const stale = await runCli(cli.path(), ['demo', '--db', join(dir, 'gone.db')]);
+    expect(stale.code).toBe(2);
+    expect(stale.stderr).toContain(`${join(dir, 'gone.db-shm')} already exists`);
+    expect(freePath(join(dir, 'gone.db'))).toBe(join(dir, 'gone-2.db'));
     const both = await runCli(cli.path(), ['demo', '--store', 'memory', '--db', join(dir, 'x.db')]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--db needs the SQLite store');
