@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { WireCapability } from '../spec/index.js';
 import { T0 } from './script.js';
 import { readLines } from './lines.js';
 
@@ -93,7 +94,9 @@ class RawWire {
 
 class CaseFailure extends Error {}
 
-const show = (a: Answer) => JSON.stringify(a, (_k, v: unknown) => (typeof v === 'symbol' ? String(v) : v));
+// W8: a backing is the implementation's own name (often a fresh temporary path); a failure names
+// that there was one, so two runs of one implementation fail with the same words.
+const show = (a: Answer) => JSON.stringify(a, (k, v: unknown) => (typeof v === 'symbol' ? String(v) : k === 'backing' && typeof v === 'string' ? '<backing>' : v));
 
 /** One driver case. `run` throws a CaseFailure naming what differed; `needsHandles` cases need W8. */
 export interface WireCase {
@@ -101,7 +104,9 @@ export interface WireCase {
   rules: string[];
   title: string;
   needsHandles?: boolean;
-  run(open: () => RawWire, timeoutMs: number): Promise<void>;
+  /** W4: what it cannot be run without (an implementation's hello may say it lacks it). */
+  needs?: readonly WireCapability[];
+  run(open: () => RawWire, timeoutMs: number, lacks: readonly WireCapability[]): Promise<void>;
 }
 
 function expectAnswer(a: Answer, want: { id: number; ok: boolean; error?: string; field?: string }, what: string): void {
@@ -189,6 +194,7 @@ export const WIRE_CASES: readonly WireCase[] = [
   {
     name: 'W4-template-errors',
     rules: ['W4', 'R23b'],
+    needs: ['noticeLink'],
     title: 'a noticeLink that breaks WireCreateOptions is a ProtocolError (the store kept); a string R23b refuses is a ValidationError on noticeLink',
     async run(open, t) {
       const w = open();
@@ -212,13 +218,19 @@ export const WIRE_CASES: readonly WireCase[] = [
     name: 'W4-no-store-after-refusal',
     rules: ['W4', 'W5'],
     title: 'after a create the store refuses, every op but hello, create, openHandle and shutdown is a ProtocolError until the next create',
-    async run(open, t) {
+    async run(open, t, lacks) {
       const w = open();
       try {
         w.request(1, 'create', [{}]);
         expectAnswer(await w.next(t), { id: 1, ok: true }, 'create {}');
-        w.request(2, 'create', [{ noticeLink: 'http://' }]);
-        expectAnswer(await w.next(t), { id: 2, ok: false, error: 'ValidationError', field: 'noticeLink' }, 'create {noticeLink: "http://"} (nothing after //, R23b)');
+        // A refusal by the store itself: R23b's template where the implementation has one, else R6's clock.
+        if (lacks.includes('noticeLink')) {
+          w.send(`${JSON.stringify({ id: 2, op: 'create', args: [{}], now: -1 })}\n`);
+          expectAnswer(await w.next(t), { id: 2, ok: false, error: 'ClockError' }, 'create at now -1 (R6 refuses a negative clock)');
+        } else {
+          w.request(2, 'create', [{ noticeLink: 'http://' }]);
+          expectAnswer(await w.next(t), { id: 2, ok: false, error: 'ValidationError', field: 'noticeLink' }, 'create {noticeLink: "http://"} (nothing after //, R23b)');
+        }
         w.request(3, 'stateVersion', [HUMAN.sessionKey, 'main']);
         expectAnswer(await w.next(t), { id: 3, ok: false, error: 'ProtocolError' }, 'stateVersion with no store open');
         w.request(4, 'record', [HUMAN]);
@@ -241,6 +253,7 @@ export const WIRE_CASES: readonly WireCase[] = [
     rules: ['W4', 'W8', 'R23b'],
     title: 'a handle opened without the creator\'s options takes the defaults: its notices carry no link',
     needsHandles: true,
+    needs: ['noticeLink'],
     async run(open, t) {
       const a = open();
       const b = open();
@@ -284,10 +297,16 @@ export interface WireCaseResult {
 }
 
 /** Runs the driver cases against processes of `command` (each case starts its own). */
-export async function runWireCases(command: string, options: { handles: boolean; timeoutMs?: number; only?: readonly string[] } = { handles: true }): Promise<WireCaseResult[]> {
+export async function runWireCases(command: string, options: { handles: boolean; timeoutMs?: number; only?: readonly string[]; lacks?: readonly WireCapability[] } = { handles: true }): Promise<WireCaseResult[]> {
   const out: WireCaseResult[] = [];
+  const lacks = options.lacks ?? [];
   for (const c of WIRE_CASES) {
     if (options.only && !options.only.includes(c.name)) continue;
+    const missing = (c.needs ?? []).filter((n) => lacks.includes(n));
+    if (missing.length > 0) {
+      out.push({ name: c.name, rules: c.rules, title: c.title, passed: false, notRun: true, message: `the implementation lacks ${missing.join(' and ')} (W4)` });
+      continue;
+    }
     if (c.needsHandles && !options.handles) {
       out.push({ name: c.name, rules: c.rules, title: c.title, passed: false, notRun: true, message: 'the implementation opens no handles in other processes (W8)' });
       continue;
@@ -298,7 +317,7 @@ export async function runWireCases(command: string, options: { handles: boolean;
         const w = new RawWire(command);
         opened.push(w);
         return w;
-      }, options.timeoutMs ?? 30_000);
+      }, options.timeoutMs ?? 30_000, lacks);
       out.push({ name: c.name, rules: c.rules, title: c.title, passed: true });
     } catch (error) {
       out.push({ name: c.name, rules: c.rules, title: c.title, passed: false, message: error instanceof Error ? error.message : String(error) });

@@ -11,6 +11,7 @@ import type { ConformanceTarget } from '../../conformance/handles.js';
 import type { WireCapability } from '../../spec/index.js';
 import { loadTarget } from '../../conformance/load.js';
 import { T0 } from '../../conformance/script.js';
+import { runWireCases, type WireCaseResult } from '../../conformance/wire-cases.js';
 
 export const CONFORMANCE_USAGE = `session-state-kit conformance <target> [options]
 
@@ -330,6 +331,20 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
     return 2;
   }
   await target.dispose?.();
-  io.out(parsed.json ? JSON.stringify(result, null, 2) : formatReport(result, { replayPrefix: parsed.replayPrefix }));
-  return result.passed ? 0 : 1;
+  // W1, W3, W4: the wire protocol's own driver cases, for a process over the wire (a whole run only).
+  let wire: WireCaseResult[] = [];
+  if (parsed.target.kind === 'exec' && parsed.options.properties === undefined) {
+    wire = await runWireCases(parsed.target.value, { handles: target.singleHandleReason === undefined && parsed.options.handles !== 1, lacks: target.lacks ?? [], ...(parsed.timeoutMs !== undefined ? { timeoutMs: parsed.timeoutMs } : {}) });
+  }
+  const wireFailed = wire.filter((w) => !w.passed && !w.notRun);
+  if (parsed.json) io.out(JSON.stringify(wire.length > 0 ? { ...result, wireCases: wire } : result, null, 2));
+  else {
+    io.out(formatReport(result, { replayPrefix: parsed.replayPrefix }));
+    if (wire.length > 0) {
+      io.out('');
+      io.out(`wire cases (W1, W3, W4): ${wire.filter((w) => w.passed).length} of ${wire.length} pass${wire.some((w) => w.notRun) ? `; not run: ${wire.filter((w) => w.notRun).map((w) => `${w.name} (${w.message})`).join(', ')}` : ''}`);
+      for (const w of wireFailed) io.out(`FAILED ${w.name} (${w.rules.join(', ')}): ${w.title}\n  ${w.message}`);
+    }
+  }
+  return result.passed && wireFailed.length === 0 ? 0 : 1;
 }
