@@ -16,6 +16,9 @@ export const entries: Record<string, string> = {
   conformance: 'conformance/index.ts',
 };
 
+/** What the CLI build takes inside it besides typebox: the MCP SDK's stdio server and its imports. */
+const CLI_BUNDLED = [/^@modelcontextprotocol\/sdk(\/|$)/, /^zod(\/|$)/, /^ajv(\/|$)/, /^ajv-formats(\/|$)/, 'fast-deep-equal', 'json-schema-traverse', 'fast-uri', 'require-from-string', 'zod-to-json-schema'];
+
 const shared: Options = {
   dts: true,
   sourcemap: true,
@@ -31,7 +34,10 @@ export default defineConfig([
   { ...shared, entry: entries, format: ['esm', 'cjs'], clean: true },
   // The CLI is a program, built apart with typebox inside it: a hook runs on every prompt, and
   // loading typebox's ~700 modules from node_modules was a third of its start (bench hook-start).
-  { ...shared, entry: { cli: 'src/cli/main.ts' }, format: ['esm'], dts: false, sourcemap: false, clean: false, noExternal: ['typebox'] },
+  // The MCP SDK (and what its stdio server loads) is inside it too: `init` registers `mcp` for
+  // every agent CLI, so it must run where only the kit was installed, without the SDK's ~90
+  // packages of web servers; the `mcp` chunk loads only when the server starts.
+  { ...shared, entry: { cli: 'src/cli/main.ts' }, format: ['esm'], dts: false, sourcemap: false, clean: false, noExternal: ['typebox', ...CLI_BUNDLED] },
   // The OpenClaw adapter is a program that Node 24 runs (docs/openclaw.md), not an import: ESM only (it awaits at the top).
   { ...shared, entry: { 'openclaw-adapter': 'conformance/openclaw/adapter.ts' }, format: ['esm'], dts: false, sourcemap: false, clean: false },
 ]);
