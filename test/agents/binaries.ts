@@ -157,6 +157,8 @@ export function runBinary(command: readonly string[], args: readonly string[], o
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
     });
+    // A binary that exits before reading its stdin closes the pipe: that is its business, not an error here.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.stdin ?? '');
   });
 }

@@ -9,28 +9,19 @@
  * - every TypeScript block of README.md compiles there, and the ones not marked `no-run` run.
  * Sized by count (one build, one pack, one install), with a generous timeout for a shared machine.
  */
-import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installKit, must, packedKit, run } from './packed-kit.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 let work = '';
 let consumer = '';
 
-function run(cmd: string, args: string[], options: SpawnSyncOptions = {}): { status: number | null; out: string } {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 600_000, ...options, env: { ...process.env, NO_COLOR: '1', ...(options.env ?? {}) } });
-  return { status: r.status, out: `${String(r.stdout ?? '')}${String(r.stderr ?? '')}` };
-}
 
-function must(cmd: string, args: string[], options: SpawnSyncOptions = {}): string {
-  const r = run(cmd, args, options);
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.out}`);
-  return r.out;
-}
 
 /** The README's ```ts blocks, with whether they may be run (`ts no-run` marks compile-only ones). */
 export function readmeBlocks(markdown: string): { code: string; run: boolean; line: number }[] {
@@ -108,18 +99,9 @@ export { call };
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'ssk-consumer-'));
-  must(process.execPath, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js')], { cwd: root });
-  must('npm', ['pack', '--pack-destination', work], { cwd: root });
-  // The kit's dependencies and theirs, packed from this checkout's node_modules: the install needs
-  // no registry (offline npm has the tarballs in its cache but not every package's metadata).
-  const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-  for (const dep of dependencyClosure(Object.keys(dependencies))) must('npm', ['pack', '--ignore-scripts', join(root, 'node_modules', dep), '--pack-destination', work], { cwd: work });
   consumer = join(work, 'consumer');
-  mkdirSync(consumer);
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  const tarballs = readdirSync(work).filter((f) => f.endsWith('.tgz')).map((f) => join(work, f));
-  must('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', ...tarballs], { cwd: consumer });
-}, 900_000);
+  installKit(consumer, packedKit());
+}, 1_500_000);
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -199,19 +181,6 @@ describe('the packed package in an empty project', () => {
 });
 
 /** Links an optional peer from this checkout into the consumer (its dependencies resolve from the checkout, through the link's real path). */
-/** The packages `names` need at run time, found through node_modules (hoisted, as npm installs them here). */
-function dependencyClosure(names: readonly string[]): string[] {
-  const seen = new Set<string>();
-  const visit = (name: string) => {
-    if (seen.has(name) || !existsSync(join(root, 'node_modules', name, 'package.json'))) return;
-    seen.add(name);
-    const pkg = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-    for (const dep of Object.keys(pkg.dependencies ?? {})) visit(dep);
-  };
-  for (const name of names) visit(name);
-  return [...seen];
-}
-
 function linkPeer(name: string, replace = false): void {
   const link = join(consumer, 'node_modules', name);
   if (existsSync(link) && !replace) return;
