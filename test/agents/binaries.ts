@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The real agent binaries, run offline: each in a throwaway project directory with a throwaway
@@ -89,6 +90,15 @@ export const QWEN_AUTH_ARGS = ['--auth-type', 'openai'];
 /** Environment for a Qwen Code run in a sandbox, talking to a chat-completions stand-in at `baseUrl`. */
 export function qwenEnv(box: Sandbox, baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return { HOME: box.home, TMPDIR: tmpdir(), OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: 'offline', OPENAI_MODEL: 'standin-model', ...extra };
+}
+
+/**
+ * The environment that loads loopback-only.cjs into a CLI written for Node and every Node process
+ * it starts (hooks, MCP servers): any connection or lookup past loopback fails and is logged to
+ * `log`, which a test then expects empty (offline by check, not by hope).
+ */
+export function loopbackOnlyEnv(log: string): Record<string, string> {
+  return { NODE_OPTIONS: `--require ${JSON.stringify(join(dirname(fileURLToPath(import.meta.url)), 'loopback-only.cjs'))}`, SSK_NET_LOG: log };
 }
 
 /** Claude Code: the `claude` executable in the Agent SDK's platform package (the one `query()` spawns). */
