@@ -129,6 +129,18 @@ describe.skipIf(qwen === undefined || claude === undefined)('T56-T59 a person in
     }
   });
 
+  it('U6 the upstream monitor does not read Qwen Code\'s saved chat: `upstream scan` takes it for a Claude Code transcript and finds no person in it (the limit the guides state)', async () => {
+    // Where 0.24.4 saves the session of the first test: the project path with every other character as "-".
+    const chat = join(box.home, '.qwen', 'projects', box.project.replace(/[^A-Za-z0-9]/g, '-'), 'chats', `${qwenSession}.jsonl`);
+    const records = readFileSync(chat, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    // The person's prompt is there, marked as theirs, in Qwen's own shape (parts, not content).
+    expect(records[0]).toMatchObject({ type: 'user', provenance: 'real_user', sessionId: qwenSession, message: { role: 'user', parts: [{ text: 'the person: rename the config flag' }] } });
+    const r = await runBinary([process.execPath, cli.path()], ['upstream', 'scan', chat, '--json'], { cwd: box.project, env: { HOME: box.home } });
+    expect(r.code, r.stderr).toBe(0);
+    const summary = (JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { summary: { dialect: string; humanTurns: number } }).summary;
+    expect(summary).toMatchObject({ dialect: 'claude', humanTurns: 0 });
+  });
+
   it('T56 T51 the other way round: a person\'s prompts in Claude Code reach the resumed Qwen session\'s model as one notice, with the key line once (told again: the resume rebuilt the system instruction)', async () => {
     let store = open();
     store.watch({ watcherSessionKey: qwenKey, targetSessionKey: lead, agentId: 'claude-code' });
