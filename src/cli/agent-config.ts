@@ -11,7 +11,7 @@ import { setJsonText } from './json-text.js';
  * document in place rather than printing it anew).
  */
 
-export type AgentCli = 'claude-code' | 'codex' | 'gemini';
+export type AgentCli = 'claude-code' | 'codex' | 'gemini' | 'qwen';
 
 /** T45: the hook events `init` registers, per CLI (what each runtime's hook acts on, T9, T40). */
 export const INIT_HOOK_EVENTS: Record<AgentCli, readonly string[]> = {
@@ -19,6 +19,8 @@ export const INIT_HOOK_EVENTS: Record<AgentCli, readonly string[]> = {
   // Codex 0.171.0's SessionEnd carries no clear (T42): nothing to record, so no handler to run.
   codex: ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'PostCompact'],
   gemini: ['SessionStart', 'BeforeAgent', 'PreCompress', 'SessionEnd'],
+  // T58: what `hook qwen` acts on (T56); Stop and PreCompact would only run to say nothing.
+  qwen: ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'PostCompact', 'SessionEnd'],
 };
 
 /** The name `init` gives the MCP server entry in both CLIs' files. */
@@ -36,7 +38,7 @@ export const claudeToolRule = (tool: string) => `mcp__${MCP_SERVER_NAME}__${tool
 
 /** T45: a hook runs at most this long (seconds); a stuck store must not hold the person's prompt for Codex's default 600 s. */
 export const HOOK_TIMEOUT_SECONDS = 30;
-/** The same bound in each CLI's unit: Claude Code and Codex read seconds, Gemini CLI milliseconds. */
+/** The same bound in each CLI's unit: Claude Code, Codex and Qwen Code (T58) read seconds, Gemini CLI milliseconds. */
 export function hookTimeout(cli: AgentCli): number {
   return cli === 'gemini' ? HOOK_TIMEOUT_SECONDS * 1000 : HOOK_TIMEOUT_SECONDS;
 }
@@ -64,7 +66,7 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
 }
 
-/** How a CLI reads its JSON files: Gemini CLI allows comments in settings.json; Claude Code and Codex read strict JSON. */
+/** How a CLI reads its JSON files: Gemini CLI and Qwen Code allow comments in settings.json; Claude Code and Codex read strict JSON. */
 export interface JsonFlavor {
   comments: boolean;
 }
@@ -138,7 +140,7 @@ interface HandlerAt {
   value: JsonObject;
 }
 
-/** Every command handler under `hooks.<event>` (the settings shape Claude Code, Codex and Gemini CLI share). */
+/** Every command handler under `hooks.<event>` (the settings shape Claude Code, Codex, Gemini CLI and Qwen Code share). */
 export function hookHandlers(settings: JsonObject, events?: readonly string[]): HandlerAt[] {
   const hooks = isObject(settings['hooks']) ? (settings['hooks'] as JsonObject) : {};
   const out: HandlerAt[] = [];
@@ -197,7 +199,7 @@ export function editHooksText(path: string, text: string | undefined, cli: Agent
   return doc.result(text);
 }
 
-/** T45: `{"mcpServers": {"session-state-kit": {command, args}}}` (Claude Code's .mcp.json and ~/.claude.json, Gemini's settings.json). Undefined removes it. */
+/** T45: `{"mcpServers": {"session-state-kit": {command, args}}}` (Claude Code's .mcp.json and ~/.claude.json, Gemini's and Qwen's settings.json). Undefined removes it. */
 export function editMcpText(path: string, text: string | undefined, server: { command: string; args: string[] } | undefined, flavor: JsonFlavor = STRICT_JSON): string | undefined {
   const doc = new JsonDocument(path, text, flavor);
   const servers = doc.value()['mcpServers'];
@@ -235,6 +237,63 @@ export function editAllowedToolsText(path: string, text: string | undefined, rul
       else doc.set(['permissions'], undefined);
     }
   }
+  return doc.result(text);
+}
+
+/** The `session-state-kit` MCP server entry of a settings text (`mcpServers`), if there is one. */
+export function mcpServerEntry(path: string, text: string | undefined, flavor: JsonFlavor = STRICT_JSON): Record<string, unknown> | undefined {
+  const servers = readJsonConfig(path, text, flavor)['mcpServers'];
+  const entry = isObject(servers) ? servers[MCP_SERVER_NAME] : undefined;
+  return isObject(entry) ? entry : undefined;
+}
+
+/** T58: the fields Qwen Code 0.24.4 leaves out of a server's approval hash: where it came from and its label. */
+const QWEN_UNHASHED = new Set(['scope', 'extensionName', 'description']);
+
+/**
+ * T58: the hash Qwen Code binds a project MCP server's approval to: SHA-256 (hex) of the JSON of
+ * its entry without the fields it calls non-behavioral, object keys sorted at every depth. Any
+ * change to what the server runs (command, args, env, cwd) makes the approval pending again.
+ */
+export function qwenMcpApprovalHash(entry: Record<string, unknown>): string {
+  const behavioral = Object.fromEntries(Object.entries(entry).filter(([k]) => !QWEN_UNHASHED.has(k)));
+  return createHash('sha256').update(canonicalJson(behavioral)).digest('hex');
+}
+
+/** T58: whether an entry is exactly `{command, args}` as init writes it (labels aside), so that approving it approves nothing else. */
+export function isBareMcpEntry(entry: Record<string, unknown>, server: { command: string; args: string[] }): boolean {
+  const behavioral = Object.keys(entry).filter((k) => !QWEN_UNHASHED.has(k));
+  return behavioral.length === 2 && entry['command'] === server.command && JSON.stringify(entry['args']) === JSON.stringify(server.args);
+}
+
+/** T58: Qwen's decision for the kit's server in a project, from `mcpApprovals.json` (`{<project>: {<name>: {hash, status}}}`). */
+export function qwenApproval(path: string, text: string | undefined, projectRoot: string): { hash: string; status: string } | undefined {
+  const project = readJsonConfig(path, text, { comments: true })[projectRoot];
+  const record = isObject(project) ? project[MCP_SERVER_NAME] : undefined;
+  return isObject(record) && typeof record['hash'] === 'string' && typeof record['status'] === 'string' ? { hash: record['hash'], status: record['status'] } : undefined;
+}
+
+/**
+ * T58: `mcpApprovals.json` with the kit's server approved in `projectRoot` for exactly `hash`, or,
+ * with `hash` undefined, its record removed when `own` recognises the hash it holds (an approval
+ * init gave; a person's decision about another entry stays). A rejection of this very entry is
+ * the person's and is kept. Everything else in the file keeps its bytes.
+ */
+export function editQwenApprovalsText(path: string, text: string | undefined, projectRoot: string, hash: string | undefined, own: (hash: string) => boolean): string | undefined {
+  const doc = new JsonDocument(path, text, { comments: true });
+  const current = qwenApproval(path, doc.text, projectRoot);
+  if (hash !== undefined) {
+    if (current?.hash === hash) return text;
+    const project = doc.value()[projectRoot];
+    if (isObject(project)) doc.set([projectRoot, MCP_SERVER_NAME], { hash, status: 'approved' });
+    else doc.set([projectRoot], { [MCP_SERVER_NAME]: { hash, status: 'approved' } });
+    return doc.result(text);
+  }
+  // A rejection is the person's decision, whoever wrote the entry: only an approval is withdrawn.
+  if (current === undefined || current.status !== 'approved' || !own(current.hash)) return text;
+  const project = doc.value()[projectRoot] as JsonObject;
+  if (Object.keys(project).length > 1) doc.set([projectRoot, MCP_SERVER_NAME], undefined);
+  else doc.set([projectRoot], undefined);
   return doc.result(text);
 }
 

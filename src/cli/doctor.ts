@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { INIT_HOOK_EVENTS, codexRecordedTrust, codexTrustFor, hookHandlers, MCP_SERVER_NAME, readJsonConfig, readTomlConfig, type AgentCli } from './agent-config.js';
+import { INIT_HOOK_EVENTS, codexRecordedTrust, codexTrustFor, hookHandlers, MCP_SERVER_NAME, mcpServerEntry, qwenApproval, qwenMcpApprovalHash, readJsonConfig, readTomlConfig, type AgentCli } from './agent-config.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { databasePathProblem, readText } from './config-files.js';
-import { INIT_USAGE, codexHome, target, type Target } from './init.js';
+import { INIT_USAGE, codexHome, qwenProjectRoot, target, type Target } from './init.js';
 import { EXIT, UsageError, type ExitCode, type Io } from './io.js';
 import { kitLauncher, parseKitHookCommand, parseKitMcpEntry, sameLauncher, type KitCommand } from './kit-command.js';
 
@@ -60,6 +60,33 @@ function mcpLine(t: Target, own: readonly string[]): DoctorLine | undefined {
   return { cli: t.cli, what, ok: true, detail: `${t.mcpPath}: pinned to this copy of the kit` };
 }
 
+/** T58: whether Qwen Code will start the project's MCP entry: approved for this folder, for exactly this entry. */
+function qwenApprovalLine(t: Target): DoctorLine | undefined {
+  const what = 'project MCP approved';
+  try {
+    const entry = mcpServerEntry(t.mcpPath, readText(t.mcpPath), t.flavor);
+    if (entry === undefined) return undefined;
+    const root = qwenProjectRoot(t.dir);
+    const record = qwenApproval(t.approvalsPath!, readText(t.approvalsPath!), root);
+    if (record?.hash === qwenMcpApprovalHash(entry) && record.status === 'approved') return { cli: t.cli, what, ok: true, detail: `${t.approvalsPath}: approved for ${root}` };
+    const state = record === undefined ? 'not approved' : record.hash !== qwenMcpApprovalHash(entry) ? 'approved for another version of the entry' : record.status;
+    return { cli: t.cli, what, ok: false, detail: `${state} for ${root}: Qwen Code does not start it (and says nothing in a -p run); run init qwen again, or "qwen mcp approve ${MCP_SERVER_NAME}" there` };
+  } catch (error) {
+    return { cli: t.cli, what, ok: false, detail: errorText(error) };
+  }
+}
+
+/** T58: a project's .mcp.json naming the kit's server hides Qwen Code's user entry of that name in this folder. */
+function qwenShadowLine(dir: string): DoctorLine | undefined {
+  const path = `${dir}/.mcp.json`;
+  try {
+    if (mcpServerEntry(path, readText(path), { comments: true }) === undefined) return undefined;
+  } catch {
+    return undefined;
+  }
+  return { cli: 'qwen', what: 'user MCP server used', ok: false, detail: `${path} names a "${MCP_SERVER_NAME}" server too, and in ${dir} Qwen Code runs that one instead: run init qwen (project) there` };
+}
+
 /** Starts exactly the kit's own hook command, as argv (no shell), in `dir`, with the probe payload. */
 function probeHook(kit: KitCommand, dir: string): { ok: boolean; detail: string } {
   const [command, ...args] = [...kit.launcher, 'hook', kit.cli, '--db', kit.db];
@@ -79,7 +106,7 @@ function probeHook(kit: KitCommand, dir: string): { ok: boolean; detail: string 
  */
 export function doctor(dir: string, launcher: readonly string[] = kitLauncher()): DoctorLine[] {
   const lines: DoctorLine[] = [];
-  for (const cli of ['claude-code', 'codex', 'gemini'] as const) {
+  for (const cli of ['claude-code', 'codex', 'gemini', 'qwen'] as const) {
     for (const scope of ['project', 'user'] as const) {
       const t = target(cli, scope, dir, undefined);
       const line = (what: string, ok: boolean, detail: string) => lines.push({ cli, what: `${scope} ${what}`, ok, detail });
@@ -93,7 +120,7 @@ export function doctor(dir: string, launcher: readonly string[] = kitLauncher())
       // Every event, not only init's: a lookalike may sit under any of them.
       const handlers = hookHandlers(settings as never);
       const kits = handlers.map((h) => ({ h, kit: parseKitHookCommand(h.value['command']) })).filter((x) => x.kit?.cli === cli);
-      const foreign = handlers.filter((h) => typeof h.value['command'] === 'string' && /session-state-kit|\bhook (claude-code|codex|gemini)\b/.test(h.value['command']) && parseKitHookCommand(h.value['command']) === undefined);
+      const foreign = handlers.filter((h) => typeof h.value['command'] === 'string' && /session-state-kit|\bhook (claude-code|codex|gemini|qwen)\b/.test(h.value['command']) && parseKitHookCommand(h.value['command']) === undefined);
       const mcp = mcpLine(t, launcher);
       if (kits.length === 0 && foreign.length === 0 && mcp === undefined) continue;
       for (const h of foreign) line('hook not run', false, `${t.hooksPath}: ${h.event}[${h.group}][${h.handler}] mentions session-state-kit but is not a command init writes; doctor does not run it`);
@@ -142,6 +169,10 @@ export function doctor(dir: string, launcher: readonly string[] = kitLauncher())
         }
       }
       if (mcp !== undefined) lines.push(mcp);
+      if (cli === 'qwen' && mcp !== undefined) {
+        const extra = scope === 'project' ? qwenApprovalLine(t) : qwenShadowLine(dir);
+        if (extra !== undefined) lines.push(extra);
+      }
     }
   }
   return lines;
@@ -156,7 +187,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`, ['see: session-state-kit doctor --help']);
   const lines = doctor(resolve(values.dir ?? process.cwd()));
   if (lines.length === 0) {
-    io.out('no session-state-kit hooks installed for Claude Code, Codex or Gemini CLI here or for this user: see session-state-kit init --help');
+    io.out('no session-state-kit hooks installed for Claude Code, Codex, Gemini CLI or Qwen Code here or for this user: see session-state-kit init --help');
     return EXIT.failure;
   }
   for (const l of lines) io.out(`${l.ok ? 'ok  ' : 'FAIL'}  ${l.cli.padEnd(11)} ${l.what.padEnd(24)} ${l.detail}`);

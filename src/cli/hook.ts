@@ -4,6 +4,7 @@ import { noticesText } from '../tools/text.js';
 import { CLAUDE_CODE_AGENT, CLAUDE_HOOK_EVENTS, planClaudeHookEvent, type ClaudeHookInput } from '../integrations/claude-agent-sdk/events.js';
 import { CODEX_AGENT, CODEX_CONTEXT_EVENTS, planCodexHookEvent } from '../integrations/codex/events.js';
 import { GEMINI_AGENT, GEMINI_CONTEXT_EVENTS, planGeminiHookEvent } from '../integrations/gemini/events.js';
+import { QWEN_AGENT, QWEN_CONTEXT_EVENTS, planQwenHookEvent } from '../integrations/qwen/events.js';
 import { sessionKeyIntro, type HookPlan } from '../integrations/hook-plan.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { EXIT, type ExitCode, type Io } from './io.js';
@@ -19,10 +20,11 @@ export const HOOK_MAX_NOTICES = 50;
 export const HOOK_BUSY_MS = 150;
 export const HOOK_BUDGET_MS = 500;
 
-export const HOOK_USAGE = `session-state-kit hook claude-code|codex|gemini --db <file> [--agent <id>]
+export const HOOK_USAGE = `session-state-kit hook claude-code|codex|gemini|qwen --db <file> [--agent <id>]
 
-A command hook for Claude Code (PROTOCOL.md T9, events as T30-T34) or Codex CLI (T40-T44); both
-plan with one planner. Reads the hook's JSON payload on stdin. Claude Code:
+A command hook for Claude Code (PROTOCOL.md T9, events as T30-T34), Codex CLI (T40-T44), Gemini
+CLI (T48) or Qwen Code (T56-T57); all plan with one planner. Reads the hook's JSON payload on
+stdin. Claude Code:
 
   SessionStart       registers the session (a "created" event, once per session) and tells the
                      model its session key, plus any pending notices
@@ -44,9 +46,10 @@ statement and stops after ${HOOK_BUDGET_MS} ms, printing nothing (the notices wa
 
   --db <file>    SQLite state database (created if missing), shared with "session-state-kit mcp"
                  (a file: '' and :memory: share nothing and are refused)
-  --agent <id>   agent id of the session keys (default: the runtime's name, claude-code, codex or gemini)
+  --agent <id>   agent id of the session keys (default: the runtime's name, claude-code, codex,
+                 gemini or qwen)
 
-Set it up with "session-state-kit init claude-code" (or codex, gemini): it writes each entry as
+Set it up with "session-state-kit init claude-code" (or codex, gemini, qwen): it writes each entry as
 the absolute path of this Node and of this kit's CLI, never a package name resolved when the hook
 runs. By hand, in .claude/settings.json:
   {"hooks": {
@@ -67,6 +70,13 @@ Gemini CLI (0.61.0 payloads, T48): SessionStart, BeforeAgent (the person's promp
 (recorded as the compaction starts: Gemini has no event after it) and SessionEnd (reason "clear"
 records a reset); notices go out as additionalContext of SessionStart and BeforeAgent. Sessions
 are "agent:gemini:<session_id>".
+
+Qwen Code (0.24.4 payloads, T56-T57): SessionStart (startup, resume, compact; a /clear starts a new
+session id, and SessionEnd with reason "clear" records the old one's reset), UserPromptSubmit (a
+person's prompt; the empty prompt Qwen submits when a tool result continues a turn is ignored),
+SubagentStart, SubagentStop and PostCompact as above. The key line goes out with SessionStart
+(Qwen puts it in the system instruction, so a resume tells it again), the notices with
+UserPromptSubmit. Sessions are "agent:qwen:<session_id>".
 
 Exit codes: 0 always, except 1 for a bad command line (never 2, which would block the prompt).`;
 
@@ -124,6 +134,7 @@ export const HOOK_RUNTIMES = {
   'claude-code': { defaultAgent: CLAUDE_CODE_AGENT, plan: (input: string, agentId: string) => planClaudeCodeHook(input, agentId), carriesContext: (_event: string) => true },
   codex: { defaultAgent: CODEX_AGENT, plan: (input: string, agentId: string) => planCodexHook(input, agentId), carriesContext: (event: string) => CODEX_CONTEXT_EVENTS.has(event) },
   gemini: { defaultAgent: GEMINI_AGENT, plan: (input: string, agentId: string) => planGeminiHook(input, agentId), carriesContext: (event: string) => GEMINI_CONTEXT_EVENTS.has(event) },
+  qwen: { defaultAgent: QWEN_AGENT, plan: (input: string, agentId: string) => planQwenHook(input, agentId), carriesContext: (event: string) => QWEN_CONTEXT_EVENTS.has(event) },
 } as const;
 export type HookRuntime = keyof typeof HOOK_RUNTIMES;
 
@@ -136,6 +147,15 @@ function parseObject(input: string): Record<string, unknown> | string {
   }
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return 'input is not a JSON object';
   return payload as Record<string, unknown>;
+}
+
+/** T56: what a Qwen Code payload asks for, decided before anything is opened, or the reason to ignore it. */
+export function planQwenHook(input: string, agentId: string): PlannedHook | string {
+  if (input.trim() === '') return 'no input: the hook reads the payload Qwen Code writes to stdin (run it from a hook entry, or pipe a payload in)';
+  const p = parseObject(input);
+  if (typeof p === 'string') return p;
+  // As T9: each hook run is its own process and SessionStart registered the session.
+  return planQwenHookEvent(p, { agentId }, true);
 }
 
 /** T48: what a Gemini CLI payload asks for, decided before anything is opened, or the reason to ignore it. */
@@ -338,7 +358,8 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     return EXIT.failure;
   }
   if (process.stdin.isTTY) {
-    warn(`reads a ${known === 'codex' ? 'Codex' : known === 'gemini' ? 'Gemini CLI' : 'Claude Code'} hook payload (JSON) on stdin; nothing to read from a terminal`);
+    const name = { 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code' }[known ?? 'claude-code'];
+    warn(`reads a ${name} hook payload (JSON) on stdin; nothing to read from a terminal`);
     return EXIT.ok;
   }
   let input: string;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
@@ -12,7 +12,12 @@ import {
   editCodexToml,
   editHooksText,
   editMcpText,
+  editQwenApprovalsText,
   hookHandlers,
+  isBareMcpEntry,
+  mcpServerEntry,
+  qwenApproval,
+  qwenMcpApprovalHash,
   readJsonConfig,
   readTomlConfig,
   type AgentCli,
@@ -21,18 +26,18 @@ import {
 import { parseCommand, wantsHelp } from './args.js';
 import { ConfigWriteError, databasePathProblem, readText, realFile, withInitLock, writeChanges, type FileChange } from './config-files.js';
 import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
-import { isOwnHook, kitHookCommand, kitLauncher, parseKitHookCommand } from './kit-command.js';
+import { isOwnHook, kitHookCommand, kitLauncher, parseKitHookCommand, parseKitMcpEntry } from './kit-command.js';
 import { lineDiff } from './line-diff.js';
 import { VISIBILITIES, type Visibility } from '../tools/scope.js';
 
 /**
- * T60: the visibility init gives a Claude Code session's server. The sessions on one database are
+ * T60: the visibility init gives the server of a CLI that names its caller (Claude Code, Qwen Code). The sessions on one database are
  * one person's team, peers rather than a spawn tree (a Codex session is never in a Claude Code
  * session's tree), and the first thing a session does with the tools is watch and read a peer.
  */
 export const INIT_VISIBILITY: Visibility = 'all';
 
-export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini [--project | --user] [--dir <path>] [--db <file>] [--trust] [--allow-read-tools] [--visibility <scope>] [--gitignore] [--dry-run] [--uninstall]
+export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini|qwen [--project | --user] [--dir <path>] [--db <file>] [--trust] [--allow-read-tools] [--visibility <scope>] [--gitignore] [--dry-run] [--uninstall]
 session-state-kit doctor [--dir <path>]
 
 init writes the hook and MCP server entries a CLI needs to take part (PROTOCOL.md T45-T47, T50),
@@ -49,6 +54,10 @@ other entry, a kit hook for another database included, is left as it is.
   codex         --project: <dir>/.codex/hooks.json and <dir>/.codex/config.toml
                 --user:    $CODEX_HOME/hooks.json and $CODEX_HOME/config.toml (CODEX_HOME: ~/.codex)
   gemini        --project: <dir>/.gemini/settings.json (hooks and MCP server); --user: ~/.gemini/settings.json
+  qwen          --project: <dir>/.qwen/settings.json (hooks and MCP server), and the approval of
+                exactly that MCP entry for <dir> in ~/.qwen/mcpApprovals.json (Qwen Code starts
+                no project server before it is approved, and skips it without a word)
+                --user:    $QWEN_HOME/settings.json (QWEN_HOME: ~/.qwen)
 
   --project      (default) the project in --dir (default: the current directory)
   --user         the user's own files, for every project
@@ -63,7 +72,7 @@ other entry, a kit hook for another database included, is left as it is.
                  (claude -p, codex exec) needs: Claude Code's permissions.allow names exactly
                  them, Codex's server table approves exactly them; the others still ask
   --visibility <s>
-                 claude-code: how far each session's MCP server sees (T10, T60): all (the
+                 claude-code, qwen: how far each session's MCP server sees (T10, T60): all (the
                  default: every session on this database, which is the team; a session still
                  reads and takes only its own notices, T13), agent, tree or self
   --gitignore    add .session-state-kit/ (where the default database lives) to <dir>/.gitignore:
@@ -72,7 +81,8 @@ other entry, a kit hook for another database included, is left as it is.
   --uninstall    remove what init wrote for this --db (and the trust it recorded)
 
 doctor says, for each CLI and scope, whether each hook is installed, trusted (Codex: the handlers
-and the project), pinned to this copy of the kit, and runs, and whether its database can open.
+and the project), pinned to this copy of the kit, and runs, and whether its database can open
+(Qwen Code: also whether the project's MCP server is approved, and whether a .mcp.json hides it).
 To see that a hook runs, doctor starts it itself, without a shell, only when its command is
 exactly this kit's (this Node, this script, "hook <cli> --db <file>"), with a payload every hook
 ignores, in --dir: nothing is recorded. Any other command in those files is reported, never run.
@@ -88,6 +98,8 @@ export interface Target {
   mcpPath: string;
   /** Codex: the user's config.toml, where trust is recorded whatever the scope. */
   trustPath?: string;
+  /** Qwen Code, project scope: the user's mcpApprovals.json, where a project's MCP server is approved (T58). */
+  approvalsPath?: string;
   db: string;
   /** How the CLI reads its JSON files. */
   flavor: JsonFlavor;
@@ -95,6 +107,28 @@ export interface Target {
 
 export function codexHome(): string {
   return process.env['CODEX_HOME'] !== undefined && process.env['CODEX_HOME'] !== '' ? resolve(process.env['CODEX_HOME']) : join(homedir(), '.codex');
+}
+
+/** T58: Qwen Code's own folder: $QWEN_HOME (a leading ~ is the home folder, as Qwen reads it), or ~/.qwen. */
+export function qwenHome(): string {
+  const env = process.env['QWEN_HOME'];
+  if (env === undefined || env === '') return join(homedir(), '.qwen');
+  return env === '~' || env.startsWith('~/') ? join(homedir(), env.slice(2)) : resolve(env);
+}
+
+/** T58: Qwen Code's record of approved project MCP servers ($QWEN_CODE_MCP_APPROVALS_PATH when set). */
+export function qwenApprovalsPath(): string {
+  const env = process.env['QWEN_CODE_MCP_APPROVALS_PATH'];
+  return env !== undefined && env !== '' ? env : join(qwenHome(), 'mcpApprovals.json');
+}
+
+/** T58: the folder Qwen keys a project's approvals by: the folder it runs in, as the system names it (symlinks resolved). */
+export function qwenProjectRoot(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return resolve(dir);
+  }
 }
 
 export function defaultDb(scope: 'project' | 'user', dir: string): string {
@@ -109,6 +143,12 @@ export function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db
     const settings = scope === 'user' ? join(home, '.gemini', 'settings.json') : join(dir, '.gemini', 'settings.json');
     return { cli, scope, dir, hooksPath: settings, mcpPath: settings, db: dbPath, flavor: { comments: true } };
   }
+  if (cli === 'qwen') {
+    // T58: like Gemini, one settings.json (comments allowed) holds hooks and MCP servers; a project's
+    // server runs only once approved in the user's mcpApprovals.json.
+    const settings = scope === 'user' ? join(qwenHome(), 'settings.json') : join(dir, '.qwen', 'settings.json');
+    return { cli, scope, dir, hooksPath: settings, mcpPath: settings, db: dbPath, flavor: { comments: true }, ...(scope === 'project' ? { approvalsPath: qwenApprovalsPath() } : {}) };
+  }
   if (cli === 'claude-code') {
     return scope === 'user'
       ? { cli, scope, dir, hooksPath: join(home, '.claude', 'settings.json'), mcpPath: join(home, '.claude.json'), db: dbPath, flavor: STRICT_JSON }
@@ -121,11 +161,12 @@ export function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db
 }
 
 /**
- * T44, T50, T60: the MCP server entry init registers. Claude Code tells its server the caller
- * (`--claude-code-session`), with the team's visibility; Codex and Gemini CLI do not.
+ * T44, T50, T59, T60: the MCP server entry init registers. Claude Code and Qwen Code tell their
+ * server the caller, which then sees with the team's visibility; Codex and Gemini CLI do not.
  */
 export function mcpEntry(cli: AgentCli, launcher: readonly string[], db: string, visibility: Visibility = INIT_VISIBILITY): { command: string; args: string[] } {
-  return { command: launcher[0]!, args: [...launcher.slice(1), 'mcp', '--db', db, ...(cli === 'claude-code' ? ['--claude-code-session', '--visibility', visibility] : [])] };
+  const binding = cli === 'claude-code' ? ['--claude-code-session'] : cli === 'qwen' ? ['--caller-session', 'qwen'] : [];
+  return { command: launcher[0]!, args: [...launcher.slice(1), 'mcp', '--db', db, ...binding, ...(binding.length > 0 ? ['--visibility', visibility] : [])] };
 }
 
 /** Files by real path: two names of one file are one text, edited once (T45). */
@@ -171,9 +212,12 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
     // T49: exactly the read-only tools, by their Claude Code names; uninstall takes them back.
     files.set(t.hooksPath, editAllowedToolsText(t.hooksPath, files.get(t.hooksPath), READ_ONLY_TOOLS.map(claudeToolRule), !options.uninstall, t.flavor));
   }
-  if (t.cli === 'claude-code' || t.cli === 'gemini') {
+  if (t.cli === 'claude-code' || t.cli === 'gemini' || t.cli === 'qwen') {
+    const mcpBefore = mcpServerEntry(t.mcpPath, files.get(t.mcpPath), t.flavor);
     files.set(t.mcpPath, editMcpText(t.mcpPath, files.get(t.mcpPath), mcp, t.flavor));
     if (t.cli === 'gemini' && t.scope === 'project' && !options.uninstall) notes.push(`Gemini CLI reads ${join(t.dir, '.gemini')} only in a folder it trusts; init does not trust the folder for you.`);
+    if (t.approvalsPath !== undefined) notes.push(...planQwenApproval(t, files, mcpBefore, mcp));
+    if (t.cli === 'qwen' && t.scope === 'user' && !options.uninstall) notes.push(...qwenShadowNote(t.dir));
   } else {
     files.set(t.mcpPath, editCodexToml(t.mcpPath, files.get(t.mcpPath), { mcp: mcp ?? null, ...(options.allowReadTools ? { approveTools: READ_ONLY_TOOLS } : {}) }));
     const trustPath = t.trustPath!;
@@ -196,7 +240,7 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
     if (t.scope === 'project' && !options.uninstall) notes.push(`Codex reads ${join(t.dir, '.codex')} only in a project it trusts (it asks on the first run there, or run "codex --trust" there once); init does not trust the project for you, and doctor says whether it is.`);
   }
   // T45: say what init leaves alone, so a lookalike is never mistaken for an installed hook.
-  const lookalikes = hookHandlers(after).filter((h) => !own(h.value['command']) && typeof h.value['command'] === 'string' && /session-state-kit|\bhook (claude-code|codex|gemini)\b/.test(h.value['command']));
+  const lookalikes = hookHandlers(after).filter((h) => !own(h.value['command']) && typeof h.value['command'] === 'string' && /session-state-kit|\bhook (claude-code|codex|gemini|qwen)\b/.test(h.value['command']));
   const otherDbs = [...new Set(lookalikes.map((h) => parseKitHookCommand(h.value['command'])).filter((k) => k?.cli === t.cli).map((k) => k!.db))];
   if (otherDbs.length > 0) notes.push(`${t.hooksPath} also has session-state-kit hooks for ${otherDbs.map((d) => JSON.stringify(d)).join(', ')}; init leaves them as they are (run it with that --db to change them).`);
   const foreign = lookalikes.filter((h) => parseKitHookCommand(h.value['command']) === undefined);
@@ -215,6 +259,51 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
     notes.push(`the MCP server init registers for ${t.cli === 'codex' ? 'Codex' : 'Gemini CLI'} is not bound to a session (the CLI does not tell it who calls): through it a model can read and drain any session's notices, so use it only where every session on this database is yours (T44).`);
   }
   return { changes: files.changes(), notes };
+}
+
+/**
+ * T58: a project's MCP server runs in Qwen Code only once approved, bound to the hash of its
+ * entry; Qwen skips a pending one without a word in a `-p` run. init approves exactly the entry it
+ * wrote, and only when that entry is nothing but init's command and arguments (an `env` or `cwd`
+ * someone left in it would be approved with it); uninstall withdraws only an approval of an entry
+ * init wrote. Returns the notes to print.
+ */
+function planQwenApproval(t: Target, files: FileSet, before: Record<string, unknown> | undefined, mcp: { command: string; args: string[] } | undefined): string[] {
+  const path = t.approvalsPath!;
+  const root = qwenProjectRoot(t.dir);
+  const text = files.get(path);
+  if (mcp === undefined) {
+    const was = before !== undefined && parseKitMcpEntry(before) !== undefined && isBareMcpEntry(before, { command: String(before['command']), args: before['args'] as string[] }) ? qwenMcpApprovalHash(before) : undefined;
+    files.set(path, editQwenApprovalsText(path, text, root, undefined, (h) => h === was));
+    return [];
+  }
+  const entry = mcpServerEntry(t.mcpPath, files.get(t.mcpPath), t.flavor)!;
+  if (!isBareMcpEntry(entry, mcp)) {
+    const extra = Object.keys(entry).filter((k) => !['command', 'args', 'scope', 'extensionName', 'description'].includes(k));
+    return [`the "session-state-kit" server in ${t.mcpPath} also has ${extra.join(', ')}, which init did not write: init does not approve it for Qwen Code; review the entry, then approve it with "qwen mcp approve session-state-kit" in ${t.dir}.`];
+  }
+  const hash = qwenMcpApprovalHash(entry);
+  const current = qwenApproval(path, text, root);
+  if (current?.hash === hash && current.status !== 'approved') {
+    return [`you ${current.status} the "session-state-kit" server for ${root} in Qwen Code; init leaves that as it is (Qwen will not start it; "qwen mcp approve session-state-kit" changes it).`];
+  }
+  files.set(path, editQwenApprovalsText(path, text, root, hash, () => false));
+  return current?.hash === hash ? [] : [`Qwen Code starts a project's MCP server only once approved: init approved exactly the "session-state-kit" entry it wrote, for ${root}, in ${path} (any change to the entry makes Qwen ask again).`];
+}
+
+/**
+ * T58: Qwen Code also reads a project's `.mcp.json`, and a server named there hides a user-scope
+ * server of the same name: in that project the kit's user entry would not run.
+ */
+function qwenShadowNote(dir: string): string[] {
+  const path = join(dir, '.mcp.json');
+  let entry: Record<string, unknown> | undefined;
+  try {
+    entry = mcpServerEntry(path, readText(path), { comments: true });
+  } catch {
+    return [];
+  }
+  return entry === undefined ? [] : [`${path} also names a "session-state-kit" server (Claude Code's, bound to Claude Code's session): in ${dir} Qwen Code runs that entry instead of the one in ${join(qwenHome(), 'settings.json')}; run "init qwen" (project) there, whose entry takes precedence.`];
 }
 
 /** `session-state-kit init ...` */
@@ -238,13 +327,14 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
     'init',
   );
   const [cli, ...extra] = positionals;
-  if (cli !== 'claude-code' && cli !== 'codex' && cli !== 'gemini') throw new UsageError(`init needs the CLI to set up: claude-code, codex or gemini${cli === undefined ? '' : ` (got ${JSON.stringify(cli)})`}`, ['see: session-state-kit init --help']);
+  if (cli !== 'claude-code' && cli !== 'codex' && cli !== 'gemini' && cli !== 'qwen') throw new UsageError(`init needs the CLI to set up: claude-code, codex, gemini or qwen${cli === undefined ? '' : ` (got ${JSON.stringify(cli)})`}`, ['see: session-state-kit init --help']);
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`, ['see: session-state-kit init --help']);
   if (values.project && values.user) throw new UsageError('--project and --user exclude each other', ['see: session-state-kit init --help']);
   if (values.trust && cli !== 'codex') throw new UsageError('--trust is for codex (Claude Code runs the hooks in its settings as they are)', []);
   if (values['allow-read-tools'] && cli === 'gemini') throw new UsageError('--allow-read-tools is for claude-code and codex (Gemini CLI trusts or confirms a whole MCP server, not one tool: see docs/agents.md)', []);
+  if (values['allow-read-tools'] && cli === 'qwen') throw new UsageError('--allow-read-tools is for claude-code and codex (Qwen Code allows a tool per run: qwen -p ... --allowed-tools <tool>; see docs/agents.md)', []);
   if (values['allow-read-tools'] && values.uninstall) throw new UsageError('--allow-read-tools and --uninstall exclude each other (uninstall removes the approvals init wrote)', []);
-  if (values.visibility !== undefined && cli !== 'claude-code') throw new UsageError(`--visibility is for claude-code (the ${cli} server is not told which session calls it, so it is not bound to one)`, []);
+  if (values.visibility !== undefined && cli !== 'claude-code' && cli !== 'qwen') throw new UsageError(`--visibility is for claude-code and qwen (the ${cli} server is not told which session calls it, so it is not bound to one)`, []);
   if (values.visibility !== undefined && !(VISIBILITIES as readonly string[]).includes(values.visibility)) throw new UsageError(`--visibility must be one of ${VISIBILITIES.join(', ')}, got ${JSON.stringify(values.visibility)}`, []);
   if (values.trust && values.uninstall) throw new UsageError('--trust and --uninstall exclude each other (uninstall removes the trust init recorded)', []);
   if (values.db !== undefined && (values.db.trim() === '' || values.db === ':memory:')) throw new UsageError(`--db needs a file both CLIs can share, got ${JSON.stringify(values.db)}`, []);

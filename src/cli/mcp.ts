@@ -15,6 +15,8 @@ import { packageVersion } from './version.js';
  */
 export const CALLER_SESSION_ENV: Record<string, string> = {
   'claude-code': 'CLAUDE_CODE_SESSION_ID',
+  // T59: Qwen Code 0.24.4 sets it in the environment of every stdio MCP server it starts.
+  qwen: 'QWEN_CODE_SESSION_ID',
 };
 
 export const MCP_USAGE = `session-state-kit mcp --db <file> [--session <key> | --caller-session <runtime>] [--visibility <scope>] [--agent <id>] [--poll-ms <n>]

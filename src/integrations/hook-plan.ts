@@ -5,14 +5,18 @@ import { isValidSessionKey, parseAgentScopedKey, validateRecordInput } from '../
  * One planner for every agent CLI's lifecycle hooks (PROTOCOL.md T9, T30-T34, T40-T44): a
  * runtime's adapter turns its payload into a `HookStep`, and this decides what to record, which
  * session to reset, whose notices to hand over and which key to introduce. Claude Code (command
- * hook and Agent SDK) and Codex differ only in their payload shapes and output form, never in
- * what a prompt, a start or a compaction means for the log.
+ * hook and Agent SDK), Codex, Gemini CLI and Qwen Code differ only in their payload shapes and
+ * output form, never in what a prompt, a start or a compaction means for the log.
  */
 
 /** What happened, in runtime-neutral terms. `hookEvent` is the runtime's own event name, echoed in its output. */
 export type HookStep =
-  /** A session began or came back: `startup`, `resume`, `clear` (a cleared session), `compact`, `fork`. */
-  | { type: 'session_start'; hookEvent: string; sessionId: string; source: 'startup' | 'resume' | 'clear' | 'compact' | 'fork' }
+  /**
+   * A session began or came back: `startup`, `resume`, `clear` (a cleared session), `compact`, `fork`.
+   * `keyLineLost`: the runtime rebuilt the model's context without the key line it was told before
+   * (Qwen Code keeps a start's context in the system instruction, which a resume does not restore).
+   */
+  | { type: 'session_start'; hookEvent: string; sessionId: string; source: 'startup' | 'resume' | 'clear' | 'compact' | 'fork'; keyLineLost?: boolean }
   /** A prompt was submitted; `byPerson` is false for the runtime's own turns (T31). */
   | { type: 'prompt'; hookEvent: string; sessionId: string; promptId?: string; byPerson: boolean }
   | { type: 'subagent_start'; hookEvent: string; sessionId: string; subagentId: string }
@@ -119,7 +123,7 @@ export function planHookStep(step: HookStep, o: HookPlanOptions, registered = fa
       // T51: no notices here. The prompt that follows hands them over, so one model turn carries
       // at most one notice per pair (a start that drained them would reopen a follow-up the
       // prompt then drains too, two notices in one request).
-      const retold = step.source === 'clear' || step.source === 'compact';
+      const retold = step.source === 'clear' || step.source === 'compact' || step.keyLineLost === true;
       plan = { event, sessionKey, records, introduce: sessionKey, ...(retold ? {} : { introduceOnlyIfNew: true }), ...(step.source === 'clear' ? { resetSession: sessionKey } : {}) };
       break;
     }

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The real agent binaries, run offline: each in a throwaway project directory with a throwaway
@@ -63,6 +64,41 @@ export const GEMINI_MODEL_ARGS = ['-m', 'gemini-2.5-flash'];
 /** Environment for a Gemini CLI run in a sandbox, talking to a Gemini API stand-in at `apiUrl` (API-key auth, workspace trusted). */
 export function geminiEnv(box: Sandbox, apiUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return { HOME: box.home, TMPDIR: tmpdir(), GEMINI_API_KEY: 'offline', GOOGLE_GEMINI_BASE_URL: apiUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true', ...extra };
+}
+
+/** Qwen Code: the `cli-entry.js` of `@qwen-code/qwen-code`, run with this Node (it declares Node 22; `-p` and stream-json runs work on 20). */
+export function findQwen(): Found {
+  const main = packageJson('@qwen-code/qwen-code');
+  if (!main) return { ok: false, reason: '@qwen-code/qwen-code is not installed (npm install)' };
+  return { ok: true, binary: { command: [process.execPath, join(dirname(main.path), 'cli-entry.js')], packageName: '@qwen-code/qwen-code', packageVersion: main.version } };
+}
+
+/**
+ * A user's Qwen Code settings for offline runs: no usage statistics (0.24.4 sends them to a host of
+ * its own, looked up in DNS, unless told not to), no update check or telemetry, and no automatic
+ * memory extraction (a second model request after each turn, which would blur what a turn sent).
+ */
+export const QWEN_OFFLINE_SETTINGS = {
+  privacy: { usageStatisticsEnabled: false },
+  general: { enableAutoUpdate: false },
+  telemetry: { enabled: false },
+  memory: { enableManagedAutoMemory: false },
+};
+/** Qwen Code talks to an OpenAI-compatible API named by OPENAI_BASE_URL (see qwenEnv). */
+export const QWEN_AUTH_ARGS = ['--auth-type', 'openai'];
+
+/** Environment for a Qwen Code run in a sandbox, talking to a chat-completions stand-in at `baseUrl`. */
+export function qwenEnv(box: Sandbox, baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { HOME: box.home, TMPDIR: tmpdir(), OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: 'offline', OPENAI_MODEL: 'standin-model', ...extra };
+}
+
+/**
+ * The environment that loads loopback-only.cjs into a CLI written for Node and every Node process
+ * it starts (hooks, MCP servers): any connection or lookup past loopback fails and is logged to
+ * `log`, which a test then expects empty (offline by check, not by hope).
+ */
+export function loopbackOnlyEnv(log: string): Record<string, string> {
+  return { NODE_OPTIONS: `--require ${JSON.stringify(join(dirname(fileURLToPath(import.meta.url)), 'loopback-only.cjs'))}`, SSK_NET_LOG: log };
 }
 
 /** Claude Code: the `claude` executable in the Agent SDK's platform package (the one `query()` spawns). */

@@ -66,7 +66,10 @@ export async function startFakeChatCompletions(reply: (request: ChatRequest, tur
       const answer = reply(request, turn++);
       const model = typeof json?.['model'] === 'string' ? json['model'] : 'standin-model';
       const id = `chatcmpl-standin-${turn}`;
-      const usage = { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 };
+      // Roughly what a real tokenizer would count: Qwen Code judges a compaction by the prompt
+      // tokens the API reported, and a fixed small count makes every compaction "not beneficial".
+      const promptTokens = Math.ceil(body.length / 4);
+      const usage = { prompt_tokens: promptTokens, completion_tokens: 3, total_tokens: promptTokens + 3 };
       const toolCall = 'toolCall' in answer ? { index: 0, id: `call_${++calls}`, type: 'function', function: { name: answer.toolCall.name, arguments: JSON.stringify(answer.toolCall.arguments) } } : undefined;
       const finish = toolCall ? 'tool_calls' : 'stop';
       if (json?.['stream'] === true) {

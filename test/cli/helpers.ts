@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,12 +37,14 @@ export async function bundleCli(outdir: string): Promise<void> {
 /**
  * The CLI as users run it, bundled once per test file (bundleCli) and run with plain `node` in a
  * child process. The bundle sits under node_modules/.cache so its external packages resolve from
- * the repository's node_modules.
+ * the repository's node_modules, named by its real path: Node runs a script by its real path, so
+ * the entries `init` writes name it so, and a node_modules that is a symlink (a git worktree's, a
+ * linked install) would otherwise give the tests another spelling of the same file.
  */
 export function useBuiltCli(): { path: () => string; dir: () => string } {
   let outdir = '';
   beforeAll(async () => {
-    outdir = join(root, 'node_modules', '.cache', 'ssk-cli-tests', `cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    outdir = join(realpathSync(join(root, 'node_modules')), '.cache', 'ssk-cli-tests', `cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
     mkdirSync(outdir, { recursive: true });
     await bundleCli(outdir);
   });

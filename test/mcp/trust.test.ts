@@ -119,7 +119,27 @@ describe('T19 without CLAUDE_CODE_SESSION_ID', () => {
     // A runtime that names no session to its server cannot be bound to one.
     const unknown = spawnSync(process.execPath, [cli.path(), 'mcp', '--db', join(dir, 'noenv.db'), '--caller-session', 'codex'], { env, encoding: 'utf8', input: '', timeout: 30_000 });
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toContain('--caller-session knows claude-code, got "codex"');
+    expect(unknown.stderr).toContain('--caller-session knows claude-code, qwen, got "codex"');
+  });
+});
+
+describe('T59 a server Qwen Code starts', () => {
+  it('T59 --caller-session qwen binds to agent:qwen:$QWEN_CODE_SESSION_ID, the key the hook gives the session; without the variable it is a usage error', async () => {
+    const db = join(dir, 'qwen.db');
+    const qwenKey = 'agent:qwen:3c2e9d27-86bc-424f-abb2-024caf1eca87';
+    const store = createSqliteStore({ path: db, now: () => Date.now(), logger: silentLogger });
+    store.watch({ watcherSessionKey: qwenKey, targetSessionKey: LEAD, agentId: 'claude-code' });
+    store.record({ sessionKey: LEAD, agentId: 'claude-code', kind: 'human_direct_message', actorType: 'human', summary: 'human message via claude-code' });
+    store.close();
+    const { client } = await connect(['--db', db, '--caller-session', 'qwen'], { QWEN_CODE_SESSION_ID: '3c2e9d27-86bc-424f-abb2-024caf1eca87' });
+    expect(client.getInstructions()).toContain(`bound to your session "${qwenKey}"`);
+    expect(textOf(await client.callTool({ name: 'session_notices', arguments: {} }))).toContain(`Session "${LEAD}" changed`);
+    expect((await client.callTool({ name: 'session_notices', arguments: { watcherSessionKey: LEAD } })).isError).toBe(true);
+    const env = { ...process.env };
+    delete env['QWEN_CODE_SESSION_ID'];
+    const r = spawnSync(process.execPath, [cli.path(), 'mcp', '--db', db, '--caller-session', 'qwen'], { env, encoding: 'utf8', input: '', timeout: 30_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--caller-session qwen needs QWEN_CODE_SESSION_ID in the environment');
   });
 });
 
