@@ -3,6 +3,7 @@ import type { Notice, NoticeAck, RecordInput, StateEvent } from '../../spec/inde
 import { noticesText } from '../tools/text.js';
 import { CLAUDE_CODE_AGENT, CLAUDE_HOOK_EVENTS, planClaudeHookEvent, type ClaudeHookInput } from '../integrations/claude-agent-sdk/events.js';
 import { CODEX_AGENT, CODEX_CONTEXT_EVENTS, planCodexHookEvent } from '../integrations/codex/events.js';
+import { COPILOT_AGENT, COPILOT_CONTEXT_EVENTS, planCopilotHookEvent, sentByCopilot } from '../integrations/copilot/events.js';
 import { GEMINI_AGENT, GEMINI_CONTEXT_EVENTS, planGeminiHookEvent } from '../integrations/gemini/events.js';
 import { sessionKeyIntro, type HookPlan } from '../integrations/hook-plan.js';
 import { parseCommand, wantsHelp } from './args.js';
@@ -19,7 +20,7 @@ export const HOOK_MAX_NOTICES = 50;
 export const HOOK_BUSY_MS = 150;
 export const HOOK_BUDGET_MS = 500;
 
-export const HOOK_USAGE = `session-state-kit hook claude-code|codex|gemini --db <file> [--agent <id>]
+export const HOOK_USAGE = `session-state-kit hook claude-code|codex|gemini|copilot --db <file> [--agent <id>]
 
 A command hook for Claude Code (PROTOCOL.md T9, events as T30-T34) or Codex CLI (T40-T44); both
 plan with one planner. Reads the hook's JSON payload on stdin. Claude Code:
@@ -44,9 +45,10 @@ statement and stops after ${HOOK_BUDGET_MS} ms, printing nothing (the notices wa
 
   --db <file>    SQLite state database (created if missing), shared with "session-state-kit mcp"
                  (a file: '' and :memory: share nothing and are refused)
-  --agent <id>   agent id of the session keys (default: the runtime's name, claude-code, codex or gemini)
+  --agent <id>   agent id of the session keys (default: the runtime's name: claude-code, codex,
+                 gemini or copilot)
 
-Set it up with "session-state-kit init claude-code" (or codex, gemini): it writes each entry as
+Set it up with "session-state-kit init claude-code" (or codex, gemini, copilot): it writes each entry as
 the absolute path of this Node and of this kit's CLI, never a package name resolved when the hook
 runs. By hand, in .claude/settings.json:
   {"hooks": {
@@ -67,6 +69,13 @@ Gemini CLI (0.61.0 payloads, T48): SessionStart, BeforeAgent (the person's promp
 (recorded as the compaction starts: Gemini has no event after it) and SessionEnd (reason "clear"
 records a reset); notices go out as additionalContext of SessionStart and BeforeAgent. Sessions
 are "agent:gemini:<session_id>".
+
+GitHub Copilot CLI (1.0.102 payloads under PascalCase event names, T52-T54): SessionStart (new,
+startup, resume), UserPromptSubmit (the person's prompt; a sub-agent's prompt is ignored) and
+PreCompact (recorded as the compaction starts); SessionEnd records nothing (Copilot reports /clear
+as an exit and goes on in a new session). Notices and the key line go out as {"additionalContext":
+...} of SessionStart and UserPromptSubmit. Sessions are "agent:copilot:<session_id>". Copilot also
+runs a project's Claude Code hooks: "hook claude-code" ignores the payloads Copilot sends it.
 
 Exit codes: 0 always, except 1 for a bad command line (never 2, which would block the prompt).`;
 
@@ -104,6 +113,8 @@ export interface ClaudeCodeHookRun {
   /** T40: whose payload it is (default claude-code). */
   runtime?: HookRuntime;
   agentId: string;
+  /** T54: the hook's environment, where Copilot marks the hooks it runs (default: none). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Opens the store; called only once the input is known to be usable (nothing is written otherwise). */
   openStore: () => HookStore | Promise<HookStore>;
   /** Writes stdout; resolves once the text was handed over, rejects if it could not be. */
@@ -119,11 +130,17 @@ export interface ClaudeCodeHookRun {
 /** T9, T40: a hook run's plan is the shared planner's (hook-plan.ts), the one the Agent SDK hooks make too. */
 export type PlannedHook = HookPlan;
 
-/** T9, T40: the runtimes `hook` serves: how each plans a payload and which events may carry context. */
+type Env = Readonly<Record<string, string | undefined>>;
+/** T9, T43: the output Claude Code, Codex and Gemini CLI read added context from. */
+const hookSpecificOutput = (event: string, text: string) => JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } });
+
+/** T9, T40: the runtimes `hook` serves: how each plans a payload, which events may carry context, and in what output. */
 export const HOOK_RUNTIMES = {
-  'claude-code': { defaultAgent: CLAUDE_CODE_AGENT, plan: (input: string, agentId: string) => planClaudeCodeHook(input, agentId), carriesContext: (_event: string) => true },
-  codex: { defaultAgent: CODEX_AGENT, plan: (input: string, agentId: string) => planCodexHook(input, agentId), carriesContext: (event: string) => CODEX_CONTEXT_EVENTS.has(event) },
-  gemini: { defaultAgent: GEMINI_AGENT, plan: (input: string, agentId: string) => planGeminiHook(input, agentId), carriesContext: (event: string) => GEMINI_CONTEXT_EVENTS.has(event) },
+  'claude-code': { defaultAgent: CLAUDE_CODE_AGENT, plan: (input: string, agentId: string, env: Env = {}) => planClaudeCodeHook(input, agentId, env), carriesContext: (_event: string) => true, output: hookSpecificOutput },
+  codex: { defaultAgent: CODEX_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planCodexHook(input, agentId), carriesContext: (event: string) => CODEX_CONTEXT_EVENTS.has(event), output: hookSpecificOutput },
+  gemini: { defaultAgent: GEMINI_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planGeminiHook(input, agentId), carriesContext: (event: string) => GEMINI_CONTEXT_EVENTS.has(event), output: hookSpecificOutput },
+  // T53: Copilot reads a top-level additionalContext and ignores hookSpecificOutput (checked with 1.0.102).
+  copilot: { defaultAgent: COPILOT_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planCopilotHook(input, agentId), carriesContext: (event: string) => COPILOT_CONTEXT_EVENTS.has(event), output: (_event: string, text: string) => JSON.stringify({ additionalContext: text }) },
 } as const;
 export type HookRuntime = keyof typeof HOOK_RUNTIMES;
 
@@ -146,6 +163,14 @@ export function planGeminiHook(input: string, agentId: string): PlannedHook | st
   return planGeminiHookEvent(p, { agentId }, true);
 }
 
+/** T52-T53: what a Copilot CLI payload asks for, decided before anything is opened, or the reason to ignore it. */
+export function planCopilotHook(input: string, agentId: string): PlannedHook | string {
+  if (input.trim() === '') return 'no input: the hook reads the payload GitHub Copilot CLI writes to stdin (run it from a hook entry, or pipe a payload in)';
+  const p = parseObject(input);
+  if (typeof p === 'string') return p;
+  return planCopilotHookEvent(p, { agentId });
+}
+
 /** T40-T43: what a Codex payload asks for, decided before anything is opened, or the reason to ignore it. */
 export function planCodexHook(input: string, agentId: string): PlannedHook | string {
   if (input.trim() === '') return 'no input: the hook reads the payload Codex writes to stdin (run it from a hook entry, or pipe a payload in)';
@@ -161,10 +186,13 @@ export function planCodexHook(input: string, agentId: string): PlannedHook | str
  * validates every record (R1-R4), so a payload the store would reject writes nothing at all,
  * not even a new database file.
  */
-export function planClaudeCodeHook(input: string, agentId: string): PlannedHook | string {
+export function planClaudeCodeHook(input: string, agentId: string, env: Env = {}): PlannedHook | string {
   if (input.trim() === '') return 'no input: the hook reads the payload Claude Code writes to stdin (run it from a hook entry, or pipe a payload in)';
   const p = parseObject(input);
   if (typeof p === 'string') return p;
+  // T54: Copilot runs a project's Claude Code hooks too, with its own session ids; its sessions take
+  // part through "hook copilot", so this run writes nothing and hands nothing over a second time.
+  if (sentByCopilot(p, env)) return 'run by GitHub Copilot CLI, whose sessions take part through "hook copilot" (init copilot): ignored, nothing written';
   const event = p['hook_event_name'];
   if (!(CLAUDE_HOOK_EVENTS as readonly unknown[]).includes(event)) return `ignored hook event ${JSON.stringify(event)} (handles ${CLAUDE_HOOK_EVENTS.join(', ')})`;
   const sessionId = p['session_id'];
@@ -195,7 +223,7 @@ export function hookContext(plan: PlannedHook, notices: readonly Notice[], max =
 /** T9: one hook run. Never throws: every failure is one line through `warn`, and the prompt goes on. */
 export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
   const runtime = HOOK_RUNTIMES[run.runtime ?? 'claude-code'];
-  const plan = runtime.plan(run.input, run.agentId);
+  const plan = runtime.plan(run.input, run.agentId, run.env ?? {});
   if (typeof plan === 'string') return run.warn(plan);
   // SessionEnd for another reason than clear: nothing to record, nothing to say (T34).
   if (plan.records.length === 0 && plan.resetSession === undefined && plan.deliverTo === undefined && plan.introduce === undefined) return;
@@ -213,12 +241,15 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
   };
   try {
     // T51: a key the store already knows was told to the model before (a resume, another hook).
-    const introduce = plan.introduce !== undefined && (!plan.introduceOnlyIfNew || (await store.stateVersion(plan.sessionKey, run.agentId)) === 0);
+    const head = plan.introduce !== undefined && (plan.introduceOnlyIfNew || plan.introduceIfCreatedNow) ? await store.stateVersion(plan.sessionKey, run.agentId) : 0;
+    let introduce = plan.introduce !== undefined && (!plan.introduceOnlyIfNew || head === 0);
     // The store logs and swallows its own failures (R9): a turn that could not be recorded is lost,
     // the person's prompt is not.
     for (const record of plan.records) {
       if (overBudget('recording')) return;
-      await store.record(record);
+      const event = await store.record(record);
+      // T52: a dedupe hit returns the event an earlier run inserted, at or below the head read before.
+      if (plan.introduceIfCreatedNow && record.kind === 'created' && event !== undefined) introduce = plan.introduce !== undefined && event.sequence > head;
     }
     if (overBudget('reading notices')) return;
     // T34: after `session_reset`, so its watchers hear of it before the cleared session's own watches end (R50).
@@ -229,7 +260,7 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
     if (overBudget('printing')) return;
     const context = runtime.carriesContext(plan.event) ? hookContext(introduce ? plan : { ...plan, introduce: undefined }, notices) : undefined;
     if (context === undefined) return;
-    const output = JSON.stringify({ hookSpecificOutput: { hookEventName: plan.event, additionalContext: context.text } });
+    const output = runtime.output(plan.event, context.text);
     try {
       await run.write(`${output}\n`);
     } catch (error) {
@@ -338,7 +369,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     return EXIT.failure;
   }
   if (process.stdin.isTTY) {
-    warn(`reads a ${known === 'codex' ? 'Codex' : known === 'gemini' ? 'Gemini CLI' : 'Claude Code'} hook payload (JSON) on stdin; nothing to read from a terminal`);
+    warn(`reads a ${known === 'codex' ? 'Codex' : known === 'gemini' ? 'Gemini CLI' : known === 'copilot' ? 'GitHub Copilot CLI' : 'Claude Code'} hook payload (JSON) on stdin; nothing to read from a terminal`);
     return EXIT.ok;
   }
   let input: string;
@@ -355,6 +386,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     input,
     runtime: known,
     agentId,
+    env: process.env,
     warn,
     write: writeStdout,
     reachesReader: stdoutReachesReader,

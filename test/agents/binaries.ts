@@ -65,6 +65,46 @@ export function geminiEnv(box: Sandbox, apiUrl: string, extra: Record<string, st
   return { HOME: box.home, TMPDIR: tmpdir(), GEMINI_API_KEY: 'offline', GOOGLE_GEMINI_BASE_URL: apiUrl, GEMINI_CLI_TRUST_WORKSPACE: 'true', ...extra };
 }
 
+/**
+ * GitHub Copilot CLI: the native executable of the platform package (`@github/copilot-<os>-<arch>`,
+ * musl builds as `linuxmusl`), which the npm launcher of `@github/copilot` would start.
+ */
+export function findCopilot(): Found {
+  const main = packageJson('@github/copilot');
+  if (!main) return { ok: false, reason: '@github/copilot is not installed (npm install)' };
+  const platforms = process.platform === 'linux' ? [`linux-${process.arch}`, `linuxmusl-${process.arch}`] : [`${process.platform}-${process.arch}`];
+  for (const platform of platforms) {
+    // Its `exports` names the executable only (no package.json subpath).
+    let executable: string;
+    try {
+      executable = require.resolve(`@github/copilot-${platform}`);
+    } catch {
+      continue;
+    }
+    return { ok: true, binary: { command: [executable], packageName: '@github/copilot', packageVersion: main.version } };
+  }
+  return { ok: false, reason: `the Copilot CLI platform package @github/copilot-${platforms[0]} is not installed (an optional dependency of @github/copilot)` };
+}
+
+/**
+ * Environment for a Copilot CLI run in a sandbox, talking to a chat-completions stand-in at
+ * `baseUrl` (a custom provider: no GitHub login; COPILOT_OFFLINE turns off every other network
+ * use). The binary unpacks its own runtime (about 235 MB) into a cache on first start: one cache in
+ * the temp folder serves every sandbox, so a run does not unpack it again.
+ */
+export function copilotEnv(box: Sandbox, baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    HOME: box.home,
+    TMPDIR: tmpdir(),
+    COPILOT_CACHE_HOME: join(tmpdir(), 'ssk-copilot-cache'),
+    COPILOT_OFFLINE: 'true',
+    COPILOT_AUTO_UPDATE: 'false',
+    COPILOT_PROVIDER_BASE_URL: baseUrl,
+    COPILOT_MODEL: 'standin-model',
+    ...extra,
+  };
+}
+
 /** Claude Code: the `claude` executable in the Agent SDK's platform package (the one `query()` spawns). */
 export function findClaude(): Found {
   const name = `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}`;
