@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,8 @@ export function useBuiltCli(): { path: () => string; dir: () => string } {
   beforeAll(async () => {
     outdir = join(root, 'node_modules', '.cache', 'ssk-cli-tests', `cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
     mkdirSync(outdir, { recursive: true });
+    // By its real path, the one init writes (T50), also where node_modules is a symlink (a worktree's).
+    outdir = realpathSync(outdir);
     await bundleCli(outdir);
   });
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
