@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   ConfigFileError,
   STRICT_JSON,
@@ -9,7 +9,10 @@ import {
   editCodexToml,
   editHooksText,
   editMcpText,
+  handlerPlace,
   hookHandlers,
+  hookShape,
+  mcpServerName,
   readJsonConfig,
   readTomlConfig,
   type AgentCli,
@@ -21,7 +24,7 @@ import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } f
 import { isOwnHook, kitHookCommand, kitLauncher, parseKitHookCommand } from './kit-command.js';
 import { lineDiff } from './line-diff.js';
 
-export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini [--project | --user] [--dir <path>] [--db <file>] [--trust] [--gitignore] [--dry-run] [--uninstall]
+export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini|copilot [--project | --user] [--dir <path>] [--db <file>] [--trust] [--gitignore] [--dry-run] [--uninstall]
 session-state-kit doctor [--dir <path>]
 
 init writes the hook and MCP server entries a CLI needs to take part (PROTOCOL.md T45-T47, T50),
@@ -38,6 +41,11 @@ other entry, a kit hook for another database included, is left as it is.
   codex         --project: <dir>/.codex/hooks.json and <dir>/.codex/config.toml
                 --user:    $CODEX_HOME/hooks.json and $CODEX_HOME/config.toml (CODEX_HOME: ~/.codex)
   gemini        --project: <dir>/.gemini/settings.json (hooks and MCP server); --user: ~/.gemini/settings.json
+  copilot       --project: <dir>/.github/hooks/session-state-kit.json, and the MCP server in the
+                           workspace file Copilot reads: <dir>/.mcp.json when there is one, else
+                           <dir>/.github/mcp.json (Copilot reads both only in a folder it trusts)
+                --user:    $COPILOT_HOME/hooks/session-state-kit.json and $COPILOT_HOME/mcp-config.json
+                           (COPILOT_HOME: ~/.copilot)
 
   --project      (default) the project in --dir (default: the current directory)
   --user         the user's own files, for every project
@@ -52,7 +60,8 @@ other entry, a kit hook for another database included, is left as it is.
   --uninstall    remove what init wrote for this --db (and the trust it recorded)
 
 doctor says, for each CLI and scope, whether each hook is installed, trusted (Codex: the handlers
-and the project), pinned to this copy of the kit, and runs, and whether its database can open.
+and the project; Copilot: the folder), pinned to this copy of the kit, and runs, and whether its
+database can open.
 To see that a hook runs, doctor starts it itself, without a shell, only when its command is
 exactly this kit's (this Node, this script, "hook <cli> --db <file>"), with a payload every hook
 ignores, in --dir: nothing is recorded. Any other command in those files is reported, never run.
@@ -68,6 +77,8 @@ export interface Target {
   mcpPath: string;
   /** Codex: the user's config.toml, where trust is recorded whatever the scope. */
   trustPath?: string;
+  /** T55: files where an earlier init may have put the MCP entry and the CLI no longer reads it: the entry leaves them. */
+  staleMcpPaths?: string[];
   db: string;
   /** How the CLI reads its JSON files. */
   flavor: JsonFlavor;
@@ -75,6 +86,11 @@ export interface Target {
 
 export function codexHome(): string {
   return process.env['CODEX_HOME'] !== undefined && process.env['CODEX_HOME'] !== '' ? resolve(process.env['CODEX_HOME']) : join(homedir(), '.codex');
+}
+
+/** T55: Copilot's own folder (`COPILOT_HOME`, default ~/.copilot): user hooks, MCP servers, folder trust. */
+export function copilotHome(): string {
+  return process.env['COPILOT_HOME'] !== undefined && process.env['COPILOT_HOME'] !== '' ? resolve(process.env['COPILOT_HOME']) : join(homedir(), '.copilot');
 }
 
 export function defaultDb(scope: 'project' | 'user', dir: string): string {
@@ -89,6 +105,15 @@ export function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db
     const settings = scope === 'user' ? join(home, '.gemini', 'settings.json') : join(dir, '.gemini', 'settings.json');
     return { cli, scope, dir, hooksPath: settings, mcpPath: settings, db: dbPath, flavor: { comments: true } };
   }
+  if (cli === 'copilot') {
+    if (scope === 'user') {
+      const ch = copilotHome();
+      return { cli, scope, dir, hooksPath: join(ch, 'hooks', 'session-state-kit.json'), mcpPath: join(ch, 'mcp-config.json'), db: dbPath, flavor: STRICT_JSON };
+    }
+    // T55: Copilot reads .github/mcp.json only while there is no .mcp.json (checked with the real binary).
+    const [reads, ignores] = existsSync(join(dir, '.mcp.json')) ? ['.mcp.json', join('.github', 'mcp.json')] : [join('.github', 'mcp.json'), '.mcp.json'];
+    return { cli, scope, dir, hooksPath: join(dir, '.github', 'hooks', 'session-state-kit.json'), mcpPath: join(dir, reads), staleMcpPaths: [join(dir, ignores)], db: dbPath, flavor: STRICT_JSON };
+  }
   if (cli === 'claude-code') {
     return scope === 'user'
       ? { cli, scope, dir, hooksPath: join(home, '.claude', 'settings.json'), mcpPath: join(home, '.claude.json'), db: dbPath, flavor: STRICT_JSON }
@@ -100,10 +125,14 @@ export function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db
     : { cli, scope, dir, hooksPath: join(dir, '.codex', 'hooks.json'), mcpPath: join(dir, '.codex', 'config.toml'), trustPath: join(ch, 'config.toml'), db: dbPath, flavor: STRICT_JSON };
 }
 
-/** T44, T50: the MCP server entry init registers. Claude Code tells its server the caller (`--claude-code-session`); Codex and Gemini CLI do not. */
+/** T44, T50, T55: the MCP server entry init registers. Claude Code and Copilot tell their servers the caller; Codex and Gemini CLI do not. */
 export function mcpEntry(cli: AgentCli, launcher: readonly string[], db: string): { command: string; args: string[] } {
-  return { command: launcher[0]!, args: [...launcher.slice(1), 'mcp', '--db', db, ...(cli === 'claude-code' ? ['--claude-code-session'] : [])] };
+  const binding = cli === 'claude-code' ? ['--claude-code-session'] : cli === 'copilot' ? ['--caller-session', 'copilot'] : [];
+  return { command: launcher[0]!, args: [...launcher.slice(1), 'mcp', '--db', db, ...binding] };
 }
+
+/** A command that mentions the kit or one of its hooks: reported when it is not one init writes (T45, T47). */
+export const KIT_MENTION = /session-state-kit|\bhook (claude-code|codex|gemini|copilot)\b/;
 
 /** Files by real path: two names of one file are one text, edited once (T45). */
 class FileSet {
@@ -138,13 +167,23 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
   const own = (c: unknown) => isOwnHook(c, t.cli, t.db);
   const notes: string[] = [];
 
+  const shape = hookShape(t.cli);
   const hooksText = files.get(t.hooksPath);
   const before = readJsonConfig(t.hooksPath, hooksText, t.flavor);
   const newHooks = editHooksText(t.hooksPath, hooksText, t.cli, options.uninstall ? undefined : command, own, t.flavor);
   files.set(t.hooksPath, newHooks);
   const after = readJsonConfig(t.hooksPath, newHooks, t.flavor);
   const mcp = options.uninstall ? undefined : mcpEntry(t.cli, options.launcher, t.db);
-  if (t.cli === 'claude-code' || t.cli === 'gemini') {
+  if (t.cli === 'copilot') {
+    const name = mcpServerName(t.cli);
+    files.set(t.mcpPath, editMcpText(t.mcpPath, files.get(t.mcpPath), mcp, t.flavor, name));
+    // T55: an entry an earlier init wrote where Copilot no longer reads it moves to where it does.
+    for (const stale of t.staleMcpPaths ?? []) files.set(stale, editMcpText(stale, files.get(stale), undefined, t.flavor, name));
+    if (t.scope === 'project' && !options.uninstall) {
+      notes.push(`Copilot reads ${join(t.dir, '.github', 'hooks')} and ${t.mcpPath} only in a folder it trusts (it asks on the first interactive run; "copilot -p" needs --trust-folder); init does not trust the folder for you, and doctor says whether it is.`);
+      if (basename(t.mcpPath) === '.mcp.json') notes.push(`${t.mcpPath} is also Claude Code's: it lists the "${name}" server, which starts only under Copilot (it binds to the session Copilot names, T55), and Copilot lists Claude Code's, which starts only under Claude Code.`);
+    }
+  } else if (t.cli === 'claude-code' || t.cli === 'gemini') {
     files.set(t.mcpPath, editMcpText(t.mcpPath, files.get(t.mcpPath), mcp, t.flavor));
     if (t.cli === 'gemini' && t.scope === 'project' && !options.uninstall) notes.push(`Gemini CLI reads ${join(t.dir, '.gemini')} only in a folder it trusts; init does not trust the folder for you.`);
   } else {
@@ -169,12 +208,12 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
     if (t.scope === 'project' && !options.uninstall) notes.push(`Codex reads ${join(t.dir, '.codex')} only in a project it trusts (it asks on the first run there, or run "codex --trust" there once); init does not trust the project for you, and doctor says whether it is.`);
   }
   // T45: say what init leaves alone, so a lookalike is never mistaken for an installed hook.
-  const lookalikes = hookHandlers(after).filter((h) => !own(h.value['command']) && typeof h.value['command'] === 'string' && /session-state-kit|\bhook (claude-code|codex|gemini)\b/.test(h.value['command']));
-  const otherDbs = [...new Set(lookalikes.map((h) => parseKitHookCommand(h.value['command'])).filter((k) => k?.cli === t.cli).map((k) => k!.db))];
+  const lookalikes = hookHandlers(after, undefined, shape).filter((h) => !own(h.command) && typeof h.command === 'string' && KIT_MENTION.test(h.command));
+  const otherDbs = [...new Set(lookalikes.map((h) => parseKitHookCommand(h.command)).filter((k) => k?.cli === t.cli).map((k) => k!.db))];
   if (otherDbs.length > 0) notes.push(`${t.hooksPath} also has session-state-kit hooks for ${otherDbs.map((d) => JSON.stringify(d)).join(', ')}; init leaves them as they are (run it with that --db to change them).`);
-  const foreign = lookalikes.filter((h) => parseKitHookCommand(h.value['command']) === undefined);
-  if (foreign.length > 0) notes.push(`${t.hooksPath} has ${foreign.length} handler(s) that mention session-state-kit but are not a command init writes (${foreign.map((h) => `${h.event}[${h.group}][${h.handler}]`).join(', ')}); init leaves them untouched${t.cli === 'codex' ? ' and never trusts them' : ''}.`);
-  if (options.uninstall && hookHandlers(before).every((h) => !own(h.value['command'])) && otherDbs.length > 0) notes.push(`nothing of init's for --db ${JSON.stringify(t.db)} was found: pass the --db those hooks use to remove them.`);
+  const foreign = lookalikes.filter((h) => parseKitHookCommand(h.command) === undefined);
+  if (foreign.length > 0) notes.push(`${t.hooksPath} has ${foreign.length} handler(s) that mention session-state-kit but are not a command init writes (${foreign.map(handlerPlace).join(', ')}); init leaves them untouched${t.cli === 'codex' ? ' and never trusts them' : ''}.`);
+  if (options.uninstall && hookHandlers(before, undefined, shape).every((h) => !own(h.command)) && otherDbs.length > 0) notes.push(`nothing of init's for --db ${JSON.stringify(t.db)} was found: pass the --db those hooks use to remove them.`);
   // The default database lives in the project: say it belongs in .gitignore, or put it there.
   const stateDir = join(t.dir, '.session-state-kit');
   if (!options.uninstall && t.scope === 'project' && t.db.startsWith(`${stateDir}/`)) {
@@ -209,9 +248,10 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
     'init',
   );
   const [cli, ...extra] = positionals;
-  if (cli !== 'claude-code' && cli !== 'codex' && cli !== 'gemini') throw new UsageError(`init needs the CLI to set up: claude-code, codex or gemini${cli === undefined ? '' : ` (got ${JSON.stringify(cli)})`}`, ['see: session-state-kit init --help']);
+  if (cli !== 'claude-code' && cli !== 'codex' && cli !== 'gemini' && cli !== 'copilot') throw new UsageError(`init needs the CLI to set up: claude-code, codex, gemini or copilot${cli === undefined ? '' : ` (got ${JSON.stringify(cli)})`}`, ['see: session-state-kit init --help']);
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`, ['see: session-state-kit init --help']);
   if (values.project && values.user) throw new UsageError('--project and --user exclude each other', ['see: session-state-kit init --help']);
+  if (values.trust && cli === 'copilot') throw new UsageError('--trust is for codex: init never trusts a folder for Copilot (T55)', ['Copilot asks on its first interactive run in the folder; doctor says whether it trusts it']);
   if (values.trust && cli !== 'codex') throw new UsageError('--trust is for codex (Claude Code runs the hooks in its settings as they are)', []);
   if (values.trust && values.uninstall) throw new UsageError('--trust and --uninstall exclude each other (uninstall removes the trust init recorded)', []);
   if (values.db !== undefined && (values.db.trim() === '' || values.db === ':memory:')) throw new UsageError(`--db needs a file both CLIs can share, got ${JSON.stringify(values.db)}`, []);

@@ -115,7 +115,7 @@ describe('T45 init: merged, idempotent, backed up, reversible', () => {
   it('T45 bad command lines are usage errors (exit 2) that name the problem', async () => {
     const s = sandbox('usage');
     for (const [args, text] of [
-      [['init'], 'claude-code, codex or gemini'],
+      [['init'], 'claude-code, codex, gemini or copilot'],
       [['init', 'opencode'], '"opencode"'],
       [['init', 'codex', '--user', '--project'], 'exclude each other'],
       [['init', 'claude-code', '--trust'], '--trust is for codex'],
