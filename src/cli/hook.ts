@@ -74,7 +74,8 @@ GitHub Copilot CLI (1.0.102 payloads under PascalCase event names, T52-T54): Ses
 startup, resume), UserPromptSubmit (the person's prompt; a sub-agent's prompt is ignored) and
 PreCompact (recorded as the compaction starts); SessionEnd records nothing (Copilot reports /clear
 as an exit and goes on in a new session). Notices and the key line go out as {"additionalContext":
-...} of SessionStart and UserPromptSubmit. Sessions are "agent:copilot:<session_id>". Copilot also
+...} of SessionStart and UserPromptSubmit (a resume tells the key again: Copilot does not keep the
+earlier start's). Sessions are "agent:copilot:<session_id>". Copilot also
 runs a project's Claude Code hooks: "hook claude-code" ignores the payloads Copilot sends it.
 
 Exit codes: 0 always, except 1 for a bad command line (never 2, which would block the prompt).`;

@@ -31,15 +31,17 @@ describe('T52-T54 Copilot command hook as a process', () => {
   const dir = tempDir('hook-copilot');
   const copilot = (db: string, input: string | Buffer) => runHook(cli.path(), ['copilot', '--db', db], input);
 
-  it('T52 T53 SessionStart registers agent:copilot:<session_id> and tells its key as a top-level additionalContext; a resume says nothing more', async () => {
+  it('T52 T53 SessionStart registers agent:copilot:<session_id> and tells its key as a top-level additionalContext; a resume records nothing more and tells the key again', async () => {
     const db = join(dir, 'start.db');
     const r = await copilot(db, payload('session-start-new'));
     expect(r).toMatchObject({ code: 0, stderr: '' });
     // T53: Copilot reads a top-level additionalContext and ignores hookSpecificOutput.
     expect(JSON.parse(r.stdout)).toEqual({ additionalContext: KEY_LINE });
     expect(kinds(db)).toEqual(['created']);
+    // Copilot does not carry the earlier run's start context into the resumed conversation.
     const resumed = await copilot(db, payload('session-start-resume'));
-    expect(resumed).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(resumed).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(resumed.stdout)).toEqual({ additionalContext: KEY_LINE });
     expect(kinds(db)).toEqual(['created']);
   });
 

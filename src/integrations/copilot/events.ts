@@ -66,10 +66,13 @@ export function planCopilotHookEvent(p: Record<string, unknown>, o: { agentId: s
   // As T9: each hook run is its own process and SessionStart registers the session.
   const plan = planHookStep(step, { agentId: o.agentId, channel: 'copilot', dedupeSpace: copilotDedupeSpace(o.agentId) }, true);
   if (typeof plan === 'string' || step.type !== 'session_start') return plan;
+  const { introduceOnlyIfNew: _, ...rest } = plan;
+  // T52: a resumed conversation does not hold the start's context of an earlier run (checked with
+  // the real binary: the request after a resume lacks it), so a resume tells the key again.
+  if (step.source === 'resume') return rest;
   // T52: Copilot runs the first prompt's hook beside the start's, not after it, so a person's turn
   // may be recorded first and the head is no proof the session is new. The start that inserted the
   // session's `created` event is the one that tells the key (R8 makes that exactly one).
-  const { introduceOnlyIfNew: _, ...rest } = plan;
   return { ...rest, introduceIfCreatedNow: true };
 }
 
