@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -225,5 +225,32 @@ export function claudeEnv(box: Sandbox, apiUrl: string, extra: Record<string, st
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
     ...extra,
+  };
+}
+
+/**
+ * Where the binaries' processes connect to, seen by strace (`-f`: the hooks and MCP servers they
+ * start too): `wrap` prefixes a command so its connects are logged under `dir`, `peers` lists every
+ * internet address they reached or sent to (unix sockets left out). Undefined where strace cannot
+ * trace (not installed, ptrace refused), so a test can say it did not look.
+ */
+export interface ConnectTrace {
+  wrap(command: readonly string[]): string[];
+  peers(): string[];
+}
+
+export function traceConnects(dir: string): ConnectTrace | undefined {
+  if (spawnSync('strace', ['-f', '-qq', '-e', 'trace=connect', '-o', '/dev/null', 'true']).status !== 0) return undefined;
+  mkdirSync(dir, { recursive: true });
+  let runs = 0;
+  return {
+    wrap: (command) => ['strace', '-f', '-qq', '-e', 'trace=connect,sendto,sendmsg', '-o', join(dir, `run-${++runs}.strace`), ...command],
+    peers: () => {
+      const found = new Set<string>();
+      for (const file of existsSync(dir) ? readdirSync(dir) : []) {
+        for (const m of readFileSync(join(dir, file), 'utf8').matchAll(/sin_addr=inet_addr\("([^"]*)"\)|sin6_addr=inet_pton\(AF_INET6, "([^"]*)"\)/g)) found.add(m[1] ?? m[2]!);
+      }
+      return [...found].sort();
+    },
   };
 }
