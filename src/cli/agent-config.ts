@@ -11,7 +11,10 @@ import { setJsonText } from './json-text.js';
  * document in place rather than printing it anew).
  */
 
-export type AgentCli = 'claude-code' | 'codex' | 'gemini' | 'qwen';
+export type AgentCli = 'claude-code' | 'codex' | 'gemini' | 'qwen' | 'copilot';
+
+/** The CLIs `init` and `doctor` know, in the order doctor reports them. */
+export const AGENT_CLIS: readonly AgentCli[] = ['claude-code', 'codex', 'gemini', 'qwen', 'copilot'];
 
 /** T45: the hook events `init` registers, per CLI (what each runtime's hook acts on, T9, T40). */
 export const INIT_HOOK_EVENTS: Record<AgentCli, readonly string[]> = {
@@ -21,10 +24,30 @@ export const INIT_HOOK_EVENTS: Record<AgentCli, readonly string[]> = {
   gemini: ['SessionStart', 'BeforeAgent', 'PreCompress', 'SessionEnd'],
   // T58: what `hook qwen` acts on (T56); Stop and PreCompact would only run to say nothing.
   qwen: ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'PostCompact', 'SessionEnd'],
+  // T52: PascalCase names, whose payloads name their event; SessionEnd records nothing (a clear is an exit there).
+  copilot: ['SessionStart', 'UserPromptSubmit', 'PreCompact'],
 };
 
-/** The name `init` gives the MCP server entry in both CLIs' files. */
+/** The name `init` gives the MCP server entry in the CLIs' files. */
 export const MCP_SERVER_NAME = 'session-state-kit';
+/**
+ * T55: Copilot's entry has a name of its own: Copilot also reads `.mcp.json`, where Claude Code's
+ * entry is `session-state-kit`, and a workspace entry shadows a user entry of the same name.
+ */
+export const COPILOT_MCP_SERVER_NAME = 'session-state-kit-copilot';
+export function mcpServerName(cli: AgentCli): string {
+  return cli === 'copilot' ? COPILOT_MCP_SERVER_NAME : MCP_SERVER_NAME;
+}
+
+/**
+ * How a CLI lays out its hook handlers: `grouped` is `hooks.<Event>: [{matcher?, hooks: [handler]}]`
+ * (Claude Code, Codex, Gemini CLI), `flat` is Copilot's `{version: 1, hooks: {<Event>: [handler]}}`
+ * with the command in `bash` and the bound in `timeoutSec`.
+ */
+export type HookShape = 'grouped' | 'flat';
+export function hookShape(cli: AgentCli): HookShape {
+  return cli === 'copilot' ? 'flat' : 'grouped';
+}
 
 /**
  * T49: the tools that only read (T3, T4), which `init --allow-read-tools` approves so a
@@ -38,7 +61,7 @@ export const claudeToolRule = (tool: string) => `mcp__${MCP_SERVER_NAME}__${tool
 
 /** T45: a hook runs at most this long (seconds); a stuck store must not hold the person's prompt for Codex's default 600 s. */
 export const HOOK_TIMEOUT_SECONDS = 30;
-/** The same bound in each CLI's unit: Claude Code, Codex and Qwen Code (T58) read seconds, Gemini CLI milliseconds. */
+/** The same bound in each CLI's unit: Claude Code, Codex, Qwen Code (T58) and Copilot read seconds, Gemini CLI milliseconds. */
 export function hookTimeout(cli: AgentCli): number {
   return cli === 'gemini' ? HOOK_TIMEOUT_SECONDS * 1000 : HOOK_TIMEOUT_SECONDS;
 }
@@ -133,24 +156,41 @@ class JsonDocument {
 }
 
 /** A handler of the hooks settings shape, where it sits. */
-interface HandlerAt {
+export interface HandlerAt {
   event: string;
+  /** Grouped: the group's index; flat: the handler's. */
   group: number;
+  /** Grouped: the handler's index in its group; flat: -1. */
   handler: number;
   value: JsonObject;
+  /** The shell command it runs (`command`; in the flat shape `bash`, else `command`). */
+  command: unknown;
+  /** Where its command sits, by key. */
+  commandKey: string;
 }
 
-/** Every command handler under `hooks.<event>` (the settings shape Claude Code, Codex, Gemini CLI and Qwen Code share). */
-export function hookHandlers(settings: JsonObject, events?: readonly string[]): HandlerAt[] {
+/** Where a handler sits, as messages name it: `Event[group][handler]`, or `Event[i]` in the flat shape. */
+export function handlerPlace(h: HandlerAt): string {
+  return h.handler < 0 ? `${h.event}[${h.group}]` : `${h.event}[${h.group}][${h.handler}]`;
+}
+
+/** Every command handler under `hooks.<event>`, in the CLI's shape (Claude Code, Codex, Gemini CLI and Qwen Code share the grouped one). */
+export function hookHandlers(settings: JsonObject, events?: readonly string[], shape: HookShape = 'grouped'): HandlerAt[] {
   const hooks = isObject(settings['hooks']) ? (settings['hooks'] as JsonObject) : {};
   const out: HandlerAt[] = [];
   for (const event of events ?? Object.keys(hooks)) {
     const groups = hooks[event];
     if (!Array.isArray(groups)) continue;
     groups.forEach((group, g) => {
+      if (shape === 'flat') {
+        if (!isObject(group)) return;
+        const commandKey = typeof group['bash'] === 'string' || group['command'] === undefined ? 'bash' : 'command';
+        out.push({ event, group: g, handler: -1, value: group, command: group[commandKey], commandKey });
+        return;
+      }
       if (!isObject(group) || !Array.isArray(group['hooks'])) return;
       (group['hooks'] as Json[]).forEach((handler, h) => {
-        if (isObject(handler)) out.push({ event, group: g, handler: h, value: handler });
+        if (isObject(handler)) out.push({ event, group: g, handler: h, value: handler, command: handler['command'], commandKey: 'command' });
       });
     });
   }
@@ -167,6 +207,7 @@ export function hookHandlers(settings: JsonObject, events?: readonly string[]): 
  * `own` does not recognise are never touched.
  */
 export function editHooksText(path: string, text: string | undefined, cli: AgentCli, command: string | undefined, own: (command: unknown) => boolean, flavor: JsonFlavor = STRICT_JSON): string | undefined {
+  if (hookShape(cli) === 'flat') return editFlatHooksText(path, text, cli, command, own, flavor);
   const doc = new JsonDocument(path, text, flavor);
   const hadHooks = isObject(doc.value()['hooks']);
   for (const event of INIT_HOOK_EVENTS[cli]) {
@@ -199,21 +240,56 @@ export function editHooksText(path: string, text: string | undefined, cli: Agent
   return doc.result(text);
 }
 
-/** T45: `{"mcpServers": {"session-state-kit": {command, args}}}` (Claude Code's .mcp.json and ~/.claude.json, Gemini's and Qwen's settings.json). Undefined removes it. */
-export function editMcpText(path: string, text: string | undefined, server: { command: string; args: string[] } | undefined, flavor: JsonFlavor = STRICT_JSON): string | undefined {
+/**
+ * T52, T55: Copilot's hooks file, `{"version": 1, "hooks": {<Event>: [{type, bash, timeoutSec}]}}`,
+ * edited as editHooksText edits the grouped shape: one own handler per event, updated where it is
+ * (a `command` key a person used instead of `bash` stays the key), others left alone. A file init
+ * creates starts with `version`. Uninstalling keeps an emptied `hooks` object: Copilot reports a
+ * hooks file without one as invalid.
+ */
+function editFlatHooksText(path: string, text: string | undefined, cli: AgentCli, command: string | undefined, own: (command: unknown) => boolean, flavor: JsonFlavor): string | undefined {
+  const doc = new JsonDocument(path, text, flavor);
+  if (command !== undefined && (text === undefined || text.trim() === '')) doc.set(['version'], 1);
+  for (const event of INIT_HOOK_EVENTS[cli]) {
+    const mine = hookHandlers(doc.value(), [event], 'flat').filter((h) => own(h.command));
+    const keep = command === undefined ? undefined : mine[0];
+    if (keep !== undefined) {
+      const at = ['hooks', event, keep.group];
+      if (keep.value['type'] !== 'command') doc.set([...at, 'type'], 'command');
+      if (keep.command !== command) doc.set([...at, keep.commandKey], command);
+      if (keep.value['timeoutSec'] !== hookTimeout(cli)) doc.set([...at, 'timeoutSec'], hookTimeout(cli));
+    }
+    for (const h of mine.filter((m) => m !== keep).reverse()) {
+      const handlers = (doc.value()['hooks'] as JsonObject)[event] as Json[];
+      if (handlers.length > 1) doc.set(['hooks', event, h.group], undefined);
+      else doc.set(['hooks', event], undefined);
+    }
+    if (command !== undefined && keep === undefined) {
+      const entry = { type: 'command', bash: command, timeoutSec: hookTimeout(cli) };
+      const hooks = doc.value()['hooks'];
+      const handlers = isObject(hooks) ? hooks[event] : undefined;
+      if (Array.isArray(handlers)) doc.set(['hooks', event, handlers.length], entry);
+      else doc.set(['hooks', event], [entry]);
+    }
+  }
+  return doc.result(text);
+}
+
+/** T45: `{"mcpServers": {<name>: {command, args}}}` (Claude Code's .mcp.json and ~/.claude.json, Gemini's and Qwen's settings.json, Copilot's files). Undefined removes it. */
+export function editMcpText(path: string, text: string | undefined, server: { command: string; args: string[] } | undefined, flavor: JsonFlavor = STRICT_JSON, name: string = MCP_SERVER_NAME): string | undefined {
   const doc = new JsonDocument(path, text, flavor);
   const servers = doc.value()['mcpServers'];
-  const current = isObject(servers) ? servers[MCP_SERVER_NAME] : undefined;
+  const current = isObject(servers) ? servers[name] : undefined;
   if (server === undefined) {
     if (current === undefined) return text;
-    if (Object.keys(servers as JsonObject).length > 1) doc.set(['mcpServers', MCP_SERVER_NAME], undefined);
+    if (Object.keys(servers as JsonObject).length > 1) doc.set(['mcpServers', name], undefined);
     else doc.set(['mcpServers'], undefined);
     return doc.result(text);
   }
   if (isObject(current)) {
-    if (current['command'] !== server.command) doc.set(['mcpServers', MCP_SERVER_NAME, 'command'], server.command);
-    if (JSON.stringify(current['args']) !== JSON.stringify(server.args)) doc.set(['mcpServers', MCP_SERVER_NAME, 'args'], server.args);
-  } else doc.set(['mcpServers', MCP_SERVER_NAME], { command: server.command, args: server.args });
+    if (current['command'] !== server.command) doc.set(['mcpServers', name, 'command'], server.command);
+    if (JSON.stringify(current['args']) !== JSON.stringify(server.args)) doc.set(['mcpServers', name, 'args'], server.args);
+  } else doc.set(['mcpServers', name], { command: server.command, args: server.args });
   return doc.result(text);
 }
 

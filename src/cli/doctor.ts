@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { INIT_HOOK_EVENTS, codexRecordedTrust, codexTrustFor, hookHandlers, MCP_SERVER_NAME, mcpServerEntry, qwenApproval, qwenMcpApprovalHash, readJsonConfig, readTomlConfig, type AgentCli } from './agent-config.js';
+import { AGENT_CLIS, INIT_HOOK_EVENTS, codexRecordedTrust, codexTrustFor, handlerPlace, hookHandlers, hookShape, MCP_SERVER_NAME, mcpServerEntry, mcpServerName, qwenApproval, qwenMcpApprovalHash, readJsonConfig, readTomlConfig, type AgentCli } from './agent-config.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { databasePathProblem, readText } from './config-files.js';
-import { INIT_USAGE, codexHome, qwenProjectRoot, target, type Target } from './init.js';
+import { INIT_USAGE, KIT_MENTION, codexHome, copilotHome, qwenProjectRoot, target, type Target } from './init.js';
 import { EXIT, UsageError, type ExitCode, type Io } from './io.js';
 import { kitLauncher, parseKitHookCommand, parseKitMcpEntry, sameLauncher, type KitCommand } from './kit-command.js';
 
@@ -41,20 +41,51 @@ function codexProjectTrusted(dir: string): boolean | string {
   return [dir, real].some((d) => Object.hasOwn(projects, d) && projects[d]?.trust_level === 'trusted');
 }
 
+/**
+ * T55: whether Copilot reads a project's `.github/hooks` and workspace MCP file: only in a folder
+ * its config.json lists under `trustedFolders` (the folder or one above it; checked with the real
+ * binary, which ignores the same list in settings.json).
+ */
+function copilotFolderTrusted(dir: string): boolean | string {
+  const path = `${copilotHome()}/config.json`;
+  let folders: unknown;
+  try {
+    folders = readJsonConfig(path, readText(path), { comments: true })['trustedFolders'];
+  } catch (error) {
+    return errorText(error);
+  }
+  if (!Array.isArray(folders)) return false;
+  let real = dir;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    // A folder that is gone is simply not trusted.
+  }
+  const within = (d: string, f: string) => d === f || d.startsWith(f.endsWith('/') ? f : `${f}/`);
+  return folders.some((f) => typeof f === 'string' && f !== '' && [dir, real].some((d) => within(d, f)));
+}
+
 /** T47: the MCP entry init registers in one target, parsed, if there is one. */
 function mcpLine(t: Target, own: readonly string[]): DoctorLine | undefined {
+  const name = mcpServerName(t.cli);
+  const what = `${t.scope} MCP server`;
+  const entryIn = (path: string) => {
+    const config = t.cli === 'codex' ? readTomlConfig(path, readText(path)) : readJsonConfig(path, readText(path), t.flavor);
+    const servers = (t.cli === 'codex' ? config['mcp_servers'] : config['mcpServers']) as Record<string, unknown> | undefined;
+    return servers?.[name];
+  };
   let entry: unknown;
   try {
-    const config = t.cli === 'codex' ? readTomlConfig(t.mcpPath, readText(t.mcpPath)) : readJsonConfig(t.mcpPath, readText(t.mcpPath), t.flavor);
-    const servers = (t.cli === 'codex' ? config['mcp_servers'] : config['mcpServers']) as Record<string, unknown> | undefined;
-    entry = servers?.[MCP_SERVER_NAME];
+    entry = entryIn(t.mcpPath);
+    // T55: an entry in a file Copilot does not read while the other exists is never started.
+    const stale = entry === undefined ? (t.staleMcpPaths ?? []).find((p) => entryIn(p) !== undefined) : undefined;
+    if (stale !== undefined) return { cli: t.cli, what, ok: false, detail: `${stale}: Copilot does not read it while ${t.mcpPath} exists, so the "${name}" entry there never starts: run init ${t.cli} again to move it` };
   } catch (error) {
-    return { cli: t.cli, what: `${t.scope} MCP server`, ok: false, detail: errorText(error) };
+    return { cli: t.cli, what, ok: false, detail: errorText(error) };
   }
   if (entry === undefined) return undefined;
   const kit = parseKitMcpEntry(entry);
-  const what = `${t.scope} MCP server`;
-  if (kit === undefined) return { cli: t.cli, what, ok: false, detail: `${t.mcpPath}: the "${MCP_SERVER_NAME}" entry is not a command init writes (not run)` };
+  if (kit === undefined) return { cli: t.cli, what, ok: false, detail: `${t.mcpPath}: the "${name}" entry is not a command init writes (not run)` };
   if (kit.form === 'npx') return { cli: t.cli, what, ok: false, detail: `${t.mcpPath}: runs "npx session-state-kit", resolved by name from the registry when the CLI starts it: run init again to pin it to this copy` };
   if (!sameLauncher(kit.launcher, own)) return { cli: t.cli, what, ok: false, detail: `${t.mcpPath}: runs another copy of the kit (${kit.launcher.join(' ')}): run init again from the copy you use` };
   return { cli: t.cli, what, ok: true, detail: `${t.mcpPath}: pinned to this copy of the kit` };
@@ -106,7 +137,7 @@ function probeHook(kit: KitCommand, dir: string): { ok: boolean; detail: string 
  */
 export function doctor(dir: string, launcher: readonly string[] = kitLauncher()): DoctorLine[] {
   const lines: DoctorLine[] = [];
-  for (const cli of ['claude-code', 'codex', 'gemini', 'qwen'] as const) {
+  for (const cli of AGENT_CLIS) {
     for (const scope of ['project', 'user'] as const) {
       const t = target(cli, scope, dir, undefined);
       const line = (what: string, ok: boolean, detail: string) => lines.push({ cli, what: `${scope} ${what}`, ok, detail });
@@ -118,12 +149,17 @@ export function doctor(dir: string, launcher: readonly string[] = kitLauncher())
         continue;
       }
       // Every event, not only init's: a lookalike may sit under any of them.
-      const handlers = hookHandlers(settings as never);
-      const kits = handlers.map((h) => ({ h, kit: parseKitHookCommand(h.value['command']) })).filter((x) => x.kit?.cli === cli);
-      const foreign = handlers.filter((h) => typeof h.value['command'] === 'string' && /session-state-kit|\bhook (claude-code|codex|gemini|qwen)\b/.test(h.value['command']) && parseKitHookCommand(h.value['command']) === undefined);
+      const handlers = hookHandlers(settings as never, undefined, hookShape(cli));
+      const kits = handlers.map((h) => ({ h, kit: parseKitHookCommand(h.command) })).filter((x) => x.kit?.cli === cli);
+      const foreign = handlers.filter((h) => typeof h.command === 'string' && KIT_MENTION.test(h.command) && parseKitHookCommand(h.command) === undefined);
       const mcp = mcpLine(t, launcher);
       if (kits.length === 0 && foreign.length === 0 && mcp === undefined) continue;
-      for (const h of foreign) line('hook not run', false, `${t.hooksPath}: ${h.event}[${h.group}][${h.handler}] mentions session-state-kit but is not a command init writes; doctor does not run it`);
+      for (const h of foreign) line('hook not run', false, `${t.hooksPath}: ${handlerPlace(h)} mentions session-state-kit but is not a command init writes; doctor does not run it`);
+      // T55: Copilot reads a project's hooks and workspace MCP file only in a folder it trusts.
+      if (cli === 'copilot' && scope === 'project') {
+        const ok = copilotFolderTrusted(dir);
+        line('folder trusted', ok === true, ok === true ? `Copilot reads ${dir}/.github/hooks and ${t.mcpPath}` : typeof ok === 'string' ? ok : `Copilot does not read ${dir}/.github/hooks or its MCP file in a folder it does not trust: trust it when Copilot asks ("remember this folder"), or run "copilot --trust-folder" there; init never does`);
+      }
       const dbs = [...new Set(kits.map((k) => k.kit!.db))];
       if (kits.length === 0) line('hooks installed', false, `${t.hooksPath}: none (run init ${cli}${scope === 'user' ? ' --user' : ''})`);
       for (const db of dbs) {
@@ -153,7 +189,7 @@ export function doctor(dir: string, launcher: readonly string[] = kitLauncher())
           } catch (error) {
             line('hooks trusted', false, errorText(error));
           }
-          const wanted = codexTrustFor(t.hooksPath, settings as never, (c) => mine.some((k) => k.h.value['command'] === c));
+          const wanted = codexTrustFor(t.hooksPath, settings as never, (c) => mine.some((k) => k.h.command === c));
           const trusted = wanted.filter((o) => recorded.get(o.key) === o.hash).length;
           const stale = wanted.filter((o) => recorded.has(o.key) && recorded.get(o.key) !== o.hash).length;
           line('hooks trusted', trusted === wanted.length, `${trusted}/${wanted.length} trusted${stale ? `, ${stale} changed since trusted (renew: init codex --trust)` : ''}${trusted < wanted.length && !stale ? ' (Codex skips untrusted hooks silently: init codex --trust, or /hooks in Codex)' : ''}`);
@@ -187,7 +223,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`, ['see: session-state-kit doctor --help']);
   const lines = doctor(resolve(values.dir ?? process.cwd()));
   if (lines.length === 0) {
-    io.out('no session-state-kit hooks installed for Claude Code, Codex, Gemini CLI or Qwen Code here or for this user: see session-state-kit init --help');
+    io.out('no session-state-kit hooks installed for Claude Code, Codex, Gemini CLI, Qwen Code or Copilot CLI here or for this user: see session-state-kit init --help');
     return EXIT.failure;
   }
   for (const l of lines) io.out(`${l.ok ? 'ok  ' : 'FAIL'}  ${l.cli.padEnd(11)} ${l.what.padEnd(24)} ${l.detail}`);

@@ -3,6 +3,7 @@ import type { Notice, NoticeAck, RecordInput, StateEvent } from '../../spec/inde
 import { noticesText } from '../tools/text.js';
 import { CLAUDE_CODE_AGENT, CLAUDE_HOOK_EVENTS, planClaudeHookEvent, type ClaudeHookInput } from '../integrations/claude-agent-sdk/events.js';
 import { CODEX_AGENT, CODEX_CONTEXT_EVENTS, planCodexHookEvent } from '../integrations/codex/events.js';
+import { COPILOT_AGENT, COPILOT_CONTEXT_EVENTS, planCopilotHookEvent, sentByCopilot } from '../integrations/copilot/events.js';
 import { GEMINI_AGENT, GEMINI_CONTEXT_EVENTS, planGeminiHookEvent } from '../integrations/gemini/events.js';
 import { QWEN_AGENT, QWEN_CONTEXT_EVENTS, planQwenHookEvent } from '../integrations/qwen/events.js';
 import { sessionKeyIntro, type HookPlan } from '../integrations/hook-plan.js';
@@ -20,7 +21,7 @@ export const HOOK_MAX_NOTICES = 50;
 export const HOOK_BUSY_MS = 150;
 export const HOOK_BUDGET_MS = 500;
 
-export const HOOK_USAGE = `session-state-kit hook claude-code|codex|gemini|qwen --db <file> [--agent <id>]
+export const HOOK_USAGE = `session-state-kit hook claude-code|codex|gemini|qwen|copilot --db <file> [--agent <id>]
 
 A command hook for Claude Code (PROTOCOL.md T9, events as T30-T34), Codex CLI (T40-T44), Gemini
 CLI (T48) or Qwen Code (T56-T57); all plan with one planner. Reads the hook's JSON payload on
@@ -46,10 +47,10 @@ statement and stops after ${HOOK_BUDGET_MS} ms, printing nothing (the notices wa
 
   --db <file>    SQLite state database (created if missing), shared with "session-state-kit mcp"
                  (a file: '' and :memory: share nothing and are refused)
-  --agent <id>   agent id of the session keys (default: the runtime's name, claude-code, codex,
-                 gemini or qwen)
+  --agent <id>   agent id of the session keys (default: the runtime's name: claude-code, codex,
+                 gemini, qwen or copilot)
 
-Set it up with "session-state-kit init claude-code" (or codex, gemini, qwen): it writes each entry as
+Set it up with "session-state-kit init claude-code" (or codex, gemini, qwen, copilot): it writes each entry as
 the absolute path of this Node and of this kit's CLI, never a package name resolved when the hook
 runs. By hand, in .claude/settings.json:
   {"hooks": {
@@ -77,6 +78,14 @@ person's prompt; the empty prompt Qwen submits when a tool result continues a tu
 SubagentStart, SubagentStop and PostCompact as above. The key line goes out with SessionStart
 (Qwen puts it in the system instruction, so a resume tells it again), the notices with
 UserPromptSubmit. Sessions are "agent:qwen:<session_id>".
+
+GitHub Copilot CLI (1.0.102 payloads under PascalCase event names, T52-T54): SessionStart (new,
+startup, resume), UserPromptSubmit (the person's prompt; a sub-agent's prompt is ignored) and
+PreCompact (recorded as the compaction starts); SessionEnd records nothing (Copilot reports /clear
+as an exit and goes on in a new session). Notices and the key line go out as {"additionalContext":
+...} of SessionStart and UserPromptSubmit (a resume tells the key again: Copilot does not keep the
+earlier start's). Sessions are "agent:copilot:<session_id>". Copilot also
+runs a project's Claude Code hooks: "hook claude-code" ignores the payloads Copilot sends it.
 
 Exit codes: 0 always, except 1 for a bad command line (never 2, which would block the prompt).`;
 
@@ -114,6 +123,8 @@ export interface ClaudeCodeHookRun {
   /** T40: whose payload it is (default claude-code). */
   runtime?: HookRuntime;
   agentId: string;
+  /** T54: the hook's environment, where Copilot marks the hooks it runs (default: none). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Opens the store; called only once the input is known to be usable (nothing is written otherwise). */
   openStore: () => HookStore | Promise<HookStore>;
   /** Writes stdout; resolves once the text was handed over, rejects if it could not be. */
@@ -129,12 +140,18 @@ export interface ClaudeCodeHookRun {
 /** T9, T40: a hook run's plan is the shared planner's (hook-plan.ts), the one the Agent SDK hooks make too. */
 export type PlannedHook = HookPlan;
 
-/** T9, T40: the runtimes `hook` serves: how each plans a payload and which events may carry context. */
+type Env = Readonly<Record<string, string | undefined>>;
+/** T9, T43: the output Claude Code, Codex and Gemini CLI read added context from. */
+const hookSpecificOutput = (event: string, text: string) => JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } });
+
+/** T9, T40: the runtimes `hook` serves: how each plans a payload, which events may carry context, and in what output. */
 export const HOOK_RUNTIMES = {
-  'claude-code': { defaultAgent: CLAUDE_CODE_AGENT, plan: (input: string, agentId: string) => planClaudeCodeHook(input, agentId), carriesContext: (_event: string) => true },
-  codex: { defaultAgent: CODEX_AGENT, plan: (input: string, agentId: string) => planCodexHook(input, agentId), carriesContext: (event: string) => CODEX_CONTEXT_EVENTS.has(event) },
-  gemini: { defaultAgent: GEMINI_AGENT, plan: (input: string, agentId: string) => planGeminiHook(input, agentId), carriesContext: (event: string) => GEMINI_CONTEXT_EVENTS.has(event) },
-  qwen: { defaultAgent: QWEN_AGENT, plan: (input: string, agentId: string) => planQwenHook(input, agentId), carriesContext: (event: string) => QWEN_CONTEXT_EVENTS.has(event) },
+  'claude-code': { defaultAgent: CLAUDE_CODE_AGENT, plan: (input: string, agentId: string, env: Env = {}) => planClaudeCodeHook(input, agentId, env), carriesContext: (_event: string) => true, output: hookSpecificOutput },
+  codex: { defaultAgent: CODEX_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planCodexHook(input, agentId), carriesContext: (event: string) => CODEX_CONTEXT_EVENTS.has(event), output: hookSpecificOutput },
+  qwen: { defaultAgent: QWEN_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planQwenHook(input, agentId), carriesContext: (event: string) => QWEN_CONTEXT_EVENTS.has(event), output: hookSpecificOutput },
+  gemini: { defaultAgent: GEMINI_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planGeminiHook(input, agentId), carriesContext: (event: string) => GEMINI_CONTEXT_EVENTS.has(event), output: hookSpecificOutput },
+  // T53: Copilot reads a top-level additionalContext and ignores hookSpecificOutput (checked with 1.0.102).
+  copilot: { defaultAgent: COPILOT_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planCopilotHook(input, agentId), carriesContext: (event: string) => COPILOT_CONTEXT_EVENTS.has(event), output: (_event: string, text: string) => JSON.stringify({ additionalContext: text }) },
 } as const;
 export type HookRuntime = keyof typeof HOOK_RUNTIMES;
 
@@ -166,6 +183,14 @@ export function planGeminiHook(input: string, agentId: string): PlannedHook | st
   return planGeminiHookEvent(p, { agentId }, true);
 }
 
+/** T52-T53: what a Copilot CLI payload asks for, decided before anything is opened, or the reason to ignore it. */
+export function planCopilotHook(input: string, agentId: string): PlannedHook | string {
+  if (input.trim() === '') return 'no input: the hook reads the payload GitHub Copilot CLI writes to stdin (run it from a hook entry, or pipe a payload in)';
+  const p = parseObject(input);
+  if (typeof p === 'string') return p;
+  return planCopilotHookEvent(p, { agentId });
+}
+
 /** T40-T43: what a Codex payload asks for, decided before anything is opened, or the reason to ignore it. */
 export function planCodexHook(input: string, agentId: string): PlannedHook | string {
   if (input.trim() === '') return 'no input: the hook reads the payload Codex writes to stdin (run it from a hook entry, or pipe a payload in)';
@@ -181,10 +206,13 @@ export function planCodexHook(input: string, agentId: string): PlannedHook | str
  * validates every record (R1-R4), so a payload the store would reject writes nothing at all,
  * not even a new database file.
  */
-export function planClaudeCodeHook(input: string, agentId: string): PlannedHook | string {
+export function planClaudeCodeHook(input: string, agentId: string, env: Env = {}): PlannedHook | string {
   if (input.trim() === '') return 'no input: the hook reads the payload Claude Code writes to stdin (run it from a hook entry, or pipe a payload in)';
   const p = parseObject(input);
   if (typeof p === 'string') return p;
+  // T54: Copilot runs a project's Claude Code hooks too, with its own session ids; its sessions take
+  // part through "hook copilot", so this run writes nothing and hands nothing over a second time.
+  if (sentByCopilot(p, env)) return 'run by GitHub Copilot CLI, whose sessions take part through "hook copilot" (init copilot): ignored, nothing written';
   const event = p['hook_event_name'];
   if (!(CLAUDE_HOOK_EVENTS as readonly unknown[]).includes(event)) return `ignored hook event ${JSON.stringify(event)} (handles ${CLAUDE_HOOK_EVENTS.join(', ')})`;
   const sessionId = p['session_id'];
@@ -215,7 +243,7 @@ export function hookContext(plan: PlannedHook, notices: readonly Notice[], max =
 /** T9: one hook run. Never throws: every failure is one line through `warn`, and the prompt goes on. */
 export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
   const runtime = HOOK_RUNTIMES[run.runtime ?? 'claude-code'];
-  const plan = runtime.plan(run.input, run.agentId);
+  const plan = runtime.plan(run.input, run.agentId, run.env ?? {});
   if (typeof plan === 'string') return run.warn(plan);
   // SessionEnd for another reason than clear: nothing to record, nothing to say (T34).
   if (plan.records.length === 0 && plan.resetSession === undefined && plan.deliverTo === undefined && plan.introduce === undefined) return;
@@ -233,12 +261,15 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
   };
   try {
     // T51: a key the store already knows was told to the model before (a resume, another hook).
-    const introduce = plan.introduce !== undefined && (!plan.introduceOnlyIfNew || (await store.stateVersion(plan.sessionKey, run.agentId)) === 0);
+    const head = plan.introduce !== undefined && (plan.introduceOnlyIfNew || plan.introduceIfCreatedNow) ? await store.stateVersion(plan.sessionKey, run.agentId) : 0;
+    let introduce = plan.introduce !== undefined && (!plan.introduceOnlyIfNew || head === 0);
     // The store logs and swallows its own failures (R9): a turn that could not be recorded is lost,
     // the person's prompt is not.
     for (const record of plan.records) {
       if (overBudget('recording')) return;
-      await store.record(record);
+      const event = await store.record(record);
+      // T52: a dedupe hit returns the event an earlier run inserted, at or below the head read before.
+      if (plan.introduceIfCreatedNow && record.kind === 'created' && event !== undefined) introduce = plan.introduce !== undefined && event.sequence > head;
     }
     if (overBudget('reading notices')) return;
     // T34: after `session_reset`, so its watchers hear of it before the cleared session's own watches end (R50).
@@ -249,7 +280,7 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
     if (overBudget('printing')) return;
     const context = runtime.carriesContext(plan.event) ? hookContext(introduce ? plan : { ...plan, introduce: undefined }, notices) : undefined;
     if (context === undefined) return;
-    const output = JSON.stringify({ hookSpecificOutput: { hookEventName: plan.event, additionalContext: context.text } });
+    const output = runtime.output(plan.event, context.text);
     try {
       await run.write(`${output}\n`);
     } catch (error) {
@@ -358,7 +389,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     return EXIT.failure;
   }
   if (process.stdin.isTTY) {
-    const name = { 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code' }[known ?? 'claude-code'];
+    const name = { 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', copilot: 'GitHub Copilot CLI' }[known ?? 'claude-code'];
     warn(`reads a ${name} hook payload (JSON) on stdin; nothing to read from a terminal`);
     return EXIT.ok;
   }
@@ -376,6 +407,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     input,
     runtime: known,
     agentId,
+    env: process.env,
     warn,
     write: writeStdout,
     reachesReader: stdoutReachesReader,

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   ConfigFileError,
   READ_ONLY_TOOLS,
@@ -13,9 +13,12 @@ import {
   editHooksText,
   editMcpText,
   editQwenApprovalsText,
+  handlerPlace,
   hookHandlers,
+  hookShape,
   isBareMcpEntry,
   mcpServerEntry,
+  mcpServerName,
   qwenApproval,
   qwenMcpApprovalHash,
   readJsonConfig,
@@ -31,13 +34,13 @@ import { lineDiff } from './line-diff.js';
 import { VISIBILITIES, type Visibility } from '../tools/scope.js';
 
 /**
- * T60: the visibility init gives the server of a CLI that names its caller (Claude Code, Qwen Code). The sessions on one database are
- * one person's team, peers rather than a spawn tree (a Codex session is never in a Claude Code
+ * T60: the visibility init gives the server of a CLI that names its caller (Claude Code, Qwen Code, Copilot CLI).
+ * The sessions on one database are one person's team, peers rather than a spawn tree (a Codex session is never in a Claude Code
  * session's tree), and the first thing a session does with the tools is watch and read a peer.
  */
 export const INIT_VISIBILITY: Visibility = 'all';
 
-export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini|qwen [--project | --user] [--dir <path>] [--db <file>] [--trust] [--allow-read-tools] [--visibility <scope>] [--gitignore] [--dry-run] [--uninstall]
+export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini|qwen|copilot [--project | --user] [--dir <path>] [--db <file>] [--trust] [--allow-read-tools] [--visibility <scope>] [--gitignore] [--dry-run] [--uninstall]
 session-state-kit doctor [--dir <path>]
 
 init writes the hook and MCP server entries a CLI needs to take part (PROTOCOL.md T45-T47, T50),
@@ -58,6 +61,11 @@ other entry, a kit hook for another database included, is left as it is.
                 exactly that MCP entry for <dir> in ~/.qwen/mcpApprovals.json (Qwen Code starts
                 no project server before it is approved, and skips it without a word)
                 --user:    $QWEN_HOME/settings.json (QWEN_HOME: ~/.qwen)
+  copilot       --project: <dir>/.github/hooks/session-state-kit.json, and the MCP server in the
+                           workspace file Copilot reads: <dir>/.mcp.json when there is one, else
+                           <dir>/.github/mcp.json (Copilot reads both only in a folder it trusts)
+                --user:    $COPILOT_HOME/hooks/session-state-kit.json and $COPILOT_HOME/mcp-config.json
+                           (COPILOT_HOME: ~/.copilot)
 
   --project      (default) the project in --dir (default: the current directory)
   --user         the user's own files, for every project
@@ -72,7 +80,7 @@ other entry, a kit hook for another database included, is left as it is.
                  (claude -p, codex exec) needs: Claude Code's permissions.allow names exactly
                  them, Codex's server table approves exactly them; the others still ask
   --visibility <s>
-                 claude-code, qwen: how far each session's MCP server sees (T10, T60): all (the
+                 claude-code, qwen, copilot: how far each session's MCP server sees (T10, T60): all (the
                  default: every session on this database, which is the team; a session still
                  reads and takes only its own notices, T13), agent, tree or self
   --gitignore    add .session-state-kit/ (where the default database lives) to <dir>/.gitignore:
@@ -82,7 +90,8 @@ other entry, a kit hook for another database included, is left as it is.
 
 doctor says, for each CLI and scope, whether each hook is installed, trusted (Codex: the handlers
 and the project), pinned to this copy of the kit, and runs, and whether its database can open
-(Qwen Code: also whether the project's MCP server is approved, and whether a .mcp.json hides it).
+(Qwen Code: also whether the project's MCP server is approved, and whether a .mcp.json hides it;
+Copilot: whether it trusts the folder).
 To see that a hook runs, doctor starts it itself, without a shell, only when its command is
 exactly this kit's (this Node, this script, "hook <cli> --db <file>"), with a payload every hook
 ignores, in --dir: nothing is recorded. Any other command in those files is reported, never run.
@@ -100,6 +109,8 @@ export interface Target {
   trustPath?: string;
   /** Qwen Code, project scope: the user's mcpApprovals.json, where a project's MCP server is approved (T58). */
   approvalsPath?: string;
+  /** T55: files where an earlier init may have put the MCP entry and the CLI no longer reads it: the entry leaves them. */
+  staleMcpPaths?: string[];
   db: string;
   /** How the CLI reads its JSON files. */
   flavor: JsonFlavor;
@@ -131,6 +142,11 @@ export function qwenProjectRoot(dir: string): string {
   }
 }
 
+/** T55: Copilot's own folder (`COPILOT_HOME`, default ~/.copilot): user hooks, MCP servers, folder trust. */
+export function copilotHome(): string {
+  return process.env['COPILOT_HOME'] !== undefined && process.env['COPILOT_HOME'] !== '' ? resolve(process.env['COPILOT_HOME']) : join(homedir(), '.copilot');
+}
+
 export function defaultDb(scope: 'project' | 'user', dir: string): string {
   return scope === 'user' ? join(homedir(), '.session-state-kit', 'state.db') : join(dir, '.session-state-kit', 'state.db');
 }
@@ -149,6 +165,15 @@ export function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db
     const settings = scope === 'user' ? join(qwenHome(), 'settings.json') : join(dir, '.qwen', 'settings.json');
     return { cli, scope, dir, hooksPath: settings, mcpPath: settings, db: dbPath, flavor: { comments: true }, ...(scope === 'project' ? { approvalsPath: qwenApprovalsPath() } : {}) };
   }
+  if (cli === 'copilot') {
+    if (scope === 'user') {
+      const ch = copilotHome();
+      return { cli, scope, dir, hooksPath: join(ch, 'hooks', 'session-state-kit.json'), mcpPath: join(ch, 'mcp-config.json'), db: dbPath, flavor: STRICT_JSON };
+    }
+    // T55: Copilot reads .github/mcp.json only while there is no .mcp.json (checked with the real binary).
+    const [reads, ignores] = existsSync(join(dir, '.mcp.json')) ? ['.mcp.json', join('.github', 'mcp.json')] : [join('.github', 'mcp.json'), '.mcp.json'];
+    return { cli, scope, dir, hooksPath: join(dir, '.github', 'hooks', 'session-state-kit.json'), mcpPath: join(dir, reads), staleMcpPaths: [join(dir, ignores)], db: dbPath, flavor: STRICT_JSON };
+  }
   if (cli === 'claude-code') {
     return scope === 'user'
       ? { cli, scope, dir, hooksPath: join(home, '.claude', 'settings.json'), mcpPath: join(home, '.claude.json'), db: dbPath, flavor: STRICT_JSON }
@@ -161,13 +186,16 @@ export function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db
 }
 
 /**
- * T44, T50, T59, T60: the MCP server entry init registers. Claude Code and Qwen Code tell their
- * server the caller, which then sees with the team's visibility; Codex and Gemini CLI do not.
+ * T44, T50, T55, T59, T60: the MCP server entry init registers. Claude Code, Qwen Code and Copilot
+ * tell their server the caller, which then sees with the team's visibility; Codex and Gemini CLI do not.
  */
 export function mcpEntry(cli: AgentCli, launcher: readonly string[], db: string, visibility: Visibility = INIT_VISIBILITY): { command: string; args: string[] } {
-  const binding = cli === 'claude-code' ? ['--claude-code-session'] : cli === 'qwen' ? ['--caller-session', 'qwen'] : [];
+  const binding = cli === 'claude-code' ? ['--claude-code-session'] : cli === 'qwen' || cli === 'copilot' ? ['--caller-session', cli] : [];
   return { command: launcher[0]!, args: [...launcher.slice(1), 'mcp', '--db', db, ...binding, ...(binding.length > 0 ? ['--visibility', visibility] : [])] };
 }
+
+/** A command that mentions the kit or one of its hooks: reported when it is not one init writes (T45, T47). */
+export const KIT_MENTION = /session-state-kit|\bhook (claude-code|codex|gemini|qwen|copilot)\b/;
 
 /** Files by real path: two names of one file are one text, edited once (T45). */
 class FileSet {
@@ -202,6 +230,7 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
   const own = (c: unknown) => isOwnHook(c, t.cli, t.db);
   const notes: string[] = [];
 
+  const shape = hookShape(t.cli);
   const hooksText = files.get(t.hooksPath);
   const before = readJsonConfig(t.hooksPath, hooksText, t.flavor);
   const newHooks = editHooksText(t.hooksPath, hooksText, t.cli, options.uninstall ? undefined : command, own, t.flavor);
@@ -212,7 +241,16 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
     // T49: exactly the read-only tools, by their Claude Code names; uninstall takes them back.
     files.set(t.hooksPath, editAllowedToolsText(t.hooksPath, files.get(t.hooksPath), READ_ONLY_TOOLS.map(claudeToolRule), !options.uninstall, t.flavor));
   }
-  if (t.cli === 'claude-code' || t.cli === 'gemini' || t.cli === 'qwen') {
+  if (t.cli === 'copilot') {
+    const name = mcpServerName(t.cli);
+    files.set(t.mcpPath, editMcpText(t.mcpPath, files.get(t.mcpPath), mcp, t.flavor, name));
+    // T55: an entry an earlier init wrote where Copilot no longer reads it moves to where it does.
+    for (const stale of t.staleMcpPaths ?? []) files.set(stale, editMcpText(stale, files.get(stale), undefined, t.flavor, name));
+    if (t.scope === 'project' && !options.uninstall) {
+      notes.push(`Copilot reads ${join(t.dir, '.github', 'hooks')} and ${t.mcpPath} only in a folder it trusts (it asks on the first interactive run; "copilot -p" needs --trust-folder); init does not trust the folder for you, and doctor says whether it is.`);
+      if (basename(t.mcpPath) === '.mcp.json') notes.push(`${t.mcpPath} is also Claude Code's: it lists the "${name}" server, which starts only under Copilot (it binds to the session Copilot names, T55), and Copilot lists Claude Code's, which starts only under Claude Code.`);
+    }
+  } else if (t.cli === 'claude-code' || t.cli === 'gemini' || t.cli === 'qwen') {
     const mcpBefore = mcpServerEntry(t.mcpPath, files.get(t.mcpPath), t.flavor);
     files.set(t.mcpPath, editMcpText(t.mcpPath, files.get(t.mcpPath), mcp, t.flavor));
     if (t.cli === 'gemini' && t.scope === 'project' && !options.uninstall) notes.push(`Gemini CLI reads ${join(t.dir, '.gemini')} only in a folder it trusts; init does not trust the folder for you.`);
@@ -240,12 +278,12 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
     if (t.scope === 'project' && !options.uninstall) notes.push(`Codex reads ${join(t.dir, '.codex')} only in a project it trusts (it asks on the first run there, or run "codex --trust" there once); init does not trust the project for you, and doctor says whether it is.`);
   }
   // T45: say what init leaves alone, so a lookalike is never mistaken for an installed hook.
-  const lookalikes = hookHandlers(after).filter((h) => !own(h.value['command']) && typeof h.value['command'] === 'string' && /session-state-kit|\bhook (claude-code|codex|gemini|qwen)\b/.test(h.value['command']));
-  const otherDbs = [...new Set(lookalikes.map((h) => parseKitHookCommand(h.value['command'])).filter((k) => k?.cli === t.cli).map((k) => k!.db))];
+  const lookalikes = hookHandlers(after, undefined, shape).filter((h) => !own(h.command) && typeof h.command === 'string' && KIT_MENTION.test(h.command));
+  const otherDbs = [...new Set(lookalikes.map((h) => parseKitHookCommand(h.command)).filter((k) => k?.cli === t.cli).map((k) => k!.db))];
   if (otherDbs.length > 0) notes.push(`${t.hooksPath} also has session-state-kit hooks for ${otherDbs.map((d) => JSON.stringify(d)).join(', ')}; init leaves them as they are (run it with that --db to change them).`);
-  const foreign = lookalikes.filter((h) => parseKitHookCommand(h.value['command']) === undefined);
-  if (foreign.length > 0) notes.push(`${t.hooksPath} has ${foreign.length} handler(s) that mention session-state-kit but are not a command init writes (${foreign.map((h) => `${h.event}[${h.group}][${h.handler}]`).join(', ')}); init leaves them untouched${t.cli === 'codex' ? ' and never trusts them' : ''}.`);
-  if (options.uninstall && hookHandlers(before).every((h) => !own(h.value['command'])) && otherDbs.length > 0) notes.push(`nothing of init's for --db ${JSON.stringify(t.db)} was found: pass the --db those hooks use to remove them.`);
+  const foreign = lookalikes.filter((h) => parseKitHookCommand(h.command) === undefined);
+  if (foreign.length > 0) notes.push(`${t.hooksPath} has ${foreign.length} handler(s) that mention session-state-kit but are not a command init writes (${foreign.map(handlerPlace).join(', ')}); init leaves them untouched${t.cli === 'codex' ? ' and never trusts them' : ''}.`);
+  if (options.uninstall && hookHandlers(before, undefined, shape).every((h) => !own(h.command)) && otherDbs.length > 0) notes.push(`nothing of init's for --db ${JSON.stringify(t.db)} was found: pass the --db those hooks use to remove them.`);
   // The default database lives in the project: say it belongs in .gitignore, or put it there.
   const stateDir = join(t.dir, '.session-state-kit');
   if (!options.uninstall && t.scope === 'project' && t.db.startsWith(`${stateDir}/`)) {
@@ -327,14 +365,16 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
     'init',
   );
   const [cli, ...extra] = positionals;
-  if (cli !== 'claude-code' && cli !== 'codex' && cli !== 'gemini' && cli !== 'qwen') throw new UsageError(`init needs the CLI to set up: claude-code, codex, gemini or qwen${cli === undefined ? '' : ` (got ${JSON.stringify(cli)})`}`, ['see: session-state-kit init --help']);
+  if (cli !== 'claude-code' && cli !== 'codex' && cli !== 'gemini' && cli !== 'qwen' && cli !== 'copilot') throw new UsageError(`init needs the CLI to set up: claude-code, codex, gemini, qwen or copilot${cli === undefined ? '' : ` (got ${JSON.stringify(cli)})`}`, ['see: session-state-kit init --help']);
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`, ['see: session-state-kit init --help']);
   if (values.project && values.user) throw new UsageError('--project and --user exclude each other', ['see: session-state-kit init --help']);
+  if (values.trust && cli === 'copilot') throw new UsageError('--trust is for codex: init never trusts a folder for Copilot (T55)', ['Copilot asks on its first interactive run in the folder; doctor says whether it trusts it']);
   if (values.trust && cli !== 'codex') throw new UsageError('--trust is for codex (Claude Code runs the hooks in its settings as they are)', []);
   if (values['allow-read-tools'] && cli === 'gemini') throw new UsageError('--allow-read-tools is for claude-code and codex (Gemini CLI trusts or confirms a whole MCP server, not one tool: see docs/agents.md)', []);
   if (values['allow-read-tools'] && cli === 'qwen') throw new UsageError('--allow-read-tools is for claude-code and codex (Qwen Code allows a tool per run: qwen -p ... --allowed-tools <tool>; see docs/agents.md)', []);
+  if (values['allow-read-tools'] && cli === 'copilot') throw new UsageError('--allow-read-tools is for claude-code and codex (Copilot CLI allows a tool per run: copilot -p ... --allow-tool <tool>; see docs/agents.md)', []);
   if (values['allow-read-tools'] && values.uninstall) throw new UsageError('--allow-read-tools and --uninstall exclude each other (uninstall removes the approvals init wrote)', []);
-  if (values.visibility !== undefined && cli !== 'claude-code' && cli !== 'qwen') throw new UsageError(`--visibility is for claude-code and qwen (the ${cli} server is not told which session calls it, so it is not bound to one)`, []);
+  if (values.visibility !== undefined && (cli === 'codex' || cli === 'gemini')) throw new UsageError(`--visibility is for claude-code, qwen and copilot (the ${cli} server is not told which session calls it, so it is not bound to one)`, []);
   if (values.visibility !== undefined && !(VISIBILITIES as readonly string[]).includes(values.visibility)) throw new UsageError(`--visibility must be one of ${VISIBILITIES.join(', ')}, got ${JSON.stringify(values.visibility)}`, []);
   if (values.trust && values.uninstall) throw new UsageError('--trust and --uninstall exclude each other (uninstall removes the trust init recorded)', []);
   if (values.db !== undefined && (values.db.trim() === '' || values.db === ':memory:')) throw new UsageError(`--db needs a file both CLIs can share, got ${JSON.stringify(values.db)}`, []);

@@ -17,6 +17,9 @@ export const CALLER_SESSION_ENV: Record<string, string> = {
   'claude-code': 'CLAUDE_CODE_SESSION_ID',
   // T59: Qwen Code 0.24.4 sets it in the environment of every stdio MCP server it starts.
   qwen: 'QWEN_CODE_SESSION_ID',
+  // T55: Copilot CLI 1.0.102 sets it to the session's id, the one its hooks get, and starts the
+  // servers again for the new session after /clear.
+  copilot: 'COPILOT_AGENT_SESSION_ID',
 };
 
 export const MCP_USAGE = `session-state-kit mcp --db <file> [--session <key> | --caller-session <runtime>] [--visibility <scope>] [--agent <id>] [--poll-ms <n>]

@@ -58,6 +58,12 @@ export interface HookPlan {
    * context lost the line, so it is told again whatever the head.
    */
   introduceOnlyIfNew?: boolean;
+  /**
+   * T52: introduce the key only when this run's own `created` record is the one the store inserted
+   * (not a dedupe hit, R8): for a runtime whose first prompt runs beside the start, where the
+   * head may already count a person's turn.
+   */
+  introduceIfCreatedNow?: boolean;
 }
 
 /**

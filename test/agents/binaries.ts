@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -99,6 +99,46 @@ export function qwenEnv(box: Sandbox, baseUrl: string, extra: Record<string, str
  */
 export function loopbackOnlyEnv(log: string): Record<string, string> {
   return { NODE_OPTIONS: `--require ${JSON.stringify(join(dirname(fileURLToPath(import.meta.url)), 'loopback-only.cjs'))}`, SSK_NET_LOG: log };
+}
+
+/**
+ * GitHub Copilot CLI: the native executable of the platform package (`@github/copilot-<os>-<arch>`,
+ * musl builds as `linuxmusl`), which the npm launcher of `@github/copilot` would start.
+ */
+export function findCopilot(): Found {
+  const main = packageJson('@github/copilot');
+  if (!main) return { ok: false, reason: '@github/copilot is not installed (npm install)' };
+  const platforms = process.platform === 'linux' ? [`linux-${process.arch}`, `linuxmusl-${process.arch}`] : [`${process.platform}-${process.arch}`];
+  for (const platform of platforms) {
+    // Its `exports` names the executable only (no package.json subpath).
+    let executable: string;
+    try {
+      executable = require.resolve(`@github/copilot-${platform}`);
+    } catch {
+      continue;
+    }
+    return { ok: true, binary: { command: [executable], packageName: '@github/copilot', packageVersion: main.version } };
+  }
+  return { ok: false, reason: `the Copilot CLI platform package @github/copilot-${platforms[0]} is not installed (an optional dependency of @github/copilot)` };
+}
+
+/**
+ * Environment for a Copilot CLI run in a sandbox, talking to a chat-completions stand-in at
+ * `baseUrl` (a custom provider: no GitHub login; COPILOT_OFFLINE turns off every other network
+ * use). The binary unpacks its own runtime (about 235 MB) into a cache on first start: one cache in
+ * the temp folder serves every sandbox, so a run does not unpack it again.
+ */
+export function copilotEnv(box: Sandbox, baseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    HOME: box.home,
+    TMPDIR: tmpdir(),
+    COPILOT_CACHE_HOME: join(tmpdir(), 'ssk-copilot-cache'),
+    COPILOT_OFFLINE: 'true',
+    COPILOT_AUTO_UPDATE: 'false',
+    COPILOT_PROVIDER_BASE_URL: baseUrl,
+    COPILOT_MODEL: 'standin-model',
+    ...extra,
+  };
 }
 
 /** Claude Code: the `claude` executable in the Agent SDK's platform package (the one `query()` spawns). */
@@ -223,5 +263,32 @@ export function claudeEnv(box: Sandbox, apiUrl: string, extra: Record<string, st
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
     ...extra,
+  };
+}
+
+/**
+ * Where the binaries' processes connect to, seen by strace (`-f`: the hooks and MCP servers they
+ * start too): `wrap` prefixes a command so its connects are logged under `dir`, `peers` lists every
+ * internet address they reached or sent to (unix sockets left out). Undefined where strace cannot
+ * trace (not installed, ptrace refused), so a test can say it did not look.
+ */
+export interface ConnectTrace {
+  wrap(command: readonly string[]): string[];
+  peers(): string[];
+}
+
+export function traceConnects(dir: string): ConnectTrace | undefined {
+  if (spawnSync('strace', ['-f', '-qq', '-e', 'trace=connect', '-o', '/dev/null', 'true']).status !== 0) return undefined;
+  mkdirSync(dir, { recursive: true });
+  let runs = 0;
+  return {
+    wrap: (command) => ['strace', '-f', '-qq', '-e', 'trace=connect,sendto,sendmsg', '-o', join(dir, `run-${++runs}.strace`), ...command],
+    peers: () => {
+      const found = new Set<string>();
+      for (const file of existsSync(dir) ? readdirSync(dir) : []) {
+        for (const m of readFileSync(join(dir, file), 'utf8').matchAll(/sin_addr=inet_addr\("([^"]*)"\)|sin6_addr=inet_pton\(AF_INET6, "([^"]*)"\)/g)) found.add(m[1] ?? m[2]!);
+      }
+      return [...found].sort();
+    },
   };
 }

@@ -46,6 +46,8 @@ export function useBuiltCli(): { path: () => string; dir: () => string } {
   beforeAll(async () => {
     outdir = join(realpathSync(join(root, 'node_modules')), '.cache', 'ssk-cli-tests', `cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
     mkdirSync(outdir, { recursive: true });
+    // By its real path, the one init writes (T50), also where node_modules is a symlink (a worktree's).
+    outdir = realpathSync(outdir);
     await bundleCli(outdir);
   });
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));

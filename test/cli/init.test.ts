@@ -152,16 +152,17 @@ describe('T45 init: merged, idempotent, backed up, reversible', () => {
   it('T45 bad command lines are usage errors (exit 2) that name the problem', async () => {
     const s = sandbox('usage');
     for (const [args, text] of [
-      [['init'], 'claude-code, codex, gemini or qwen'],
+      [['init'], 'claude-code, codex, gemini, qwen or copilot'],
       [['init', 'opencode'], '"opencode"'],
       [['init', 'codex', '--user', '--project'], 'exclude each other'],
       [['init', 'claude-code', '--trust'], '--trust is for codex'],
       [['init', 'codex', '--db', ':memory:'], 'a file both CLIs can share'],
       [['init', 'gemini', '--allow-read-tools'], '--allow-read-tools is for claude-code and codex'],
       [['init', 'qwen', '--allow-read-tools'], '--allowed-tools <tool>'],
+      [['init', 'copilot', '--allow-read-tools'], '--allow-tool <tool>'],
       [['init', 'codex', '--allow-read-tools', '--uninstall'], 'exclude each other'],
-      [['init', 'codex', '--visibility', 'all'], '--visibility is for claude-code and qwen'],
-      [['init', 'gemini', '--visibility', 'all'], '--visibility is for claude-code and qwen'],
+      [['init', 'codex', '--visibility', 'all'], '--visibility is for claude-code, qwen and copilot'],
+      [['init', 'gemini', '--visibility', 'all'], '--visibility is for claude-code, qwen and copilot'],
       [['init', 'claude-code', '--visibility', 'everyone'], '--visibility must be one of self, tree, agent, all, got "everyone"'],
     ] as const) {
       const r = await run(cli.path(), args, s.env, s.project);

@@ -87,6 +87,19 @@ describe('T10-T13 a bound MCP server (real child process, SDK client)', () => {
     expect((await client.callTool({ name: 'session_notices', arguments: { watcherSessionKey: LEAD } })).isError).toBe(true);
   });
 
+  it('T55 --caller-session copilot binds to agent:copilot:$COPILOT_AGENT_SESSION_ID, the key hook copilot uses', async () => {
+    const db = join(dir, 'copilot-env.db');
+    const store = createSqliteStore({ path: db, now: () => Date.now(), logger: silentLogger });
+    store.watch({ watcherSessionKey: 'agent:copilot:c0ffee', targetSessionKey: LEAD, agentId: 'claude-code' });
+    store.record({ sessionKey: LEAD, agentId: 'claude-code', kind: 'human_direct_message', actorType: 'human', summary: 'human message via claude-code' });
+    store.close();
+    const { client } = await connect(['--db', db, '--caller-session', 'copilot'], { COPILOT_AGENT_SESSION_ID: 'c0ffee' });
+    expect(client.getInstructions()).toContain('bound to your session "agent:copilot:c0ffee"');
+    // T13: bound, the watcher may be left out: it is the caller.
+    expect(textOf(await client.callTool({ name: 'session_notices', arguments: {} }))).toContain(`Session "${LEAD}" changed`);
+    expect((await client.callTool({ name: 'session_notices', arguments: { watcherSessionKey: LEAD } })).isError).toBe(true);
+  });
+
   it('T10 unbound, the server says so on stderr', async () => {
     const { client, stderr } = await connect(['--db', join(dir, 'unbound.db')]);
     await client.listTools();
@@ -119,7 +132,15 @@ describe('T19 without CLAUDE_CODE_SESSION_ID', () => {
     // A runtime that names no session to its server cannot be bound to one.
     const unknown = spawnSync(process.execPath, [cli.path(), 'mcp', '--db', join(dir, 'noenv.db'), '--caller-session', 'codex'], { env, encoding: 'utf8', input: '', timeout: 30_000 });
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toContain('--caller-session knows claude-code, qwen, got "codex"');
+    expect(unknown.stderr).toContain('--caller-session knows claude-code, qwen, copilot, got "codex"');
+  });
+
+  it('T55 --caller-session copilot outside Copilot (no COPILOT_AGENT_SESSION_ID) is a usage error too', () => {
+    const env = { ...process.env };
+    delete env['COPILOT_AGENT_SESSION_ID'];
+    const r = spawnSync(process.execPath, [cli.path(), 'mcp', '--db', join(dir, 'noenv.db'), '--caller-session', 'copilot'], { env, encoding: 'utf8', input: '', timeout: 30_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--caller-session copilot needs COPILOT_AGENT_SESSION_ID in the environment');
   });
 });
 
