@@ -1,6 +1,7 @@
 import { appendGroup, appendSizeGroup } from './cases/append.js';
 import { changesSinceGroup } from './cases/changes-since.js';
 import { fanoutGroup } from './cases/fanout.js';
+import { hookGroup } from './cases/hook.js';
 import { feedGroup } from './cases/feed.js';
 import { latencyGroup } from './cases/latency.js';
 import type { BenchGroup } from './cases/context.js';
@@ -11,4 +12,4 @@ import { toolsGroup } from './cases/tools.js';
 import { upstreamScanGroup } from './cases/upstream-scan.js';
 
 /** Run order: cheap groups first; the event logs changes-since builds are reused by append-size and prune. */
-export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, pendingGroup, memoryGroup, feedGroup, fanoutGroup, latencyGroup, upstreamScanGroup, toolsGroup];
+export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, pendingGroup, memoryGroup, feedGroup, fanoutGroup, latencyGroup, upstreamScanGroup, toolsGroup, hookGroup];

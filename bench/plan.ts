@@ -24,6 +24,8 @@ export interface Plan {
   /** Size of the transcript the upstream scan reads, MiB, and how many times it is read. */
   upstreamScanMiB: number;
   upstreamScanRounds: number;
+  /** Hook processes (and as many bare node starts) the hook-start group times. */
+  hookStartRuns: number;
   /** Short operations (append, changesSince). */
   fast: Budget;
   /** Operations that need fresh rows before each call (prune, pending reads). */
@@ -48,6 +50,7 @@ export const PLANS: Record<Mode, Plan> = {
     memorySampleEvery: 100_000,
     upstreamScanMiB: 100,
     upstreamScanRounds: 3,
+    hookStartRuns: 30,
     fast: { rounds: 5, timeMs: 400, iterations: 50, warmupMs: 200, warmupIterations: 20 },
     heavy: { rounds: 3, timeMs: 0, iterations: 3, warmupMs: 0, warmupIterations: 1 },
     heavyShort: { rounds: 5, timeMs: 0, iterations: 20, warmupMs: 0, warmupIterations: 2 },
@@ -63,6 +66,7 @@ export const PLANS: Record<Mode, Plan> = {
     memorySampleEvery: 5_000,
     upstreamScanMiB: 8,
     upstreamScanRounds: 3,
+    hookStartRuns: 12,
     fast: { rounds: 3, timeMs: 100, iterations: 20, warmupMs: 50, warmupIterations: 10 },
     heavy: { rounds: 2, timeMs: 0, iterations: 2, warmupMs: 0, warmupIterations: 1 },
     // 20 samples per side, not 4: with 4 the 10-pair drain's ratio read 0.32-0.42 in two smoke runs (2026-12-04).
