@@ -63,11 +63,6 @@ export interface WireStreams {
 }
 
 /**
- * W1-W8, the implementation side: serves stores of `factory` over JSON lines on `streams` until the
- * input ends or a `shutdown` request arrives, then closes the open store. `lacks` is what `hello`
- * says the implementation does not have (W4).
- */
-/**
  * A deliberately broken wire behaviour, one per driver case (conformance/wire-cases.ts), so the
  * suite's own tests show each case can fail. Never set by a real server.
  */
@@ -88,6 +83,11 @@ export interface ServeWireOptions {
 
 const BLANK = /^[ \t\r]*$/;
 
+/**
+ * W1-W8, the implementation side: serves stores of `factory` over JSON lines on `streams` until the
+ * input ends or a `shutdown` request arrives, then closes the open store. `options.lacks` is what
+ * `hello` says the implementation does not have (W4).
+ */
 export function serveWire(factory: StoreFactory, streams: WireStreams, implementation = 'session-state-kit', sharing?: WireSharing, options: ServeWireOptions = {}): Promise<void> {
   const { lacks, quirk } = options;
   const io = streams as { input: Readable; output: Writable };
