@@ -32,3 +32,4 @@ export * from './changes-since.js';
 export * from './prune.js';
 export * from './feed-diff.js';
 export * from './wake.js';
+export * from './routing.js';

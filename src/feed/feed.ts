@@ -1,5 +1,5 @@
 import { watch as fsWatch } from 'node:fs';
-import { changesBetween, compareFeedPairs, newsByWatcher, snapshotPending, type PendingSnapshot } from '../core/index.js';
+import { changesBetween, compareFeedPairs, newsByWatcher, parseRoutePayload, snapshotPending, watcherRouteHash, type PendingSnapshot } from '../core/index.js';
 import { consoleLogger, errorDetails, guardedLogger, type Logger } from '../shared/logger.js';
 import type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource } from './types.js';
 import type { KitAbortSignal } from '../shared/abort.js';
@@ -327,6 +327,35 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     if (running) void refresh();
   };
 
+  /** Routing hashes of the watchers subscribed by key, kept while they are (R73). */
+  const routeHashes = new Map<string, string>();
+  const routeHashOf = (watcher: string): string => {
+    let h = routeHashes.get(watcher);
+    if (h === undefined) routeHashes.set(watcher, (h = watcherRouteHash(watcher)));
+    return h;
+  };
+
+  /**
+   * R73: a server push that names the watchers its commit changed wakes a read only when one of
+   * them is subscribed here (or a subscriber listens to every watcher). Skipping is safe: the
+   * position stays where it was, so the next read still sees that commit's changes.
+   */
+  const remoteWake = (payload?: string) => {
+    if (!running) return;
+    const named = parseRoutePayload(payload);
+    if (named !== 'everyone' && everyone.size === 0) {
+      let touched = false;
+      for (const watcher of byWatcher.keys()) {
+        if (named.has(routeHashOf(watcher))) {
+          touched = true;
+          break;
+        }
+      }
+      if (!touched) return;
+    }
+    void refresh();
+  };
+
   const start = () => {
     running = true;
     generation++;
@@ -339,7 +368,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     if (source.subscribeRemote) {
       const gen = generation;
       Promise.resolve()
-        .then(() => source.subscribeRemote!(wakeUp))
+        .then(() => source.subscribeRemote!(remoteWake))
         .then(
           (stop) => {
             if (gen === generation) stopRemote = stop;
@@ -396,7 +425,10 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
       else {
         const set = byWatcher.get(watcher);
         set?.delete(sub);
-        if (set?.size === 0) byWatcher.delete(watcher);
+        if (set?.size === 0) {
+          byWatcher.delete(watcher);
+          routeHashes.delete(watcher);
+        }
       }
       if (subscribers.size === 0 && running) stop();
     };

@@ -74,8 +74,12 @@ export interface PendingSource {
   changeToken?(): MaybePromise<number | string>;
   /** Called after this handle's own committed writes that may change pending state. */
   onLocalChange(listener: () => void): () => void;
-  /** Server push (PostgreSQL LISTEN/NOTIFY); absent on SQLite/memory. */
-  subscribeRemote?(listener: () => void): MaybePromise<() => void>;
+  /**
+   * Server push (PostgreSQL LISTEN/NOTIFY); absent on SQLite/memory. The listener gets the wake's
+   * payload when there is one (R73: the watchers the commit changed, by routing hash); a call
+   * without one (a reconnect, an older writer) means anything may have changed.
+   */
+  subscribeRemote?(listener: (payload?: string) => void): MaybePromise<() => void>;
   /**
    * R70: files another process's commit modifies (SQLite: the `-wal` file). The feed watches them
    * (fs.watch) to read at once instead of at the next poll; the token poll stays the fallback.

@@ -40,6 +40,8 @@ import {
   registerWatch,
   resolvePruneConfig,
   retentionCutoff,
+  ROUTE_EVERYONE,
+  routePayload,
   validateIdentity,
   validateNoticeAcks,
   validateSessionKey,
@@ -314,7 +316,8 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
   /** `changed[i]`: write i changes its pair's notice (core noticeChanged), so it stamps the transaction (R68). */
   private async putCursors(c: Tx, cursors: readonly WatchCursor[], notify: boolean, changed: readonly boolean[]): Promise<void> {
     if (cursors.length === 0) return;
-    if (notify) await this.run(c, 'upsertCursorsNotify', [...cursorArrays(cursors, changed), this.channel]);
+    // R73: the wake names the watchers whose pair this write changes (only those rows are stamped, R68).
+    if (notify) await this.run(c, 'upsertCursorsNotify', [...cursorArrays(cursors, changed), this.channel, routePayload(cursors.filter((_, i) => changed[i]).map((x) => x.watcherSessionKey))]);
     else await this.run(c, 'upsertCursors', cursorArrays(cursors, changed));
   }
 
@@ -425,7 +428,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
       this.tx(async (c) => {
         const gone = await this.run<{ pending: boolean }>(c, 'deleteCursor', [r.watcherSessionKey, r.targetSessionKey, r.agentId]);
         pending = gone.rows.some((x) => x.pending);
-        if (pending) await this.run(c, 'notify', [this.channel]);
+        if (pending) await this.run(c, 'notify', [this.channel, routePayload([r.watcherSessionKey])]);
         return { unwatched: (gone.rowCount ?? 0) > 0 };
       }),
     );
@@ -587,7 +590,8 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
         // R44: idle cursors expire, and with them their pending notices.
         const expired = await this.run<{ pending: boolean }>(c, 'deleteIdleCursors', [cutoff]);
         const pendingGone = expired.rows.some((x) => x.pending);
-        if (pendingGone) await this.run(c, 'notify', [this.channel]);
+        // R73: which watchers' cursors expired is not read back: everyone.
+        if (pendingGone) await this.run(c, 'notify', [this.channel, ROUTE_EVERYONE]);
         return pendingGone;
       });
     });
@@ -629,7 +633,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
       this.tx(async (c) => {
         const gone = await this.run<{ pending: boolean }>(c, 'deleteCursorsOfWatcher', [sessionKey]);
         const pending = gone.rows.some((x) => x.pending);
-        if (pending) await this.run(c, 'notify', [this.channel]);
+        if (pending) await this.run(c, 'notify', [this.channel, routePayload([sessionKey])]);
         return pending;
       }),
     );
@@ -649,7 +653,8 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
         const onTarget = await this.run<{ pending: boolean }>(c, 'deleteCursorsOnTarget', [agentId, sessionKey]);
         const ofWatcher = await this.run<{ pending: boolean }>(c, 'deleteCursorsOfWatcher', [sessionKey]);
         const pending = onTarget.rows.some((x) => x.pending) || ofWatcher.rows.some((x) => x.pending);
-        if (pending) await this.run(c, 'notify', [this.channel]);
+        // R73: the watchers of the deleted target are not read back: everyone.
+        if (pending) await this.run(c, 'notify', [this.channel, ROUTE_EVERYONE]);
         return pending;
       }, [this.identityLock(sessionKey, agentId)]),
     );
@@ -751,7 +756,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
    * listening connection reconnects with backoff, LISTENs again and then calls the listener once,
    * so the feed re-reads durable state: a notification lost while disconnected loses no notice.
    */
-  async subscribeRemote(listener: () => void): Promise<() => void> {
+  async subscribeRemote(listener: (payload?: string) => void): Promise<() => void> {
     this.assertOpen();
     return this.remote.add(listener);
   }
@@ -817,7 +822,7 @@ class RemoteListener {
     this.listeners = new ChangeListeners(logger, 'postgres store: a remote change listener');
   }
 
-  async add(listener: () => void): Promise<() => void> {
+  async add(listener: (payload?: string) => void): Promise<() => void> {
     this.stopped = false;
     const remove = this.listeners.add(listener);
     if (!this.client && !this.connecting && !this.timer) await this.connect(false);
@@ -828,8 +833,8 @@ class RemoteListener {
     };
   }
 
-  private fire(): void {
-    this.listeners.fire();
+  private fire(payload?: string): void {
+    this.listeners.fire(payload);
   }
 
   private connect(reconnect: boolean): Promise<void> {
@@ -838,7 +843,8 @@ class RemoteListener {
       client.on('error', (error) => this.dropped(client, error));
       client.on('end', () => this.dropped(client, new Error('the listening connection ended')));
       client.on('notification', (msg) => {
-        if (msg.channel === this.channel) this.fire();
+        // R73: the payload names the watchers the commit changed; an empty one names none in particular.
+        if (msg.channel === this.channel) this.fire(msg.payload === '' ? undefined : msg.payload);
       });
       try {
         await client.connect();

@@ -40,7 +40,7 @@ export function statements(schema: string) {
       'RETURNING (SELECT sequence FROM e) AS sequence',
     // Cursor rows in one statement; the NOTIFY rides along (delivered at commit, R62).
     upsertCursorsNotify:
-      `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} CROSS JOIN (SELECT pg_notify($10, '')) AS notify ` +
+      `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} CROSS JOIN (SELECT pg_notify($10, $11)) AS notify ` +
       upsertCursorsTail,
     upsertCursors: `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} ` + upsertCursorsTail,
     // R68: the reader's new position, and the pairs changed by transactions an old position did not see.
@@ -49,7 +49,8 @@ export function statements(schema: string) {
       `SELECT ${pairColumns} FROM ${C} WHERE changed_xid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(changed_xid, $1::pg_snapshot) ORDER BY changed_xid`,
     pendingPairsOfWatchers: `SELECT ${pairColumns} FROM ${C} WHERE watcher_session_key = ANY($1::text[]) AND notified > last_seen`,
     allPendingPairs: `SELECT ${pairColumns} FROM ${C} WHERE notified > last_seen`,
-    notify: "SELECT pg_notify($1, '')",
+    // R73: the payload names the watchers the commit changed (routePayload), or everyone.
+    notify: 'SELECT pg_notify($1, $2)',
     // reads
     cursor: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND target_session_key = $2 AND target_agent_id = $3`,
     cursorForUpdate: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND target_session_key = $2 AND target_agent_id = $3 FOR UPDATE`,

@@ -6,7 +6,7 @@ import type { Logger } from './logger.js';
  * and the others still run, and neither it nor a throwing logger fails the write (R9).
  */
 export class ChangeListeners {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(payload?: string) => void>();
 
   constructor(
     private readonly logger: Logger,
@@ -16,7 +16,7 @@ export class ChangeListeners {
   ) {}
 
   /** Adds a listener; returns its removal. */
-  add(listener: () => void): () => void {
+  add(listener: (payload?: string) => void): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
   }
@@ -29,10 +29,11 @@ export class ChangeListeners {
     this.listeners.clear();
   }
 
-  fire(): void {
+  /** Calls every listener; `payload` is what the change named (R73: a NOTIFY's payload), if anything. */
+  fire(payload?: string): void {
     for (const listener of [...this.listeners]) {
       try {
-        listener();
+        listener(payload);
       } catch (error) {
         try {
           this.logger.error(`${this.label} threw`, { ...this.details, error: error instanceof Error ? error.message : String(error) });

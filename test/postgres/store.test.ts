@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Notice } from '../../spec/index.js';
+import { routePayload } from '../../src/core/index.js';
+import { createNoticeFeed } from '../../src/feed/index.js';
 import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { usePostgres } from './server.js';
@@ -161,6 +163,41 @@ describe('postgres: PendingSource over LISTEN/NOTIFY', () => {
     await a!.drainNotices('agent:main:main');
     await waitFor('the drain\'s push', () => pushes > before);
     expect(await b!.listPending()).toEqual([]);
+    unsubscribe();
+    await a!.close();
+    await b!.close();
+  });
+
+  it('R73 each push names the watchers its commit changed (routing hashes); unwatch and reset name the watcher; a feed subscribed to another watcher does not read', async () => {
+    const [a, b] = await machines(2);
+    const payloads: (string | undefined)[] = [];
+    const unsubscribe = await b!.subscribeRemote((p) => void payloads.push(p));
+    const W1 = 'agent:main:w1';
+    const W2 = 'agent:main:w2';
+    await a!.watch({ watcherSessionKey: W1, targetSessionKey: TARGET, agentId: A });
+    await a!.watch({ watcherSessionKey: W2, targetSessionKey: TARGET, agentId: A });
+    await a!.record(human());
+    await waitFor('the record\'s push', () => payloads.includes(routePayload([W1, W2])));
+    // A feed on b subscribed to W1 reads on a commit for W1, not on one that changed only W2's pair.
+    let reads = 0;
+    const counted = { readPending: (r: Parameters<PostgresStore['readPending']>[0]) => (reads++, b!.readPending(r)), listPending: () => b!.listPending(), onLocalChange: (l: () => void) => b!.onLocalChange(l), subscribeRemote: (l: (p?: string) => void) => b!.subscribeRemote(l), pendingWatchersPage: (r: never) => b!.pendingWatchersPage(r) };
+    const feed = createNoticeFeed(counted, { logger: pg.log });
+    const signals: string[] = [];
+    feed.subscribe((s) => void signals.push(s.watcherSessionKey), { watcherSessionKey: W1 });
+    await waitFor('the first signal', () => signals.length === 1);
+    const settled = reads;
+    await a!.drainNotices(W2);
+    await waitFor('the drain\'s push', () => payloads.at(-1) === routePayload([W2]));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(reads).toBe(settled);
+    await a!.drainNotices(W1);
+    await waitFor('a read for W1', () => reads > settled);
+    feed.close();
+    await a!.record(human());
+    await a!.unwatch({ watcherSessionKey: W2, targetSessionKey: TARGET, agentId: A });
+    await waitFor('the unwatch\'s push', () => payloads.at(-1) === routePayload([W2]));
+    await a!.resetSession(W1);
+    await waitFor('the reset\'s push', () => payloads.at(-1) === routePayload([W1]));
     unsubscribe();
     await a!.close();
     await b!.close();

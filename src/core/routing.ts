@@ -1,0 +1,47 @@
+/**
+ * R73: what a wake-up names. A commit that may change pending notices wakes the other processes
+ * (PostgreSQL: NOTIFY), and the wake may say which watchers' pairs it changed, so a process whose
+ * subscribers are none of them need not read. The names are short hashes of the watcher keys, not
+ * the keys: the payload is bounded (PostgreSQL takes under 8,000 bytes) and two keys sharing a
+ * hash only cost a read. Anything a reader cannot parse, and an overflow, means "everyone".
+ */
+
+/** The longest payload a wake carries (PostgreSQL refuses 8,000 bytes or more); past it: everyone. */
+export const ROUTE_PAYLOAD_MAX_BYTES = 7_900;
+
+/** The payload that names every watcher (an overflow, or a change whose watchers the writer does not know). */
+export const ROUTE_EVERYONE = '*';
+
+const ROUTED = /^w:(?:[0-9a-f]{8}(?:,[0-9a-f]{8})*)?$/;
+
+/** A watcher key's routing hash: FNV-1a, 32 bits, over its UTF-16 code units, as 8 hex digits. */
+export function watcherRouteHash(watcherSessionKey: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < watcherSessionKey.length; i++) {
+    h ^= watcherSessionKey.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
+}
+
+/**
+ * The payload naming `watchers` (each once, sorted, so equal sets give equal payloads and
+ * PostgreSQL folds them within a transaction; none: `w:`, a commit that changed no pair's notice),
+ * or `*` when they are unknown or do not fit.
+ */
+export function routePayload(watchers: Iterable<string> | typeof ROUTE_EVERYONE): string {
+  if (watchers === ROUTE_EVERYONE) return ROUTE_EVERYONE;
+  const hashes = [...new Set([...watchers].map(watcherRouteHash))].sort();
+  // 'w:' + 8 hex digits per hash + a comma between: ASCII, so characters are bytes.
+  if (2 + hashes.length * 9 - 1 > ROUTE_PAYLOAD_MAX_BYTES) return ROUTE_EVERYONE;
+  return `w:${hashes.join(',')}`;
+}
+
+/**
+ * The watcher hashes a wake names, or 'everyone' for a wake without a payload, `*`, or a payload
+ * that is not exactly the routed form (cut short, garbled, from another writer version).
+ */
+export function parseRoutePayload(payload: string | undefined): ReadonlySet<string> | 'everyone' {
+  if (payload === undefined || !ROUTED.test(payload)) return 'everyone';
+  return new Set(payload === 'w:' ? [] : payload.slice(2).split(','));
+}

@@ -1,0 +1,54 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseRoutePayload, ROUTE_EVERYONE, ROUTE_PAYLOAD_MAX_BYTES, routePayload, watcherRouteHash } from '../../src/core/index.js';
+
+describe('R73 routed wake-ups: the payload', () => {
+  it('R73 the routing hash is FNV-1a over UTF-16 code units, 8 lowercase hex digits (published test values)', () => {
+    expect(watcherRouteHash('')).toBe('811c9dc5');
+    expect(watcherRouteHash('a')).toBe('e40c292c');
+    expect(watcherRouteHash('foobar')).toBe('bf9cf968');
+    expect(watcherRouteHash('agent:main:main')).toMatch(/^[0-9a-f]{8}$/);
+  });
+
+  it('R73 a payload names each watcher once, sorted; none is "w:", unknown is "*"', () => {
+    const a = watcherRouteHash('agent:main:a');
+    const b = watcherRouteHash('agent:main:b');
+    expect(routePayload(['agent:main:b', 'agent:main:a', 'agent:main:b'])).toBe(`w:${[a, b].sort().join(',')}`);
+    expect(routePayload([])).toBe('w:');
+    expect(routePayload(ROUTE_EVERYONE)).toBe('*');
+    expect(parseRoutePayload('w:')).toEqual(new Set());
+  });
+
+  it('R73 past 7,900 bytes the payload is "*"; at the bound it is the list', () => {
+    const fits = Math.floor((ROUTE_PAYLOAD_MAX_BYTES - 2 + 1) / 9);
+    const keys = (n: number) => Array.from({ length: n * 2 }, (_, i) => `agent:main:w${i}`);
+    // Distinct hashes for the first n keys that give them.
+    const distinct = (n: number) => {
+      const seen = new Map<string, string>();
+      for (const k of keys(n)) if (seen.size < n && !seen.has(watcherRouteHash(k))) seen.set(watcherRouteHash(k), k);
+      return [...seen.values()];
+    };
+    const atBound = routePayload(distinct(fits));
+    expect(Buffer.byteLength(atBound)).toBeLessThanOrEqual(ROUTE_PAYLOAD_MAX_BYTES);
+    expect(atBound.startsWith('w:')).toBe(true);
+    expect(routePayload(distinct(fits + 1))).toBe('*');
+  });
+
+  it('R73 anything not exactly the routed form means everyone: no payload, "*", cut short, garbled, upper case, spaces', () => {
+    for (const p of [undefined, '', '*', 'w:abc', 'w:0123456', 'w:01234567,', 'w:01234567,89ABCDEF', ' w:01234567', 'w:01234567 ', 'x:01234567', 'w:01234567;89abcdef']) {
+      expect(parseRoutePayload(p), String(p)).toBe('everyone');
+    }
+  });
+
+  it('R73 property: every watcher a payload was made for is named in it, or the payload is everyone', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }), { maxLength: 1200 }), (watchers) => {
+        const named = parseRoutePayload(routePayload(watchers));
+        if (named === 'everyone') return;
+        for (const w of watchers) expect(named.has(watcherRouteHash(w))).toBe(true);
+        expect(named.size).toBe(new Set(watchers.map(watcherRouteHash)).size);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
