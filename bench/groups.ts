@@ -3,6 +3,7 @@ import { changesSinceGroup } from './cases/changes-since.js';
 import { fanoutGroup } from './cases/fanout.js';
 import { hookGroup } from './cases/hook.js';
 import { feedGroup } from './cases/feed.js';
+import { fleetPostgresGroup } from './cases/fleet-postgres.js';
 import { fleetSqliteGroup } from './cases/fleet-sqlite.js';
 import { latencyGroup } from './cases/latency.js';
 import type { BenchGroup } from './cases/context.js';
@@ -13,4 +14,4 @@ import { toolsGroup } from './cases/tools.js';
 import { upstreamScanGroup } from './cases/upstream-scan.js';
 
 /** Run order: cheap groups first; the event logs changes-since builds are reused by append-size and prune. */
-export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, pendingGroup, memoryGroup, feedGroup, fanoutGroup, latencyGroup, upstreamScanGroup, toolsGroup, hookGroup, fleetSqliteGroup];
+export const GROUPS: readonly BenchGroup[] = [appendGroup, changesSinceGroup, appendSizeGroup, pruneCapGroup, pruneAgeGroup, drainGroup, pendingGroup, memoryGroup, feedGroup, fanoutGroup, latencyGroup, upstreamScanGroup, toolsGroup, hookGroup, fleetSqliteGroup, fleetPostgresGroup];
