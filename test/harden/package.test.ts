@@ -9,6 +9,7 @@
  * - every TypeScript block of README.md compiles there, and the ones not marked `no-run` run.
  * Sized by count (one build, one pack, one install), with a generous timeout for a shared machine.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -206,7 +207,7 @@ describe('the release: npm pack contents, size, and the installed CLI', () => {
     const paths = pack!.files.map((f) => f.path);
     for (const required of ['package.json', 'README.md', 'spec/PROTOCOL.md', 'dist/cli.js', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts']) expect(paths).toContain(required);
     // The guides link a few measurements by file (docs/performance.md, docs/scaling.md): those ship, no other bench file.
-    const linkedMeasurements = /^bench\/(HISTORY\.md|results\/reference-[a-z-]+-2026-12-04b?\.json)$/;
+    const linkedMeasurements = /^bench\/(HISTORY\.md|results\/reference-[a-z-]+-2026-12-0[46]b?\.json)$/;
     const unwanted = paths.filter((p) => !linkedMeasurements.test(p) && /^(test|bench|mutation|src|runtimes)\/|\.(db|db-wal|db-shm|sqlite|tgz)$|(^|\/)results\//.test(p));
     expect(unwanted).toEqual([]);
     // Every relative link of the README, and of the guides it links, resolves inside the installed package.
@@ -216,6 +217,18 @@ describe('the release: npm pack contents, size, and the installed CLI', () => {
     const dead = [...new Set(pages.flatMap((page) => linked(page).map((target) => [page, target] as const)))].filter(([, target]) => !paths.includes(target) && !paths.some((p) => p.startsWith(`${target}/`)));
     expect(dead.map(([page, target]) => `${page} -> ${target}`)).toEqual([]);
     expect(pack!.size).toBeLessThanOrEqual(PACKED_BUDGET_BYTES);
+  }, 300_000);
+
+  it('npm publish --dry-run accepts the package as it is: nothing auto-corrected (a bin npm would drop), the same files as npm pack, no registry reached', () => {
+    // An address nothing listens on: a dry run that needed the registry would fail here, not reach it.
+    const r = spawnSync('npm', ['publish', '--dry-run', '--json', '--ignore-scripts', '--fetch-retries', '0', '--registry', 'http://127.0.0.1:9/'], { cwd: root, encoding: 'utf8', timeout: 300_000, env: { ...process.env, NO_COLOR: '1' } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toMatch(/errors corrected|was invalid and removed/);
+    const published = JSON.parse(r.stdout) as Record<string, { files: { path: string }[] }>;
+    const [pack] = JSON.parse(must('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root })) as { files: { path: string }[] }[];
+    expect(published['session-state-kit']!.files.map((f) => f.path).sort()).toEqual(pack!.files.map((f) => f.path).sort());
+    const bin = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin;
+    expect(bin).toEqual({ 'session-state-kit': 'dist/cli.js' });
   }, 300_000);
 
   it('`npx session-state-kit --help` and `demo` work after install, and each command the demo prints runs as printed there', () => {
