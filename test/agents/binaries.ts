@@ -292,3 +292,10 @@ export function traceConnects(dir: string): ConnectTrace | undefined {
     },
   };
 }
+
+/**
+ * `codex exec` arguments that give the kit's MCP server (the entry init wrote) a minute to start:
+ * Codex goes on without a server that has not listed its tools after 10 s, and on a loaded CI
+ * machine the model's first call then finds no such tool ("unsupported call").
+ */
+export const CODEX_KIT_SERVER_STARTUP = ['-c', 'mcp_servers.session-state-kit.startup_timeout_sec=60'];

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useBuiltCli } from '../cli/helpers.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../integrations/fake-anthropic.js';
-import { binaryOrSkip, claudeEnv, codexEnv, codexProviderArgs, findClaude, findCodex, makeSandbox, runBinary, type BinaryInfo, type Sandbox } from './binaries.js';
+import { binaryOrSkip, claudeEnv, codexEnv, codexProviderArgs, findClaude, findCodex, makeSandbox, runBinary, type BinaryInfo, type Sandbox, CODEX_KIT_SERVER_STARTUP } from './binaries.js';
 import { startFakeResponses, type FakeResponses, type ResponsesRequest } from './fake-responses.js';
 
 /**
@@ -53,7 +53,7 @@ describe.skipIf(codex === undefined)('T49 Codex: init --allow-read-tools approve
     const init = await runBinary([process.execPath, cli.path()], ['init', 'codex', '--user', '--trust', '--db', join(box.root, 'team.db'), ...initArgs], { cwd: box.project, env: { HOME: box.home, CODEX_HOME: box.codexHome } });
     expect(init.code, init.stderr).toBe(0);
     const before = responses.turns().length;
-    const r = await runBinary((codex as BinaryInfo).command, ['exec', '--skip-git-repo-check', ...codexProviderArgs(responses.baseUrl), 'what is the state of the worker?'], { cwd: box.project, env: codexEnv(box) });
+    const r = await runBinary((codex as BinaryInfo).command, ['exec', '--skip-git-repo-check', ...codexProviderArgs(responses.baseUrl), ...CODEX_KIT_SERVER_STARTUP, 'what is the state of the worker?'], { cwd: box.project, env: codexEnv(box) });
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     return responses.turns().slice(before).flatMap(codexCallOutputs);
   };

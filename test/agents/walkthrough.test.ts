@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, type FakeAnthropic, type FakeRequest } from '../integrations/fake-anthropic.js';
 import { installKit, linkFromCheckout, packedKit, root } from '../harden/packed-kit.js';
-import { binaryOrSkip, claudeEnv, codexEnv, codexProviderArgs, findClaude, findCodex, makeSandbox, runBinary, type BinaryInfo, type Sandbox } from './binaries.js';
+import { binaryOrSkip, claudeEnv, codexEnv, codexProviderArgs, findClaude, findCodex, makeSandbox, runBinary, type BinaryInfo, type Sandbox, CODEX_KIT_SERVER_STARTUP } from './binaries.js';
 import { startFakeResponses, type FakeResponses, type ResponsesOutput, type ResponsesRequest } from './fake-responses.js';
 
 /**
@@ -88,7 +88,7 @@ describe.skipIf(codex === undefined || claude === undefined)('the first ten minu
   };
   const runCodex = async (args: string[]) => {
     const before = responses.turns().length;
-    const r = await runBinary((codex as BinaryInfo).command, ['exec', '--skip-git-repo-check', ...codexProviderArgs(responses.baseUrl), ...args], { cwd: elsewhere, env: agentEnv(codexEnv(box)) });
+    const r = await runBinary((codex as BinaryInfo).command, ['exec', '--skip-git-repo-check', ...codexProviderArgs(responses.baseUrl), ...CODEX_KIT_SERVER_STARTUP, ...args], { cwd: elsewhere, env: agentEnv(codexEnv(box)) });
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     return { r, turns: responses.turns().slice(before) };
   };
