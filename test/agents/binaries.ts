@@ -294,8 +294,9 @@ export function traceConnects(dir: string): ConnectTrace | undefined {
 }
 
 /**
- * `codex exec` arguments that give the kit's MCP server (the entry init wrote) a minute to start:
- * Codex goes on without a server that has not listed its tools after 10 s, and on a loaded CI
- * machine the model's first call then finds no such tool ("unsupported call").
+ * `codex exec` arguments that make Codex wait for the kit's MCP server (the entry init wrote)
+ * before the first request, for up to a minute: otherwise, on a loaded machine, the first request
+ * may go out before the server has listed its tools, and the model's call finds no such tool
+ * ("unsupported call"). `required` is Codex's own switch for a server a session cannot do without.
  */
-export const CODEX_KIT_SERVER_STARTUP = ['-c', 'mcp_servers.session-state-kit.startup_timeout_sec=60'];
+export const CODEX_KIT_SERVER_STARTUP = ['-c', 'mcp_servers.session-state-kit.startup_timeout_sec=60', '-c', 'mcp_servers.session-state-kit.required=true'];
