@@ -37,11 +37,17 @@ export function sharedDbProblem(path: string): string | undefined {
 
 /** The part of the store a hook uses: the contract's record, stateVersion, resetSession, pendingNotices and ackNotices. */
 export interface HookStore {
+  /** R2-R9: records one event (a dedupe hit returns the event recorded before). */
   record(input: RecordInput): StateEvent | undefined | Promise<StateEvent | undefined>;
+  /** R30: the session's head, 0 when the store knows no event of it (T51 reads it). */
   stateVersion(sessionKey: string, agentId: string): number | Promise<number>;
+  /** R50: ends the session's own watches (T34). */
   resetSession(sessionKey: string): void | Promise<void>;
+  /** R26: the watcher's pending notices, not acked. */
   pendingNotices(watcherSessionKey: string): Notice[] | Promise<Notice[]>;
+  /** R27b: acks exactly these notices. */
   ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] | Promise<Notice[]>;
+  /** Releases the store. */
   close(): void | Promise<void>;
 }
 
