@@ -246,8 +246,8 @@ describe('T61 T62 the OpenCode plugin (recorded payloads, in-process)', () => {
     expect(await say(h.hooks, prompt('-2'))).toEqual([]);
     expect(opens).toBe(2);
     expect(h.logs).toEqual([
-      'warn: chat.message: disk I/O error; the turn goes on without the session-state log',
-      'warn: chat.message: database is locked; the turn goes on without the session-state log',
+      'warn: session-state-kit: chat.message: disk I/O error; the turn goes on without the session-state log',
+      'warn: session-state-kit: chat.message: database is locked; the turn goes on without the session-state log',
     ]);
   });
 
@@ -258,7 +258,7 @@ describe('T61 T62 the OpenCode plugin (recorded payloads, in-process)', () => {
     await hooks['chat.message'](p.input, p.output);
     await hooks.event(CREATED);
     expect(p.output.parts).toHaveLength(PROMPT.output.parts.length);
-    expect(logs).toEqual([expect.stringMatching(/^not taking part: --db ":memory:" is an in-memory database/)]);
+    expect(logs).toEqual([expect.stringMatching(/^session-state-kit: not taking part: --db ":memory:" is an in-memory database/)]);
   });
 
   it('T62 part ids sort after the message\'s own, in OpenCode\'s form', () => {

@@ -138,8 +138,9 @@ export function sessionStatePlugin(options: SessionStatePluginOptions): Opencode
     const log = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => {
       options.warn?.(message);
       try {
-        // Fire and forget: a log that cannot be written must not hold the prompt either.
-        void Promise.resolve(client?.app?.log?.({ body: { service: SERVICE, level, message } })).catch(() => undefined);
+        // Fire and forget: a log that cannot be written must not hold the prompt either. OpenCode
+        // 1.18.33 writes the message without the service, so the line names the kit itself.
+        void Promise.resolve(client?.app?.log?.({ body: { service: SERVICE, level, message: `${SERVICE}: ${message}` } })).catch(() => undefined);
       } catch {
         // No log: nothing else to do.
       }
