@@ -13,6 +13,7 @@ export const entries: Record<string, string> = {
   tools: 'src/tools/index.ts',
   'claude-agent-sdk': 'src/integrations/claude-agent-sdk/index.ts',
   'openai-agents': 'src/integrations/openai-agents/index.ts',
+  opencode: 'src/integrations/opencode/index.ts',
   conformance: 'conformance/index.ts',
 };
 

@@ -11,10 +11,10 @@ import { setJsonText } from './json-text.js';
  * document in place rather than printing it anew).
  */
 
-export type AgentCli = 'claude-code' | 'codex' | 'gemini' | 'qwen' | 'copilot';
+export type AgentCli = 'claude-code' | 'codex' | 'gemini' | 'qwen' | 'copilot' | 'opencode';
 
 /** The CLIs `init` and `doctor` know, in the order doctor reports them. */
-export const AGENT_CLIS: readonly AgentCli[] = ['claude-code', 'codex', 'gemini', 'qwen', 'copilot'];
+export const AGENT_CLIS: readonly AgentCli[] = ['claude-code', 'codex', 'gemini', 'qwen', 'copilot', 'opencode'];
 
 /** T45: the hook events `init` registers, per CLI (what each runtime's hook acts on, T9, T40). */
 export const INIT_HOOK_EVENTS: Record<AgentCli, readonly string[]> = {
@@ -26,6 +26,8 @@ export const INIT_HOOK_EVENTS: Record<AgentCli, readonly string[]> = {
   qwen: ['SessionStart', 'UserPromptSubmit', 'SubagentStart', 'SubagentStop', 'PostCompact', 'SessionEnd'],
   // T52: PascalCase names, whose payloads name their event; SessionEnd records nothing (a clear is an exit there).
   copilot: ['SessionStart', 'UserPromptSubmit', 'PreCompact'],
+  // T63: OpenCode runs no command hooks; init writes a plugin file (opencodePluginText).
+  opencode: [],
 };
 
 /** The name `init` gives the MCP server entry in the CLIs' files. */
@@ -573,4 +575,79 @@ function normalize(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalize);
   if (isObject(value)) return Object.fromEntries(Object.keys(value).sort().map((k) => [k, normalize(value[k])]));
   return value;
+}
+
+/**
+ * T63: the plugin file `init opencode` writes into a plugins folder OpenCode loads. It imports the
+ * kit's plugin module of this copy by absolute file URL (T50: never a package name resolved when
+ * OpenCode starts) and exports only the plugin: OpenCode calls every export of a plugin file.
+ */
+export function opencodePluginText(module: string, db: string): string {
+  return [
+    '// session-state-kit: this OpenCode takes part in the team\'s session state (PROTOCOL.md T61-T63).',
+    '// Written by "session-state-kit init opencode", which owns this file while it reads exactly so;',
+    '// "session-state-kit init opencode --uninstall" removes it.',
+    `import { sessionStatePlugin } from ${JSON.stringify(module)};`,
+    `export const SessionStateKit = sessionStatePlugin({ db: ${JSON.stringify(db)} });`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * T63: a plugin file's text read as one `init opencode` wrote: the module it imports and the
+ * database it names, when the text is exactly opencodePluginText of them (any other byte makes it
+ * a person's file, which init never changes or removes).
+ */
+export function parseOpencodePluginText(text: string | undefined): { module: string; db: string } | undefined {
+  if (text === undefined) return undefined;
+  const m = /^import \{ sessionStatePlugin \} from ("(?:[^"\\\n]|\\.)*");$/m.exec(text);
+  const d = /^export const SessionStateKit = sessionStatePlugin\(\{ db: ("(?:[^"\\\n]|\\.)*") \}\);$/m.exec(text);
+  if (m === null || d === null) return undefined;
+  let module: unknown;
+  let db: unknown;
+  try {
+    module = JSON.parse(m[1]!);
+    db = JSON.parse(d[1]!);
+  } catch {
+    return undefined;
+  }
+  if (typeof module !== 'string' || typeof db !== 'string') return undefined;
+  return opencodePluginText(module, db) === text ? { module, db } : undefined;
+}
+
+/** T64: the kit's entry in an OpenCode config's `mcp` table, if there is one. */
+export function opencodeMcpEntry(path: string, text: string | undefined, flavor: JsonFlavor): Record<string, unknown> | undefined {
+  const servers = readJsonConfig(path, text, flavor)['mcp'];
+  const entry = isObject(servers) ? servers[MCP_SERVER_NAME] : undefined;
+  return isObject(entry) ? entry : undefined;
+}
+
+/** T64: an OpenCode `mcp` entry (`{type: "local", command: [...]}`) as the `{command, args}` the other CLIs' entries are read as. */
+export function opencodeMcpCommand(entry: unknown): { command: unknown; args: unknown } | undefined {
+  if (!isObject(entry) || !Array.isArray(entry['command']) || entry['command'].length === 0) return undefined;
+  const [command, ...args] = entry['command'] as Json[];
+  return { command, args };
+}
+
+/**
+ * T63, T64: `{"mcp": {"session-state-kit": {"type": "local", "command": [...]}}}` in an OpenCode
+ * config (comments allowed, as OpenCode reads them). Keys a person added to the entry (`enabled`,
+ * `environment`, `timeout`) stay; undefined removes the entry, and the table it empties.
+ */
+export function editOpencodeMcpText(path: string, text: string | undefined, server: { command: string; args: string[] } | undefined, flavor: JsonFlavor): string | undefined {
+  const doc = new JsonDocument(path, text, flavor);
+  const servers = doc.value()['mcp'];
+  const current = isObject(servers) ? servers[MCP_SERVER_NAME] : undefined;
+  if (server === undefined) {
+    if (current === undefined) return text;
+    if (Object.keys(servers as JsonObject).length > 1) doc.set(['mcp', MCP_SERVER_NAME], undefined);
+    else doc.set(['mcp'], undefined);
+    return doc.result(text);
+  }
+  const command = [server.command, ...server.args];
+  if (isObject(current)) {
+    if (current['type'] !== 'local') doc.set(['mcp', MCP_SERVER_NAME, 'type'], 'local');
+    if (JSON.stringify(current['command']) !== JSON.stringify(command)) doc.set(['mcp', MCP_SERVER_NAME, 'command'], command);
+  } else doc.set(['mcp', MCP_SERVER_NAME], { type: 'local', command });
+  return doc.result(text);
 }

@@ -42,7 +42,8 @@ export interface FileChange {
   /** The file it names (symlinks resolved); this is what is written. */
   real: string;
   before: string | undefined;
-  after: string;
+  /** Undefined: the file is removed (T63: the plugin file init wrote, on uninstall). */
+  after: string | undefined;
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
@@ -115,17 +116,22 @@ function notWritable(real: string): string | undefined {
 /**
  * Writes every change, or none: all are checked first; then each file's backup
  * (`<file>.<stamp>.bak`, the original's bytes and permissions) and its new text in a temporary
- * file beside it; then the temporary files are renamed into place.
+ * file beside it; then the temporary files are renamed into place, and the files to remove removed.
  */
 export function writeChanges(changes: readonly FileChange[], stamp: string): void {
   const problems = changes.map((c) => notWritable(c.real)).filter((p): p is string => p !== undefined);
   if (problems.length > 0) throw new ConfigWriteError(`${problems.join('; ')}; nothing was written`);
   const staged: { tmp: string; real: string }[] = [];
+  const removed: string[] = [];
   try {
     for (const c of changes) {
       mkdirSync(dirname(c.real), { recursive: true });
       const mode = c.before !== undefined ? lstatSync(c.real).mode & 0o7777 : 0o644;
       if (c.before !== undefined) copyFileSync(c.real, `${c.real}.${stamp}.bak`);
+      if (c.after === undefined) {
+        removed.push(c.real);
+        continue;
+      }
       const tmp = `${c.real}.${process.pid}.tmp`;
       writeFileSync(tmp, c.after, { mode });
       chmodSync(tmp, mode);
@@ -136,6 +142,8 @@ export function writeChanges(changes: readonly FileChange[], stamp: string): voi
     throw new ConfigWriteError(`${error instanceof Error ? error.message : String(error)}; nothing was written`);
   }
   for (const s of staged) renameSync(s.tmp, s.real);
+  // Its bytes are in the backup, like every file init changes.
+  for (const real of removed) rmSync(real, { force: true });
 }
 
 const SQLITE_HEADER = 'SQLite format 3\0';

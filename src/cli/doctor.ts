@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { AGENT_CLIS, INIT_HOOK_EVENTS, codexRecordedTrust, codexTrustFor, handlerPlace, hookHandlers, hookShape, MCP_SERVER_NAME, mcpServerEntry, mcpServerName, qwenApproval, qwenMcpApprovalHash, readJsonConfig, readTomlConfig, type AgentCli } from './agent-config.js';
+import { fileURLToPath } from 'node:url';
+import { AGENT_CLIS, INIT_HOOK_EVENTS, codexRecordedTrust, codexTrustFor, handlerPlace, hookHandlers, hookShape, MCP_SERVER_NAME, mcpServerEntry, mcpServerName, opencodeMcpCommand, parseOpencodePluginText, qwenApproval, qwenMcpApprovalHash, readJsonConfig, readTomlConfig, type AgentCli } from './agent-config.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { databasePathProblem, readText } from './config-files.js';
 import { INIT_USAGE, KIT_MENTION, codexHome, copilotHome, qwenProjectRoot, target, type Target } from './init.js';
 import { EXIT, UsageError, type ExitCode, type Io } from './io.js';
-import { kitLauncher, parseKitHookCommand, parseKitMcpEntry, sameLauncher, type KitCommand } from './kit-command.js';
+import { kitLauncher, kitPluginModule, parseKitHookCommand, parseKitMcpEntry, sameLauncher, type KitCommand } from './kit-command.js';
 
 /** One line of doctor's report. */
 export interface DoctorLine {
@@ -71,6 +72,11 @@ function mcpLine(t: Target, own: readonly string[]): DoctorLine | undefined {
   const what = `${t.scope} MCP server`;
   const entryIn = (path: string) => {
     const config = t.cli === 'codex' ? readTomlConfig(path, readText(path)) : readJsonConfig(path, readText(path), t.flavor);
+    // T64: OpenCode's table is `mcp`, its entry's command one array.
+    if (t.cli === 'opencode') {
+      const entry = (config['mcp'] as Record<string, unknown> | undefined)?.[name];
+      return entry === undefined ? undefined : opencodeMcpCommand(entry) ?? entry;
+    }
     const servers = (t.cli === 'codex' ? config['mcp_servers'] : config['mcpServers']) as Record<string, unknown> | undefined;
     return servers?.[name];
   };
@@ -118,6 +124,74 @@ function qwenShadowLine(dir: string): DoctorLine | undefined {
   return { cli: 'qwen', what: 'user MCP server used', ok: false, detail: `${path} names a "${MCP_SERVER_NAME}" server too, and in ${dir} Qwen Code runs that one instead: run init qwen (project) there` };
 }
 
+/**
+ * T63: loads exactly this kit's plugin module, as OpenCode would, in a Node of its own (argv, no
+ * shell, in `dir`): the module must export sessionStatePlugin and the plugin take the file's
+ * database. Nothing is opened or recorded (the plugin opens its store at the first event).
+ */
+function probePlugin(launcher: readonly string[], module: string, db: string, dir: string): { ok: boolean; detail: string } {
+  const script = [
+    `const m = await import(${JSON.stringify(module)});`,
+    `if (typeof m.sessionStatePlugin !== 'function') { console.error('the module exports no sessionStatePlugin'); process.exit(3); }`,
+    'const said = [];',
+    `const hooks = await m.sessionStatePlugin({ db: ${JSON.stringify(db)} })({ client: { app: { log: ({ body }) => said.push(body.message) } } });`,
+    `if (said.length > 0) { console.error(said[0]); process.exit(4); }`,
+    `console.log(Object.keys(hooks).join(' '));`,
+  ].join('\n');
+  const probe = spawnSync(launcher[0]!, [...launcher.slice(1, -1), '--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+  if (probe.status === 0 && /\bchat\.message\b/.test(probe.stdout)) return { ok: true, detail: `the plugin module loads and takes its database (in ${dir})` };
+  const said = (probe.stderr || probe.error?.message || `exit ${String(probe.status)}`).trim().split('\n');
+  return { ok: false, detail: `the plugin failed to load: ${(said.find((l) => /\b(Error|error|not|no)\b/.test(l)) ?? said[0])?.trim()}` };
+}
+
+/**
+ * T63: OpenCode's plugin file in one scope: whether it is init's, for which database, pinned to
+ * this copy of the kit, and whether it loads. Only a file init wrote that imports exactly this
+ * copy's module is loaded; any other is reported, never run.
+ */
+function opencodeLines(t: Target, launcher: readonly string[]): DoctorLine[] {
+  const lines: DoctorLine[] = [];
+  const line = (what: string, ok: boolean, detail: string) => lines.push({ cli: t.cli, what: `${t.scope} ${what}`, ok, detail });
+  let text: string | undefined;
+  try {
+    text = readText(t.hooksPath);
+  } catch (error) {
+    line('plugin', false, errorText(error));
+    return lines;
+  }
+  const mcp = mcpLine(t, launcher);
+  const plugin = parseOpencodePluginText(text);
+  if (text === undefined && mcp === undefined) return lines;
+  if (text !== undefined && plugin === undefined) line('plugin not run', false, `${t.hooksPath}: not a plugin file init writes (changed, or someone else's); doctor does not load it`);
+  if (text === undefined) line('plugin installed', false, `${t.hooksPath}: none (run init opencode${t.scope === 'user' ? ' --user' : ''})`);
+  if (plugin !== undefined) {
+    line('plugin installed', true, `${t.hooksPath}: for ${plugin.db}`);
+    const problem = databasePathProblem(plugin.db);
+    line('database', problem === undefined, problem === undefined ? plugin.db : `${plugin.db} can never be opened: ${problem}`);
+    let own: string | undefined;
+    try {
+      own = kitPluginModule(launcher);
+    } catch {
+      own = undefined;
+    }
+    let file: string | undefined;
+    try {
+      file = plugin.module.startsWith('file:') ? fileURLToPath(plugin.module) : undefined;
+    } catch {
+      file = undefined;
+    }
+    if (own !== undefined && plugin.module === own) {
+      line('plugin pinned', true, 'the plugin imports this copy of the kit by absolute path');
+      const r = probePlugin(launcher, own, plugin.db, t.dir);
+      line('plugin loads', r.ok, r.detail);
+    } else if (file === undefined) line('plugin pinned', false, `the plugin imports ${plugin.module}, not a file by absolute path: run init opencode again`);
+    else if (!existsSync(file)) line('plugin pinned', false, `the plugin imports ${file}, which no longer exists (the kit moved): run init opencode again`);
+    else line('plugin pinned', false, `the plugin imports another copy of the kit (${file}), which doctor does not load: run init opencode again from the copy you use, or doctor from that copy`);
+  }
+  if (mcp !== undefined) lines.push(mcp);
+  return lines;
+}
+
 /** Starts exactly the kit's own hook command, as argv (no shell), in `dir`, with the probe payload. */
 function probeHook(kit: KitCommand, dir: string): { ok: boolean; detail: string } {
   const [command, ...args] = [...kit.launcher, 'hook', kit.cli, '--db', kit.db];
@@ -140,6 +214,11 @@ export function doctor(dir: string, launcher: readonly string[] = kitLauncher())
   for (const cli of AGENT_CLIS) {
     for (const scope of ['project', 'user'] as const) {
       const t = target(cli, scope, dir, undefined);
+      // T63: OpenCode has a plugin file where the others have hooks.
+      if (cli === 'opencode') {
+        lines.push(...opencodeLines(t, launcher));
+        continue;
+      }
       const line = (what: string, ok: boolean, detail: string) => lines.push({ cli, what: `${scope} ${what}`, ok, detail });
       let settings: Record<string, unknown>;
       try {
@@ -223,7 +302,7 @@ export async function doctorCommand(argv: readonly string[], io: Io): Promise<Ex
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`, ['see: session-state-kit doctor --help']);
   const lines = doctor(resolve(values.dir ?? process.cwd()));
   if (lines.length === 0) {
-    io.out('no session-state-kit hooks installed for Claude Code, Codex, Gemini CLI, Qwen Code or Copilot CLI here or for this user: see session-state-kit init --help');
+    io.out('no session-state-kit hooks installed for Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI or OpenCode here or for this user: see session-state-kit init --help');
     return EXIT.failure;
   }
   for (const l of lines) io.out(`${l.ok ? 'ok  ' : 'FAIL'}  ${l.cli.padEnd(11)} ${l.what.padEnd(24)} ${l.detail}`);

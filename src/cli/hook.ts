@@ -1,25 +1,16 @@
 import { fstatSync, statSync } from 'node:fs';
-import type { Notice, NoticeAck, RecordInput, StateEvent } from '../../spec/index.js';
-import { noticesText } from '../tools/text.js';
 import { CLAUDE_CODE_AGENT, CLAUDE_HOOK_EVENTS, planClaudeHookEvent, type ClaudeHookInput } from '../integrations/claude-agent-sdk/events.js';
 import { CODEX_AGENT, CODEX_CONTEXT_EVENTS, planCodexHookEvent } from '../integrations/codex/events.js';
 import { COPILOT_AGENT, COPILOT_CONTEXT_EVENTS, planCopilotHookEvent, sentByCopilot } from '../integrations/copilot/events.js';
 import { GEMINI_AGENT, GEMINI_CONTEXT_EVENTS, planGeminiHookEvent } from '../integrations/gemini/events.js';
 import { QWEN_AGENT, QWEN_CONTEXT_EVENTS, planQwenHookEvent } from '../integrations/qwen/events.js';
-import { sessionKeyIntro, type HookPlan } from '../integrations/hook-plan.js';
+import type { HookPlan } from '../integrations/hook-plan.js';
+import { applyHookPlan, HOOK_BUDGET_MS, HOOK_BUSY_MS, HOOK_MAX_NOTICES, hookContext, sharedDbProblem, type HookStore } from '../integrations/hook-apply.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { EXIT, type ExitCode, type Io } from './io.js';
 
-/** T17: at most this many notices go into one prompt's context; the rest wait, counted in one line. */
-export const HOOK_MAX_NOTICES = 50;
-
-/**
- * T9: a hook is on the path of every prompt. While another process holds the database's write lock
- * a statement waits at most HOOK_BUSY_MS, and a run that has spent HOOK_BUDGET_MS stops before its
- * next step, printing nothing: the person's turn goes on, the notices stay pending for the next one.
- */
-export const HOOK_BUSY_MS = 150;
-export const HOOK_BUDGET_MS = 500;
+// The store-side half of a run is shared with the OpenCode plugin (hook-apply.ts).
+export { HOOK_BUDGET_MS, HOOK_BUSY_MS, HOOK_MAX_NOTICES, hookContext, sharedDbProblem, type HookStore };
 
 export const HOOK_USAGE = `session-state-kit hook claude-code|codex|gemini|qwen|copilot --db <file> [--agent <id>]
 
@@ -93,29 +84,6 @@ export { CLAUDE_CODE_AGENT };
 const CHANNEL = 'claude-code';
 /** Hook payloads are small; a prompt with a pasted file is the largest. */
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
-
-/**
- * T18: the hook and the MCP server exist to share notices through one database file. An empty path
- * or SQLite's `:memory:` (or a `file:` URI in memory mode) opens a private database that every
- * other process misses and that is gone when the hook exits: refuse it by name.
- */
-export function sharedDbProblem(path: string): string | undefined {
-  if (path.trim().length === 0) return '--db needs a file path; an empty path opens a private temporary database that no other process shares';
-  if (path === ':memory:' || (/^file:/i.test(path) && /[?&]mode=memory(&|$)/i.test(path))) {
-    return `--db ${JSON.stringify(path)} is an in-memory database: nothing would be stored or shared with other sessions; pass a file path`;
-  }
-  return undefined;
-}
-
-/** The part of the hook store the hook uses: the contract's record, resetSession, pendingNotices and ackNotices. */
-export interface HookStore {
-  record(input: RecordInput): StateEvent | undefined | Promise<StateEvent | undefined>;
-  stateVersion(sessionKey: string, agentId: string): number | Promise<number>;
-  resetSession(sessionKey: string): void | Promise<void>;
-  pendingNotices(watcherSessionKey: string): Notice[] | Promise<Notice[]>;
-  ackNotices(watcherSessionKey: string, notices: readonly NoticeAck[]): Notice[] | Promise<Notice[]>;
-  close(): void | Promise<void>;
-}
 
 export interface ClaudeCodeHookRun {
   /** The raw stdin text. */
@@ -223,23 +191,6 @@ export function planClaudeCodeHook(input: string, agentId: string, env: Env = {}
   return planClaudeHookEvent(p as unknown as ClaudeHookInput, { agentId, channel: CHANNEL }, true);
 }
 
-/**
- * T9, T17: the additional context for the model, or undefined when there is nothing to say. Shows
- * the first HOOK_MAX_NOTICES notices (R26 order, as given) and one line counting the rest;
- * `shown` is what it printed, the only notices the run may acknowledge.
- */
-export function hookContext(plan: PlannedHook, notices: readonly Notice[], max = HOOK_MAX_NOTICES): { text: string; shown: Notice[] } | undefined {
-  const lines: string[] = [];
-  if (plan.introduce !== undefined) lines.push(sessionKeyIntro(plan.introduce));
-  const shown = notices.slice(0, max);
-  if (shown.length > 0) lines.push(noticesText(shown));
-  const more = notices.length - shown.length;
-  if (more > 0) {
-    lines.push(`${more} more pending ${more === 1 ? 'notice' : 'notices'} not shown here: call session_notices with watcherSessionKey "${plan.deliverTo ?? plan.sessionKey}" to read them, or they follow with your next prompts.`);
-  }
-  return lines.length > 0 ? { text: lines.join('\n'), shown } : undefined;
-}
-
 /** T9: one hook run. Never throws: every failure is one line through `warn`, and the prompt goes on. */
 export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
   const runtime = HOOK_RUNTIMES[run.runtime ?? 'claude-code'];
@@ -253,33 +204,11 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
   } catch (error) {
     return run.warn(`state database unavailable: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const overBudget = (step: string) => {
-    const spent = run.elapsedMs?.() ?? 0;
-    if (spent <= HOOK_BUDGET_MS) return false;
-    run.warn(`gave up before ${step} after ${Math.round(spent)} ms (the state database is busy or slow); nothing printed, pending notices wait for the next prompt`);
-    return true;
-  };
   try {
-    // T51: a key the store already knows was told to the model before (a resume, another hook).
-    const head = plan.introduce !== undefined && (plan.introduceOnlyIfNew || plan.introduceIfCreatedNow) ? await store.stateVersion(plan.sessionKey, run.agentId) : 0;
-    let introduce = plan.introduce !== undefined && (!plan.introduceOnlyIfNew || head === 0);
-    // The store logs and swallows its own failures (R9): a turn that could not be recorded is lost,
-    // the person's prompt is not.
-    for (const record of plan.records) {
-      if (overBudget('recording')) return;
-      const event = await store.record(record);
-      // T52: a dedupe hit returns the event an earlier run inserted, at or below the head read before.
-      if (plan.introduceIfCreatedNow && record.kind === 'created' && event !== undefined) introduce = plan.introduce !== undefined && event.sequence > head;
-    }
-    if (overBudget('reading notices')) return;
-    // T34: after `session_reset`, so its watchers hear of it before the cleared session's own watches end (R50).
-    if (plan.resetSession !== undefined) await store.resetSession(plan.resetSession);
-    // T43: an event whose output the runtime does not read as context gets no notices (they would be lost).
-    const deliverTo = runtime.carriesContext(plan.event) ? plan.deliverTo : undefined;
-    const notices = deliverTo === undefined ? [] : await store.pendingNotices(deliverTo);
-    if (overBudget('printing')) return;
-    const context = runtime.carriesContext(plan.event) ? hookContext(introduce ? plan : { ...plan, introduce: undefined }, notices) : undefined;
+    const applied = await applyHookPlan(plan, store, { agentId: run.agentId, carriesContext: runtime.carriesContext(plan.event), warn: run.warn, ...(run.elapsedMs !== undefined ? { elapsedMs: run.elapsedMs } : {}) });
+    const context = applied?.context;
     if (context === undefined) return;
+    const deliverTo = applied!.deliverTo;
     const output = runtime.output(plan.event, context.text);
     try {
       await run.write(`${output}\n`);

@@ -12,6 +12,7 @@ import {
   editCodexToml,
   editHooksText,
   editMcpText,
+  editOpencodeMcpText,
   editQwenApprovalsText,
   handlerPlace,
   hookHandlers,
@@ -19,6 +20,8 @@ import {
   isBareMcpEntry,
   mcpServerEntry,
   mcpServerName,
+  opencodePluginText,
+  parseOpencodePluginText,
   qwenApproval,
   qwenMcpApprovalHash,
   readJsonConfig,
@@ -26,10 +29,10 @@ import {
   type AgentCli,
   type JsonFlavor,
 } from './agent-config.js';
-import { parseCommand, wantsHelp } from './args.js';
+import { parseCommand, shellQuote, wantsHelp } from './args.js';
 import { ConfigWriteError, databasePathProblem, readText, realFile, withInitLock, writeChanges, type FileChange } from './config-files.js';
 import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
-import { isOwnHook, kitHookCommand, kitLauncher, parseKitHookCommand, parseKitMcpEntry } from './kit-command.js';
+import { isOwnHook, kitHookCommand, kitLauncher, kitPluginModule, parseKitHookCommand, parseKitMcpEntry } from './kit-command.js';
 import { lineDiff } from './line-diff.js';
 import { VISIBILITIES, type Visibility } from '../tools/scope.js';
 
@@ -40,7 +43,7 @@ import { VISIBILITIES, type Visibility } from '../tools/scope.js';
  */
 export const INIT_VISIBILITY: Visibility = 'all';
 
-export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini|qwen|copilot [--project | --user] [--dir <path>] [--db <file>] [--trust] [--allow-read-tools] [--visibility <scope>] [--gitignore] [--dry-run] [--uninstall]
+export const INIT_USAGE = `session-state-kit init claude-code|codex|gemini|qwen|copilot|opencode [--project | --user] [--dir <path>] [--db <file>] [--trust] [--allow-read-tools] [--visibility <scope>] [--gitignore] [--dry-run] [--uninstall]
 session-state-kit doctor [--dir <path>]
 
 init writes the hook and MCP server entries a CLI needs to take part (PROTOCOL.md T45-T47, T50),
@@ -66,6 +69,13 @@ other entry, a kit hook for another database included, is left as it is.
                            <dir>/.github/mcp.json (Copilot reads both only in a folder it trusts)
                 --user:    $COPILOT_HOME/hooks/session-state-kit.json and $COPILOT_HOME/mcp-config.json
                            (COPILOT_HOME: ~/.copilot)
+  opencode      --project: <dir>/.opencode/plugins/session-state-kit.js (a plugin: OpenCode runs no
+                           command hooks) and the MCP server in the file "opencode mcp add" writes:
+                           <dir>/opencode.json (or the opencode.jsonc, .opencode/opencode.json[c]
+                           that exists)
+                --user:    ~/.config/opencode/plugins/session-state-kit.js and
+                           ~/.config/opencode/opencode.json (or opencode.jsonc; $XDG_CONFIG_HOME)
+                The MCP server it registers for OpenCode is not bound to a session (T64).
 
   --project      (default) the project in --dir (default: the current directory)
   --user         the user's own files, for every project
@@ -91,7 +101,8 @@ other entry, a kit hook for another database included, is left as it is.
 doctor says, for each CLI and scope, whether each hook is installed, trusted (Codex: the handlers
 and the project), pinned to this copy of the kit, and runs, and whether its database can open
 (Qwen Code: also whether the project's MCP server is approved, and whether a .mcp.json hides it;
-Copilot: whether it trusts the folder).
+Copilot: whether it trusts the folder; OpenCode: whether the plugin file is init's, pinned to this
+copy, and loads).
 To see that a hook runs, doctor starts it itself, without a shell, only when its command is
 exactly this kit's (this Node, this script, "hook <cli> --db <file>"), with a payload every hook
 ignores, in --dir: nothing is recorded. Any other command in those files is reported, never run.
@@ -111,6 +122,8 @@ export interface Target {
   approvalsPath?: string;
   /** T55: files where an earlier init may have put the MCP entry and the CLI no longer reads it: the entry leaves them. */
   staleMcpPaths?: string[];
+  /** T63: OpenCode's config folder (a project's .opencode, the user's ~/.config/opencode), where it also installs its plugin package. */
+  configDir?: string;
   db: string;
   /** How the CLI reads its JSON files. */
   flavor: JsonFlavor;
@@ -147,6 +160,23 @@ export function copilotHome(): string {
   return process.env['COPILOT_HOME'] !== undefined && process.env['COPILOT_HOME'] !== '' ? resolve(process.env['COPILOT_HOME']) : join(homedir(), '.copilot');
 }
 
+/** T63: OpenCode's user config folder: $XDG_CONFIG_HOME/opencode, or ~/.config/opencode. */
+export function opencodeConfigHome(): string {
+  const xdg = process.env['XDG_CONFIG_HOME'];
+  return join(xdg !== undefined && xdg !== '' ? resolve(xdg) : join(homedir(), '.config'), 'opencode');
+}
+
+/** T63: the plugin file init writes into an OpenCode config folder. */
+export const OPENCODE_PLUGIN_FILE = join('plugins', 'session-state-kit.js');
+
+/**
+ * T63: the config file `opencode mcp add` (1.18.33) writes a server into, so the kit's entry sits
+ * where the person's own do: the first that exists of `candidates`, else the first.
+ */
+function firstExisting(candidates: readonly string[]): string {
+  return candidates.find((c) => existsSync(c)) ?? candidates[0]!;
+}
+
 export function defaultDb(scope: 'project' | 'user', dir: string): string {
   return scope === 'user' ? join(homedir(), '.session-state-kit', 'state.db') : join(dir, '.session-state-kit', 'state.db');
 }
@@ -174,6 +204,12 @@ export function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db
     const [reads, ignores] = existsSync(join(dir, '.mcp.json')) ? ['.mcp.json', join('.github', 'mcp.json')] : [join('.github', 'mcp.json'), '.mcp.json'];
     return { cli, scope, dir, hooksPath: join(dir, '.github', 'hooks', 'session-state-kit.json'), mcpPath: join(dir, reads), staleMcpPaths: [join(dir, ignores)], db: dbPath, flavor: STRICT_JSON };
   }
+  if (cli === 'opencode') {
+    // T63: a plugin file instead of hooks; OpenCode reads comments in its config files.
+    const config = scope === 'user' ? opencodeConfigHome() : join(dir, '.opencode');
+    const mcpPath = scope === 'user' ? firstExisting([join(config, 'opencode.json'), join(config, 'opencode.jsonc')]) : firstExisting([join(dir, 'opencode.json'), join(dir, 'opencode.jsonc'), join(config, 'opencode.json'), join(config, 'opencode.jsonc')]);
+    return { cli, scope, dir, hooksPath: join(config, OPENCODE_PLUGIN_FILE), mcpPath, configDir: config, db: dbPath, flavor: { comments: true } };
+  }
   if (cli === 'claude-code') {
     return scope === 'user'
       ? { cli, scope, dir, hooksPath: join(home, '.claude', 'settings.json'), mcpPath: join(home, '.claude.json'), db: dbPath, flavor: STRICT_JSON }
@@ -197,6 +233,17 @@ export function mcpEntry(cli: AgentCli, launcher: readonly string[], db: string,
 /** A command that mentions the kit or one of its hooks: reported when it is not one init writes (T45, T47). */
 export const KIT_MENTION = /session-state-kit|\bhook (claude-code|codex|gemini|qwen|copilot)\b/;
 
+/** T63: init will not write where it would overwrite what it does not own; nothing has been written when it is thrown. */
+export class InitRefusal extends Error {
+  override readonly name = 'InitRefusal';
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Files by real path: two names of one file are one text, edited once (T45). */
 class FileSet {
   private readonly texts = new Map<string, string | undefined>();
@@ -217,18 +264,24 @@ class FileSet {
     const out: FileChange[] = [];
     for (const [real, { path, text }] of this.originals) {
       const after = this.texts.get(real);
-      if (after !== undefined && after !== text) out.push({ path, real, before: text, after });
+      // Undefined after a text: removed (only a plugin file init wrote is ever removed, T63).
+      if (after !== text) out.push({ path, real, before: text, after });
     }
     return out;
   }
 }
 
 /** T45-T46: every file change one init (or uninstall) makes, computed before anything is written. */
-export function planInit(t: Target, options: { uninstall: boolean; trust: boolean; launcher: readonly string[]; gitignore?: boolean; allowReadTools?: boolean; visibility?: Visibility }): { changes: FileChange[]; notes: string[] } {
+export function planInit(t: Target, options: { uninstall: boolean; trust: boolean; launcher: readonly string[]; gitignore?: boolean; allowReadTools?: boolean; visibility?: Visibility; pluginModule?: string }): { changes: FileChange[]; notes: string[] } {
   const files = new FileSet();
+  const notes: string[] = [];
+  if (t.cli === 'opencode') {
+    notes.push(...planOpencodeInit(t, files, options));
+    notes.push(...commonNotes(t, files, options));
+    return { changes: files.changes(), notes };
+  }
   const command = kitHookCommand(options.launcher, t.cli, t.db);
   const own = (c: unknown) => isOwnHook(c, t.cli, t.db);
-  const notes: string[] = [];
 
   const shape = hookShape(t.cli);
   const hooksText = files.get(t.hooksPath);
@@ -284,6 +337,13 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
   const foreign = lookalikes.filter((h) => parseKitHookCommand(h.command) === undefined);
   if (foreign.length > 0) notes.push(`${t.hooksPath} has ${foreign.length} handler(s) that mention session-state-kit but are not a command init writes (${foreign.map(handlerPlace).join(', ')}); init leaves them untouched${t.cli === 'codex' ? ' and never trusts them' : ''}.`);
   if (options.uninstall && hookHandlers(before, undefined, shape).every((h) => !own(h.command)) && otherDbs.length > 0) notes.push(`nothing of init's for --db ${JSON.stringify(t.db)} was found: pass the --db those hooks use to remove them.`);
+  notes.push(...commonNotes(t, files, options));
+  return { changes: files.changes(), notes };
+}
+
+/** What every CLI's init adds at the end: the database's place in .gitignore, and what an unbound server means. */
+function commonNotes(t: Target, files: FileSet, options: { uninstall: boolean; gitignore?: boolean }): string[] {
+  const notes: string[] = [];
   // The default database lives in the project: say it belongs in .gitignore, or put it there.
   const stateDir = join(t.dir, '.session-state-kit');
   if (!options.uninstall && t.scope === 'project' && t.db.startsWith(`${stateDir}/`)) {
@@ -296,7 +356,37 @@ export function planInit(t: Target, options: { uninstall: boolean; trust: boolea
   if (!options.uninstall && (t.cli === 'codex' || t.cli === 'gemini')) {
     notes.push(`the MCP server init registers for ${t.cli === 'codex' ? 'Codex' : 'Gemini CLI'} is not bound to a session (the CLI does not tell it who calls): through it a model can read and drain any session's notices, so use it only where every session on this database is yours (T44).`);
   }
-  return { changes: files.changes(), notes };
+  if (!options.uninstall && t.cli === 'opencode') {
+    notes.push(`the MCP server init registers for OpenCode is not bound to a session (OpenCode tells it none, and one OpenCode process serves many sessions): through it a model can read and drain any session's notices, so use it only where every session on this database is yours (T64). The plugin knows each session, and tells its model the key to pass.`);
+  }
+  return notes;
+}
+
+/**
+ * T63: OpenCode's part of an init: the plugin file (written whole, owned while it reads exactly as
+ * init writes it, removed by uninstall) and the MCP entry in the config file `opencode mcp add`
+ * writes. Returns the notes to print.
+ */
+function planOpencodeInit(t: Target, files: FileSet, options: { uninstall: boolean; launcher: readonly string[]; pluginModule?: string }): string[] {
+  const notes: string[] = [];
+  const text = files.get(t.hooksPath);
+  const current = parseOpencodePluginText(text);
+  if (options.uninstall) {
+    if (current?.db === t.db) files.set(t.hooksPath, undefined);
+    else if (current !== undefined) notes.push(`${t.hooksPath} is init's plugin for --db ${JSON.stringify(current.db)}; init leaves it (run init opencode --uninstall with that --db to remove it).`);
+    else if (text !== undefined) notes.push(`${t.hooksPath} is not a plugin file init writes (it was changed, or is someone else's); init leaves it.`);
+  } else {
+    // One plugin file per folder: a person's file, or init's for another database, is never overwritten.
+    if (text !== undefined && current === undefined) throw new InitRefusal(`${t.hooksPath} is not a plugin file init writes (it was changed, or is someone else's)`, 'move it away and run init opencode again');
+    if (current !== undefined && current.db !== t.db) throw new InitRefusal(`${t.hooksPath} is init's plugin for another database (--db ${JSON.stringify(current.db)})`, `remove it first: session-state-kit init opencode${t.scope === 'user' ? ' --user' : ''} --uninstall --db ${shellQuote(current.db)}`);
+    if (options.pluginModule === undefined) throw new InitRefusal('no OpenCode plugin module to name', 'run init from an installed kit');
+    files.set(t.hooksPath, opencodePluginText(options.pluginModule, t.db));
+  }
+  files.set(t.mcpPath, editOpencodeMcpText(t.mcpPath, files.get(t.mcpPath), options.uninstall ? undefined : mcpEntry('opencode', options.launcher, t.db), t.flavor));
+  if (!options.uninstall && t.configDir !== undefined && !existsSync(join(t.configDir, 'node_modules'))) {
+    notes.push(`OpenCode installs its own plugin package (@opencode-ai/plugin) with npm into ${t.configDir} when it next starts, as into every config folder it reads; the kit's plugin does not use it.`);
+  }
+  return notes;
 }
 
 /**
@@ -365,16 +455,18 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
     'init',
   );
   const [cli, ...extra] = positionals;
-  if (cli !== 'claude-code' && cli !== 'codex' && cli !== 'gemini' && cli !== 'qwen' && cli !== 'copilot') throw new UsageError(`init needs the CLI to set up: claude-code, codex, gemini, qwen or copilot${cli === undefined ? '' : ` (got ${JSON.stringify(cli)})`}`, ['see: session-state-kit init --help']);
+  if (cli !== 'claude-code' && cli !== 'codex' && cli !== 'gemini' && cli !== 'qwen' && cli !== 'copilot' && cli !== 'opencode') throw new UsageError(`init needs the CLI to set up: claude-code, codex, gemini, qwen, copilot or opencode${cli === undefined ? '' : ` (got ${JSON.stringify(cli)})`}`, ['see: session-state-kit init --help']);
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`, ['see: session-state-kit init --help']);
   if (values.project && values.user) throw new UsageError('--project and --user exclude each other', ['see: session-state-kit init --help']);
   if (values.trust && cli === 'copilot') throw new UsageError('--trust is for codex: init never trusts a folder for Copilot (T55)', ['Copilot asks on its first interactive run in the folder; doctor says whether it trusts it']);
+  if (values.trust && cli === 'opencode') throw new UsageError('--trust is for codex (OpenCode has no trust step: it loads the plugins in its folders as they are, T63)', []);
   if (values.trust && cli !== 'codex') throw new UsageError('--trust is for codex (Claude Code runs the hooks in its settings as they are)', []);
   if (values['allow-read-tools'] && cli === 'gemini') throw new UsageError('--allow-read-tools is for claude-code and codex (Gemini CLI trusts or confirms a whole MCP server, not one tool: see docs/agents.md)', []);
   if (values['allow-read-tools'] && cli === 'qwen') throw new UsageError('--allow-read-tools is for claude-code and codex (Qwen Code allows a tool per run: qwen -p ... --allowed-tools <tool>; see docs/agents.md)', []);
   if (values['allow-read-tools'] && cli === 'copilot') throw new UsageError('--allow-read-tools is for claude-code and codex (Copilot CLI allows a tool per run: copilot -p ... --allow-tool <tool>; see docs/agents.md)', []);
+  if (values['allow-read-tools'] && cli === 'opencode') throw new UsageError('--allow-read-tools is for claude-code and codex (OpenCode runs MCP tools without asking unless its "permission" config says otherwise; see docs/agents.md)', []);
   if (values['allow-read-tools'] && values.uninstall) throw new UsageError('--allow-read-tools and --uninstall exclude each other (uninstall removes the approvals init wrote)', []);
-  if (values.visibility !== undefined && (cli === 'codex' || cli === 'gemini')) throw new UsageError(`--visibility is for claude-code, qwen and copilot (the ${cli} server is not told which session calls it, so it is not bound to one)`, []);
+  if (values.visibility !== undefined && (cli === 'codex' || cli === 'gemini' || cli === 'opencode')) throw new UsageError(`--visibility is for claude-code, qwen and copilot (the ${cli} server is not told which session calls it, so it is not bound to one)`, []);
   if (values.visibility !== undefined && !(VISIBILITIES as readonly string[]).includes(values.visibility)) throw new UsageError(`--visibility must be one of ${VISIBILITIES.join(', ')}, got ${JSON.stringify(values.visibility)}`, []);
   if (values.trust && values.uninstall) throw new UsageError('--trust and --uninstall exclude each other (uninstall removes the trust init recorded)', []);
   if (values.db !== undefined && (values.db.trim() === '' || values.db === ':memory:')) throw new UsageError(`--db needs a file both CLIs can share, got ${JSON.stringify(values.db)}`, []);
@@ -391,11 +483,20 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
   } catch (error) {
     throw new CliError(EXIT.failure, `${error instanceof Error ? error.message : String(error)}; nothing was written`, []);
   }
+  let pluginModule: string | undefined;
+  if (cli === 'opencode' && !values.uninstall) {
+    try {
+      pluginModule = kitPluginModule(launcher);
+    } catch (error) {
+      throw new CliError(EXIT.failure, `${error instanceof Error ? error.message : String(error)}; nothing was written`, []);
+    }
+  }
   const plan = () => {
     try {
-      return planInit(t, { uninstall: values.uninstall === true, trust: values.trust === true, launcher, gitignore: values.gitignore === true, allowReadTools: values['allow-read-tools'] === true, ...(values.visibility !== undefined ? { visibility: values.visibility as Visibility } : {}) });
+      return planInit(t, { uninstall: values.uninstall === true, trust: values.trust === true, launcher, gitignore: values.gitignore === true, allowReadTools: values['allow-read-tools'] === true, ...(values.visibility !== undefined ? { visibility: values.visibility as Visibility } : {}), ...(pluginModule !== undefined ? { pluginModule } : {}) });
     } catch (error) {
       if (error instanceof ConfigFileError) throw new CliError(EXIT.failure, `${error.message}; nothing was written`, [`fix the file (or move it away) and run init again`]);
+      if (error instanceof InitRefusal) throw new CliError(EXIT.failure, `${error.message}; nothing was written`, [error.hint]);
       throw error;
     }
   };
@@ -422,7 +523,7 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
   // T45: the hooks open the database on the first event; SQLite creates the file, not its directory.
   if (!values.uninstall) mkdirSync(dirname(t.db), { recursive: true });
   if (done.changes.length === 0) io.out(`nothing to change: ${cli} is already ${values.uninstall ? 'without' : 'set up with'} session-state-kit here`);
-  for (const c of done.changes) io.out(`${values.uninstall ? 'updated' : 'wrote'} ${c.path}${c.before !== undefined ? ` (backup: ${c.real}.${stamp}.bak)` : ''}`);
+  for (const c of done.changes) io.out(`${c.after === undefined ? 'removed' : values.uninstall ? 'updated' : 'wrote'} ${c.path}${c.before !== undefined ? ` (backup: ${c.real}.${stamp}.bak)` : ''}`);
   if (!values.uninstall) io.out(`state database: ${t.db}`);
   for (const n of done.notes) io.out(`note: ${n}`);
   return EXIT.ok;

@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { basename, isAbsolute } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { shellJoin, splitShellWords } from './shell-words.js';
 
 /**
@@ -87,4 +88,17 @@ export function parseKitMcpEntry(entry: unknown): { launcher: string[]; form: Ki
   const launcher = words.slice(0, at);
   const form = launcherForm(launcher);
   return form === undefined ? undefined : { launcher, form };
+}
+
+/**
+ * T50, T63: the OpenCode plugin module of the kit a launcher starts, as the file URL a plugin file
+ * imports: built, `opencode.js` beside `cli.js` (the package's `./opencode` entry; `.mjs` beside a
+ * `.mjs` bundle); from source, `src/integrations/opencode/index.ts`, which OpenCode's Bun runs as
+ * it is. Throws when this copy has no such file.
+ */
+export function kitPluginModule(launcher: readonly string[]): string {
+  const script = launcher[launcher.length - 1]!;
+  const file = basename(script) === 'main.ts' ? join(dirname(script), '..', 'integrations', 'opencode', 'index.ts') : join(dirname(script), `opencode${extname(script)}`);
+  if (!isAbsolute(file) || !existsSync(file)) throw new Error(`this copy of session-state-kit has no OpenCode plugin module (${file}): build it (npm run build), or run init from an installed kit`);
+  return pathToFileURL(realpathSync(file)).href;
 }

@@ -66,10 +66,11 @@ export function diffLines(a: readonly string[], b: readonly string[], maxEdits =
 }
 
 /** A unified-style diff of one file: `--- path`, `+++ path`, then `@@ -l,n +l,n @@` hunks with `  `, `- ` and `+ ` lines. */
-export function lineDiff(path: string, before: string | undefined, after: string): string {
+export function lineDiff(path: string, before: string | undefined, after: string | undefined): string {
   const split = (t: string) => (t === '' ? [] : t.replace(/\r?\n$/, '').split(/\r?\n/));
-  const ops = diffLines(before === undefined ? [] : split(before), split(after));
-  const out = [`--- ${before === undefined ? '/dev/null' : path}`, `+++ ${path}`];
+  // Undefined on either side: the file is created, or (T63, a plugin file init wrote) removed.
+  const ops = diffLines(before === undefined ? [] : split(before), after === undefined ? [] : split(after));
+  const out = [`--- ${before === undefined ? '/dev/null' : path}`, `+++ ${after === undefined ? '/dev/null' : path}`];
   const changed = ops.map((o, i) => (o.kind === ' ' ? -1 : i)).filter((i) => i >= 0);
   let i = 0;
   // Line numbers of both sides at ops[scanned], advanced hunk by hunk (one pass over the script).

@@ -19,7 +19,7 @@ Commands:
   bench         run the benchmarks (from a checkout of the repository)
   mcp           MCP server on stdio: session tools and notice resources for agents
   hook          agent hooks (claude-code, codex, gemini, qwen, copilot): record a person's turn, hand the session its notices
-  init          set up Claude Code, Codex, Gemini CLI, Qwen Code or Copilot CLI (hooks, MCP server, Codex trust with --trust)
+  init          set up Claude Code, Codex, Gemini CLI, Qwen Code, Copilot CLI (hooks, MCP server, Codex trust with --trust) or OpenCode (a plugin, MCP server)
   doctor        check that the hooks init wrote are installed, trusted and run
   upstream scan show how the upstream monitor classifies each line of a transcript, and why
   ui            a live view of sessions, timelines, watches and notices in the browser (read-only)

@@ -22,6 +22,15 @@ export const CALLER_SESSION_ENV: Record<string, string> = {
   copilot: 'COPILOT_AGENT_SESSION_ID',
 };
 
+/**
+ * T64: CLIs whose servers cannot be bound to their caller, and why (checked with each real binary):
+ * asked to, the server says so instead of naming no variable.
+ */
+const UNBINDABLE: Record<string, string> = {
+  // T64: 1.18.33 sets OPENCODE=1 and OPENCODE_PID in a stdio server's environment, nothing per session.
+  opencode: 'OpenCode names no session to its MCP servers (it sets OPENCODE=1 and OPENCODE_PID only), and one OpenCode process serves many sessions',
+};
+
 export const MCP_USAGE = `session-state-kit mcp --db <file> [--session <key> | --caller-session <runtime>] [--visibility <scope>] [--agent <id>] [--poll-ms <n>]
 session-state-kit mcp --pg <url> [--schema <name>] [--session <key> | --caller-session <runtime>] [--visibility <scope>] [--agent <id>]
 
@@ -95,6 +104,7 @@ export function bindingOf(
   let caller = values.session;
   if (runtime !== undefined) {
     const variable = Object.hasOwn(CALLER_SESSION_ENV, runtime) ? CALLER_SESSION_ENV[runtime] : undefined;
+    if (variable === undefined && Object.hasOwn(UNBINDABLE, runtime)) throw new UsageError(`--caller-session ${runtime}: ${UNBINDABLE[runtime]}`, ['run it unbound (as init registers it), where every session on the database is yours (T64), or bind one server to one session: --session agent:<agent>:<session id>']);
     if (variable === undefined) throw new UsageError(`--caller-session knows ${Object.keys(CALLER_SESSION_ENV).join(', ')}, got ${JSON.stringify(runtime)}`, ['a CLI that names no session to its MCP server runs it unbound (T44), or bind explicitly: --session agent:<agent>:<session id>']);
     const id = env[variable];
     if (id === undefined || id.length === 0) {

@@ -5,8 +5,9 @@ import { isValidSessionKey, parseAgentScopedKey, validateRecordInput } from '../
  * One planner for every agent CLI's lifecycle hooks (PROTOCOL.md T9, T30-T34, T40-T44): a
  * runtime's adapter turns its payload into a `HookStep`, and this decides what to record, which
  * session to reset, whose notices to hand over and which key to introduce. Claude Code (command
- * hook and Agent SDK), Codex, Gemini CLI and Qwen Code differ only in their payload shapes and
- * output form, never in what a prompt, a start or a compaction means for the log.
+ * hook and Agent SDK), Codex, Gemini CLI, Qwen Code, Copilot CLI and OpenCode's plugin differ only in
+ * their payload shapes and output form, never in what a prompt, a start or a compaction means for
+ * the log.
  */
 
 /** What happened, in runtime-neutral terms. `hookEvent` is the runtime's own event name, echoed in its output. */
@@ -17,8 +18,12 @@ export type HookStep =
    * (Qwen Code keeps a start's context in the system instruction, which a resume does not restore).
    */
   | { type: 'session_start'; hookEvent: string; sessionId: string; source: 'startup' | 'resume' | 'clear' | 'compact' | 'fork'; keyLineLost?: boolean }
-  /** A prompt was submitted; `byPerson` is false for the runtime's own turns (T31). */
-  | { type: 'prompt'; hookEvent: string; sessionId: string; promptId?: string; byPerson: boolean }
+  /**
+   * A prompt was submitted; `byPerson` is false for the runtime's own turns (T31). `keyLineLost`:
+   * the model's context lacks the key line and this prompt is the first chance to tell it (T62:
+   * OpenCode says nothing to the model at a start, and a compaction drops the line).
+   */
+  | { type: 'prompt'; hookEvent: string; sessionId: string; promptId?: string; byPerson: boolean; keyLineLost?: boolean }
   | { type: 'subagent_start'; hookEvent: string; sessionId: string; subagentId: string }
   | { type: 'subagent_stop'; hookEvent: string; sessionId: string; subagentId: string }
   | { type: 'compacted'; hookEvent: string; sessionId: string; trigger: 'manual' | 'auto' }
@@ -147,7 +152,9 @@ export function planHookStep(step: HookStep, o: HookPlanOptions, registered = fa
           ...(step.promptId !== undefined && step.promptId.length > 0 ? { dedupeKey: `${o.dedupeSpace}:prompt:${keyPart(step.sessionId)}:${keyPart(step.promptId)}` } : {}),
         });
       }
-      plan = { event, sessionKey, records, deliverTo: sessionKey, ...(registered ? {} : { introduce: sessionKey, introduceOnlyIfNew: true }) };
+      // T51: told once per session, and again where the context lost it.
+      const intro = step.keyLineLost === true ? { introduce: sessionKey } : registered ? {} : { introduce: sessionKey, introduceOnlyIfNew: true };
+      plan = { event, sessionKey, records, deliverTo: sessionKey, ...intro };
       break;
     }
     case 'subagent_start': {

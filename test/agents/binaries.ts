@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -300,3 +300,81 @@ export function traceConnects(dir: string): ConnectTrace | undefined {
  * ("unsupported call"). `required` is Codex's own switch for a server a session cannot do without.
  */
 export const CODEX_KIT_SERVER_STARTUP = ['-c', 'mcp_servers.session-state-kit.startup_timeout_sec=60', '-c', 'mcp_servers.session-state-kit.required=true'];
+
+/**
+ * OpenCode: the native executable of the platform package (`opencode-<os>-<arch>`, with the
+ * `-baseline` and `-musl` builds), which the `opencode-ai` launcher's postinstall copies into place.
+ * It is a Bun program: NODE_OPTIONS does not reach it (a test checks its offline runs with strace).
+ */
+export function findOpencode(): Found {
+  const main = packageJson('opencode-ai');
+  if (!main) return { ok: false, reason: 'opencode-ai is not installed (npm install)' };
+  const os = process.platform === 'win32' ? 'windows' : process.platform;
+  const base = `opencode-${os}-${process.arch}`;
+  for (const name of [base, `${base}-baseline`, `${base}-musl`, `${base}-baseline-musl`]) {
+    const pkg = packageJson(name);
+    if (!pkg) continue;
+    const executable = join(dirname(pkg.path), 'bin', os === 'windows' ? 'opencode.exe' : 'opencode');
+    if (existsSync(executable)) return { ok: true, binary: { command: [executable], packageName: 'opencode-ai', packageVersion: main.version } };
+  }
+  return { ok: false, reason: `the OpenCode platform package ${base} is not installed (an optional dependency of opencode-ai)` };
+}
+
+/**
+ * OpenCode installs `@opencode-ai/plugin` with npm (Arborist, from the registry) into every config
+ * folder it reads (`~/.config/opencode`, a project's `.opencode`) when it starts, unless the folder
+ * has a node_modules and a package-lock.json whose root lists every dependency (1.18.33's
+ * Npm.install; a folder it cannot write is skipped too). A test's folders get what it would
+ * install: the package this checkout has, linked, and the lock that says so. Nothing is fetched.
+ */
+export function seedOpencodeConfigDir(dir: string): void {
+  // Its exports name neither ./package.json nor a require condition: found where Node would look.
+  const home = (require.resolve.paths('@opencode-ai/plugin') ?? []).map((p) => join(p, '@opencode-ai', 'plugin')).find((p) => existsSync(join(p, 'package.json')));
+  if (home === undefined) throw new Error('@opencode-ai/plugin is not installed (npm install): OpenCode would fetch it');
+  const version = (JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')) as { version: string }).version;
+  mkdirSync(join(dir, 'node_modules', '@opencode-ai'), { recursive: true });
+  const link = join(dir, 'node_modules', '@opencode-ai', 'plugin');
+  rmSync(link, { recursive: true, force: true });
+  symlinkSync(home, link);
+  writeFileSync(join(dir, 'package-lock.json'), `${JSON.stringify({ lockfileVersion: 3, packages: { '': { dependencies: { '@opencode-ai/plugin': version } } } }, null, 2)}\n`);
+}
+
+/** Where OpenCode keeps its user config in a sandbox (XDG_CONFIG_HOME is the sandbox's). */
+export const opencodeConfigDir = (box: Sandbox) => join(box.home, '.config', 'opencode');
+
+/**
+ * A user's OpenCode config for offline runs: one provider, OpenCode's bundled
+ * `@ai-sdk/openai-compatible` pointed at a chat-completions stand-in, as the default model; a
+ * context `limit` makes a large prompt compact.
+ */
+export function opencodeUserConfig(baseUrl: string, limit?: { context: number; output: number }): Record<string, unknown> {
+  return {
+    $schema: 'https://opencode.ai/config.json',
+    provider: { standin: { npm: '@ai-sdk/openai-compatible', name: 'Stand-in', options: { baseURL: baseUrl, apiKey: 'offline' }, models: { 'standin-model': { name: 'Stand-in model', ...(limit ? { limit } : {}) } } } },
+    model: 'standin/standin-model',
+    autoupdate: false,
+    share: 'disabled',
+  };
+}
+
+/**
+ * Environment for an OpenCode run in a sandbox: every XDG folder in the sandbox's home (its
+ * sessions go to $XDG_DATA_HOME/opencode/opencode.db), no models.dev fetch, no update check, no
+ * default plugins. The user config folder is seeded (seedOpencodeConfigDir) so nothing is installed.
+ */
+export function opencodeEnv(box: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    HOME: box.home,
+    TMPDIR: tmpdir(),
+    XDG_CONFIG_HOME: join(box.home, '.config'),
+    XDG_DATA_HOME: join(box.home, '.local', 'share'),
+    XDG_CACHE_HOME: join(box.home, '.cache'),
+    XDG_STATE_HOME: join(box.home, '.local', 'state'),
+    OPENCODE_DISABLE_MODELS_FETCH: 'true',
+    OPENCODE_DISABLE_AUTOUPDATE: 'true',
+    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+    OPENCODE_DISABLE_LSP_DOWNLOAD: 'true',
+    OPENCODE_DISABLE_SHARE: 'true',
+    ...extra,
+  };
+}

@@ -10,13 +10,14 @@ import { afterAll, beforeAll } from 'vitest';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
- * Bundles src/cli/main.ts into `outdir/cli.mjs` the way tsup builds dist/cli.js (ESM, code
+ * Bundles src/cli/main.ts into `outdir/cli.mjs` (and the OpenCode plugin module into `opencode.mjs`) the way tsup builds dist/cli.js (ESM, code
  * splitting so commands load on demand, the same externals). Its external packages resolve from
  * wherever `outdir` sits: under the repository they are found, elsewhere they are "not installed".
  */
 export async function bundleCli(outdir: string): Promise<void> {
   await build({
-    entryPoints: { cli: join(root, 'src', 'cli', 'main.ts') },
+    // The OpenCode plugin module beside the CLI, as dist/opencode.js is beside dist/cli.js (init names it, T63).
+    entryPoints: { cli: join(root, 'src', 'cli', 'main.ts'), opencode: join(root, 'src', 'integrations', 'opencode', 'index.ts') },
     outdir,
     outExtension: { '.js': '.mjs' },
     bundle: true,

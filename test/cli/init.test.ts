@@ -152,8 +152,8 @@ describe('T45 init: merged, idempotent, backed up, reversible', () => {
   it('T45 bad command lines are usage errors (exit 2) that name the problem', async () => {
     const s = sandbox('usage');
     for (const [args, text] of [
-      [['init'], 'claude-code, codex, gemini, qwen or copilot'],
-      [['init', 'opencode'], '"opencode"'],
+      [['init'], 'claude-code, codex, gemini, qwen, copilot or opencode'],
+      [['init', 'aider'], '"aider"'],
       [['init', 'codex', '--user', '--project'], 'exclude each other'],
       [['init', 'claude-code', '--trust'], '--trust is for codex'],
       [['init', 'codex', '--db', ':memory:'], 'a file both CLIs can share'],
