@@ -116,6 +116,17 @@ async function main(args: BenchArgs): Promise<number> {
   return 0;
 }
 
+/**
+ * Exits with `code` once stdout and stderr are flushed. Explicitly, not by process.exitCode: a
+ * group that starts embedded PostgreSQL in this process leaves its exit hook (async-exit-hook),
+ * which on beforeExit calls process.exit(0), and a failed --check then exited 0 (seen in CI).
+ */
+function exitWith(code: number): void {
+  process.exitCode = code;
+  const flush = (stream: NodeJS.WriteStream, then: () => void) => (stream.writableLength === 0 ? then() : stream.write('', then));
+  flush(process.stdout, () => flush(process.stderr, () => process.exit(code)));
+}
+
 let args: BenchArgs;
 try {
   args = parseArgs(process.argv.slice(2));
@@ -131,16 +142,13 @@ if (args.filter !== undefined && (args.filter === 'postgres' || args.filter.star
   // The PostgreSQL groups are async (a server, a pool); they run on their own.
   import('./cases/postgres.js')
     .then((m) => m.postgresBench(args))
-    .then((code) => void (process.exitCode = code))
-    .catch((error: unknown) => {
+    .then(exitWith, (error: unknown) => {
       process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
+      exitWith(1);
     });
 } else {
-  main(args)
-    .then((code) => void (process.exitCode = code))
-    .catch((error: unknown) => {
-      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    });
+  main(args).then(exitWith, (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    exitWith(1);
+  });
 }
