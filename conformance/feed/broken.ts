@@ -11,12 +11,12 @@ import type { PendingReadSubject } from './pending-reads.js';
 class FilteredReads extends MemoryStore {
   private pendingAtLastRead = new Set<string>();
 
-  constructor(private readonly filter: (read: PendingRead, pendingBefore: ReadonlySet<string>) => PendingRead) {
+  constructor(private readonly filter: (read: PendingRead, pendingBefore: ReadonlySet<string>, request: PendingReadRequest) => PendingRead) {
     super({ now: () => 1_767_225_600_000 });
   }
 
   override readPending(request: PendingReadRequest): PendingRead {
-    const read = this.filter(super.readPending(request), this.pendingAtLastRead);
+    const read = this.filter(super.readPending(request), this.pendingAtLastRead, request);
     this.pendingAtLastRead = new Set(this.listPending().map(slot));
     return read;
   }
@@ -34,6 +34,14 @@ export const brokenSources: Record<string, { breaks: string; open: () => Pending
   'drops-newest-change': {
     breaks: 'R68: an off-by-one on the position leaves the newest change of each read out',
     open: () => new FilteredReads((read) => ({ ...read, changes: read.changes.slice(0, -1) })),
+  },
+  /** Answers a read that names its watchers with the first named watcher's changes only. */
+  'first-named-watcher-only': {
+    breaks: 'R68: a read naming several watchers gets the changes of the first one only',
+    open: () =>
+      new FilteredReads((read, _before, request) =>
+        request.watchers === undefined || request.watchers.length < 2 ? read : { ...read, changes: read.changes.filter((c) => c.watcherSessionKey === request.watchers![0]) },
+      ),
   },
 };
 

@@ -10,8 +10,10 @@ import type { PairChange, PendingPair, PendingRead, PendingReadRequest } from '.
  * (became pending or not, another L, another wake) between two reads is news iff it is pending at
  * the second. Each read must report every such pending pair with its current L and wake (nothing
  * missed) and no pending pair that did not change (nothing signalled that was not new), each pair
- * at most once; and a snapshot must equal the listing. Operations, not reads, are the model's
- * unit, so a pair removed and made pending again between two reads is news as it should be.
+ * at most once; and a snapshot must equal the listing. A read that names the watchers it wants
+ * owes only their news, and anything else it reports must be as true. Operations, not reads, are
+ * the model's unit, so a pair removed and made pending again between two reads is news as it
+ * should be.
  */
 
 /** What the property drives: a store's writes and its two pending reads. */
@@ -51,7 +53,8 @@ type Op =
   | { op: 'ack'; watcher: number; keep: number }
   | { op: 'reset'; watcher: number }
   | { op: 'delete'; target: number }
-  | { op: 'read' };
+  /** `only`: the watchers the read asks for (R68's `watchers`); absent: every watcher. */
+  | { op: 'read'; only?: number[] };
 
 const w = fc.integer({ min: 0, max: WATCHERS.length - 1 });
 const t = fc.integer({ min: 0, max: TARGETS.length - 1 });
@@ -68,7 +71,8 @@ export const pendingReadOps: fc.Arbitrary<Op[]> = fc.array(
     { weight: 2, arbitrary: fc.record({ op: fc.constant('ack' as const), watcher: w, keep: fc.nat({ max: 3 }) }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('reset' as const), watcher: w }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), target: t }) },
-    { weight: 4, arbitrary: fc.constant({ op: 'read' as const }) },
+    { weight: 3, arbitrary: fc.constant({ op: 'read' as const }) },
+    { weight: 2, arbitrary: fc.record({ op: fc.constant('read' as const), only: fc.uniqueArray(w, { maxLength: 3 }) }) },
   ),
   { minLength: 20, maxLength: 120 },
 );
@@ -140,7 +144,8 @@ export async function checkPendingReads(options: PendingReadsOptions): Promise<v
             continue;
           }
           const watcher: string = WATCHERS[n % WATCHERS.length]!;
-          const read = await s.readPending({ since: position, snapshot: [watcher] });
+          const only = o.only === undefined ? undefined : new Set<string>(o.only.map((i) => WATCHERS[i]!));
+          const read = await s.readPending({ since: position, snapshot: [watcher], ...(only === undefined ? {} : { watchers: [...only] }) });
           const pendingNow = new Map<string, PendingPair>();
           for (const pairs of listing.values()) for (const p of pairs) pendingNow.set(slot(p), p);
           const seen = new Set<string>();
@@ -153,6 +158,8 @@ export async function checkPendingReads(options: PendingReadsOptions): Promise<v
           for (const key of dirty) {
             const now = pendingNow.get(key);
             if (!now) continue;
+            // R68: a read that names its watchers owes only their news (it may carry more).
+            if (only !== undefined && !only.has(now.watcherSessionKey)) continue;
             const c = got.get(key);
             if (!c || !c.pending) throw new Error(`R60/R68: missed news: ${show(now)} changed since the last read and is pending, but the read did not report it`);
             if (c.lastSeenSequence !== now.lastSeenSequence || c.wake !== now.wake) throw new Error(`R68: reported ${show(c)}, but the pair is ${show(now)}`);
@@ -162,6 +169,7 @@ export async function checkPendingReads(options: PendingReadsOptions): Promise<v
             if (c.pending && !pendingNow.has(slot(c))) throw new Error(`R68: reported ${show(c)} as pending, but it is not`);
           }
           expectSnapshot(read.snapshot, new Map([[watcher, listing.get(watcher) ?? []]]), `snapshot of ${watcher}`);
+          // The position covers every change, named or not: what a read left out is not owed later.
           position = read.position;
           dirty = new Set();
         }

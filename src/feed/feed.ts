@@ -65,6 +65,23 @@ const MAX_POLL_INTERVAL_MS = 3_600_000;
  * frames land before it publishes the commit (SQLite's -shm index), so the first look can be early.
  */
 const FILE_EVENT_RECHECKS_MS = [2, 10, 40] as const;
+/**
+ * R73: every feed on one connection hears the same payload of a commit, one after another: the
+ * last one parsed is kept, so a process parses each payload once, not once per feed.
+ */
+let lastPayload: string | undefined;
+let lastRoute: ReadonlySet<string> | 'everyone' = 'everyone';
+function routeOf(payload: string | undefined): ReadonlySet<string> | 'everyone' {
+  if (payload === undefined) return 'everyone';
+  if (payload !== lastPayload) {
+    lastRoute = parseRoutePayload(payload);
+    lastPayload = payload;
+  }
+  return lastRoute;
+}
+
+/** R68: past this many watchers a read asks for every watcher's changes rather than send the list each time. */
+const MAX_WATCHERS_ASKED = 256;
 
 interface Subscriber {
   listener: (s: NoticeSignal) => void;
@@ -202,7 +219,11 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
             : undefined;
         let result: PendingRead;
         try {
-          result = await read({ ...(position === undefined ? {} : { since: position }), ...(snapshot === undefined ? {} : { snapshot }) });
+          // R68: a feed none of whose subscribers hears every watcher asks only for its watchers'
+          // changes (a fleet's replica reads its own pairs, not every commit's), up to a list
+          // short enough to send with every read.
+          const only = everyone.size === 0 && byWatcher.size <= MAX_WATCHERS_ASKED ? [...byWatcher.keys()] : undefined;
+          result = await read({ ...(position === undefined ? {} : { since: position }), ...(snapshot === undefined ? {} : { snapshot }), ...(only === undefined ? {} : { watchers: only }) });
         } catch (error) {
           for (const s of served) s.serving = false;
           mustRead = true;
@@ -327,12 +348,21 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     if (running) void refresh();
   };
 
-  /** Routing hashes of the watchers subscribed by key, kept while they are (R73). */
+  /** R73: the routing hashes of the watchers subscribed by key, and how many of those watchers share each. */
   const routeHashes = new Map<string, string>();
-  const routeHashOf = (watcher: string): string => {
-    let h = routeHashes.get(watcher);
-    if (h === undefined) routeHashes.set(watcher, (h = watcherRouteHash(watcher)));
-    return h;
+  const hashWatchers = new Map<string, number>();
+  const addRoute = (watcher: string) => {
+    const h = watcherRouteHash(watcher);
+    routeHashes.set(watcher, h);
+    hashWatchers.set(h, (hashWatchers.get(h) ?? 0) + 1);
+  };
+  const dropRoute = (watcher: string) => {
+    const h = routeHashes.get(watcher);
+    if (h === undefined) return;
+    routeHashes.delete(watcher);
+    const n = (hashWatchers.get(h) ?? 1) - 1;
+    if (n > 0) hashWatchers.set(h, n);
+    else hashWatchers.delete(h);
   };
 
   /**
@@ -342,11 +372,11 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
    */
   const remoteWake = (payload?: string) => {
     if (!running) return;
-    const named = parseRoutePayload(payload);
+    const named = routeOf(payload);
     if (named !== 'everyone' && everyone.size === 0) {
       let touched = false;
-      for (const watcher of byWatcher.keys()) {
-        if (named.has(routeHashOf(watcher))) {
+      for (const h of named) {
+        if (hashWatchers.has(h)) {
           touched = true;
           break;
         }
@@ -413,7 +443,10 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     if (watcher === undefined) everyone.add(sub);
     else {
       let set = byWatcher.get(watcher);
-      if (!set) byWatcher.set(watcher, (set = new Set()));
+      if (!set) {
+        byWatcher.set(watcher, (set = new Set()));
+        addRoute(watcher);
+      }
       set.add(sub);
     }
     if (!running) start();
@@ -427,7 +460,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
         set?.delete(sub);
         if (set?.size === 0) {
           byWatcher.delete(watcher);
-          routeHashes.delete(watcher);
+          dropRoute(watcher);
         }
       }
       if (subscribers.size === 0 && running) stop();

@@ -36,6 +36,11 @@ export interface PendingReadRequest {
   since?: FeedPosition;
   /** R61: also read the pending pairs of these watchers ('all': of every watcher) at the same position. */
   snapshot?: 'all' | readonly string[];
+  /**
+   * R68: the reader wants only these watchers' changes (absent: every watcher's). A source may
+   * answer more, never less; the position covers every change either way.
+   */
+  watchers?: readonly string[];
 }
 
 /** R68: what readPending answers: its position, the pairs changed after `since`, and the requested snapshot. */

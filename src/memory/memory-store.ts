@@ -579,7 +579,9 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
     if (request.since !== undefined) {
       const since = Number(request.since);
       if (!Number.isSafeInteger(since) || since < 0) throw new RangeError(`readPending: not a position of this store: ${JSON.stringify(request.since)}`);
+      const only = request.watchers === undefined ? undefined : new Set(request.watchers);
       for (const p of log.since(since)) {
+        if (only !== undefined && !only.has(p.watcherSessionKey)) continue; // R68: not wanted
         const c = this.state.cursors.get(identityKey(p.targetSessionKey, p.targetAgentId))?.get(p.watcherSessionKey);
         if (c) changes.push({ ...pendingPairOf(c), pending: isPending(c) });
       }

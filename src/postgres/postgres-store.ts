@@ -53,7 +53,7 @@ import {
 import type { PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../feed/types.js';
 import type { SessionsPageRequest, SessionsPageRow } from '../tools/handlers.js';
 import { BadRows } from '../shared/pending-rows.js';
-import { checkPosition, listPendingWith, readPendingWith } from './pending-reads.js';
+import { checkPosition, listPendingWith, needsTransaction, readPendingWith } from './pending-reads.js';
 import type { PgPoolSettings, PgQueryable } from './pg-types.js';
 import { resolveClock } from '../shared/clock.js';
 import { ChangeListeners } from '../shared/listeners.js';
@@ -720,11 +720,14 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
    * by transactions the position's snapshot did not see (index from its xmin: the cost of the
    * change, plus whatever a transaction still open at the last read wrote), and the pending pairs of
    * the watchers a new subscriber asks for (R61). The new position is this transaction's snapshot:
-   * a transaction still running now is invisible in it, so its rows come with a later read.
+   * a transaction still running now is invisible in it, so its rows come with a later read. A read
+   * that asks for no snapshot part (every wake's) is one statement instead, whose own snapshot is
+   * its position.
    */
   async readPending(request: PendingReadRequest): Promise<PendingRead> {
     this.assertOpen();
     if (request.since !== undefined) checkPosition(request.since);
+    if (!needsTransaction(request)) return readPendingWith((statement, values) => this.run(this.pool, statement, values).then((r) => r.rows), request, this.badRows);
     return this.tx(
       (c) => readPendingWith((statement, values) => this.run(c, statement, values).then((r) => r.rows), request, this.badRows),
       [],

@@ -52,7 +52,13 @@ export class SqlitePendingReads {
     const since = request.since === undefined ? undefined : positionNumber(request.since);
     return readTransaction(this.db, () => {
       const position = toSafeNumber((this.stmt.changeSequence.get() as { change_sequence: unknown }).change_sequence, 'session_state_feed.change_sequence');
-      const changes = since === undefined ? [] : this.pairs(this.stmt.changedSince.all(since) as PairRow[]);
+      let rows = since === undefined ? [] : (this.stmt.changedSince.all(since) as PairRow[]);
+      // R68: the reader wants only these watchers' changes: the others are not decoded.
+      if (request.watchers !== undefined && rows.length > 0) {
+        const only = new Set(request.watchers);
+        rows = rows.filter((r) => only.has(r.watcher_session_key as string));
+      }
+      const changes = this.pairs(rows);
       let snapshot: PendingPair[] = [];
       if (request.snapshot === 'all') snapshot = this.pending(this.stmt.pendingAll.all() as PairRow[]);
       else if (request.snapshot) for (const w of new Set(request.snapshot)) snapshot.push(...this.pending(this.stmt.pendingOfWatcher.all(w) as PairRow[]));

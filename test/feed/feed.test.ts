@@ -346,13 +346,52 @@ describe('notice feed over a source that reads what changed (R68, R69)', () => {
     const a = collect();
     feed.subscribe(a.listener, { watcherSessionKey: A });
     await settle();
-    expect(requests).toEqual([{ snapshot: [A] }]); // R61: the newcomer's own watcher only
+    // R61: the newcomer's own watcher only; R68: and only its watcher's changes are wanted.
+    expect(requests).toEqual([{ snapshot: [A], watchers: [A] }]);
     store.watch({ watcherSessionKey: A, targetSessionKey: U, agentId: 'main' });
     human(store, U);
     await settle();
-    expect(requests.slice(1).every((r) => r.snapshot === undefined && r.since !== undefined)).toBe(true);
+    expect(requests.slice(1).every((r) => r.snapshot === undefined && r.since !== undefined && JSON.stringify(r.watchers) === JSON.stringify([A]))).toBe(true);
     expect(a.got.map((s) => s.changed.map((p) => p.targetSessionKey))).toEqual([[U]]);
     expect(listings).toBe(0);
+    feed.close();
+  });
+
+  it('R68: a read names the feed\'s watchers while none of its subscribers hears every watcher and they are at most 256; otherwise it asks for every change', async () => {
+    const store = createMemoryStore({ now: () => 1_767_225_600_000 });
+    const requests: PendingReadRequest[] = [];
+    const source: PendingSource = { readPending: (r) => (requests.push(r), store.readPending(r)), onLocalChange: (l) => store.onLocalChange(l), changeToken: () => store.changeToken() };
+    const feed = createNoticeFeed(source, { logger: memoryLogger(), watchFiles: false });
+    const last = () => requests[requests.length - 1]!;
+    const a = collect();
+    feed.subscribe(a.listener, { watcherSessionKey: A });
+    const off = feed.subscribe(collect().listener, { watcherSessionKey: B });
+    await settle();
+    store.watch({ watcherSessionKey: A, targetSessionKey: T, agentId: 'main' });
+    human(store, T);
+    await settle();
+    expect([...last().watchers!].sort()).toEqual([A, B].sort());
+    off();
+    human(store, T);
+    await settle();
+    expect(last().watchers).toEqual([A]);
+    const everything = feed.subscribe(collect().listener);
+    await settle();
+    human(store, T);
+    await settle();
+    expect(last().watchers).toBeUndefined();
+    everything();
+    const many = Array.from({ length: 256 }, (_, i) => feed.subscribe(collect().listener, { watcherSessionKey: `agent:main:m${i}` }));
+    await settle();
+    human(store, T);
+    await settle();
+    expect(last().watchers).toBeUndefined(); // A and 256 more: past the bound
+    many.pop()!();
+    human(store, T);
+    await settle();
+    expect(last().watchers).toHaveLength(256);
+    // Whatever it asked, the subscriber of A heard of its one notice on T once (R26: later prompts coalesce).
+    expect(a.got.filter((s) => s.changed.some((p) => p.targetSessionKey === T)).length).toBe(1);
     feed.close();
   });
 
