@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkPendingReads } from '../../conformance/feed/pending-reads.js';
 import { createPostgresStore } from '../../src/postgres/index.js';
+import { statements } from '../../src/postgres/sql.js';
 import { usePostgres } from './server.js';
 
 const pg = usePostgres();
@@ -45,6 +46,37 @@ describe('postgres: pending reads (R60, R61, R68)', () => {
     const third = await store.readPending({ since: second.position });
     expect(third.changes).toEqual([]); // read once
     await store.close();
+  });
+
+  it('R68, R71: the change reads go through the change index on a table the planner has no statistics for, and a named read through the watchers too (EXPLAIN)', async () => {
+    const store = await createPostgresStore({ now: () => T0, connectionString: pg.url(), schema: pg.schema(), logger: pg.log });
+    try {
+      const s = `"${store.schema}"`;
+      const admin = await pg.admin();
+      // 3,000 cursor rows written by as many commits, never analyzed (a fresh fleet's table
+      // before autovacuum comes by).
+      for (let i = 0; i < 3000; i += 100) {
+        await Promise.all(
+          Array.from({ length: 100 }, (_, j) =>
+            store.record({ sessionKey: `agent:main:t${i + j}`, agentId: A, kind: 'human_direct_message', actorType: 'human', summary: 'human turn', watchers: [`agent:main:w${(i + j) % 1000}`] }),
+          ),
+        );
+      }
+      const since = (await store.readPending({})).position;
+      const sql = statements(store.schema);
+      const explain = async (text: string, values: unknown[]) => ((await admin.query(`EXPLAIN (COSTS OFF) ${text}`, values)).rows as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n');
+      for (const [name, text] of [['changesNow', sql.changesNow], ['changedSince', sql.changedSince]] as const) {
+        const every = await explain(text, [since, null]);
+        expect(every, name).toMatch(/session_watch_cursors_changed/);
+        expect(every, name).not.toMatch(/Seq Scan/);
+        const named = await explain(text, [since, ['agent:main:w1', 'agent:main:w2']]);
+        expect(named, name).not.toMatch(/Seq Scan/);
+      }
+      // And the one-statement read answers: nothing changed after a position taken after the insert.
+      expect((await store.readPending({ since, watchers: ['agent:main:w1'] })).changes).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 
   it('a position that is not a snapshot of this store is refused', async () => {
