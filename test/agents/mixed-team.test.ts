@@ -5,7 +5,9 @@ import { createSqliteStore, type SqliteStore } from '../../src/sqlite/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { useBuiltCli } from '../cli/helpers.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../integrations/fake-anthropic.js';
-import { binaryOrSkip, claudeEnv, codexEnv, codexProviderArgs, findClaude, findCodex, makeSandbox, runBinary, type BinaryInfo, type Sandbox } from './binaries.js';
+import type { PersonCliName } from '../../examples/mixed-team.js';
+import { binaryOrSkip, claudeEnv, codexEnv, codexProviderArgs, copilotEnv, findClaude, findCodex, findCopilot, findQwen, makeSandbox, QWEN_AUTH_ARGS, QWEN_OFFLINE_SETTINGS, qwenEnv, runBinary, type BinaryInfo, type Sandbox } from './binaries.js';
+import { startFakeChatCompletions } from './fake-chat-completions.js';
 import { startFakeResponses, type FakeResponses, type ResponsesRequest } from './fake-responses.js';
 
 /**
@@ -174,32 +176,75 @@ describe.skipIf(codex === undefined)('T44 what Codex tells an MCP server about i
   });
 });
 
-describe.skipIf(codex === undefined || claude === undefined)('examples/mixed-team.ts, offline', () => {
-  const cli = useBuiltCli();
-  it('T41 the example runs as written against loopback stand-ins: one notice for the manager, handed to its model', async () => {
-    const { main } = await import('../../examples/mixed-team.js');
-    const box = makeSandbox('example-mixed');
-    const responses = await startFakeResponses(() => [{ type: 'message', text: 'ok' }]);
-    const anthropic = await startFakeAnthropic(async () => ({ content: [{ type: 'text', text: 'ok' }], stop: 'end_turn' }));
-    try {
-      const lines: string[] = [];
-      const result = await main({
-        project: box.project,
-        kit: [process.execPath, cli.path()],
-        codex: (codex as BinaryInfo).command,
-        claude: (claude as BinaryInfo).command,
-        codexArgs: codexProviderArgs(responses.baseUrl),
-        env: { HOME: box.home, CODEX_HOME: box.codexHome },
-        claudeEnv: claudeEnv(box, anthropic.url, { CLAUDE_CONFIG_DIR: join(box.home, '.claude') }),
-        log: (l) => lines.push(l),
-      });
-      expect(result.noticesHanded).toBe(1);
-      expect(count(anthropic.requests.map((q) => q.body).join('\n'), `Session \\"${result.codexSession}\\" changed`)).toBe(1);
-      expect(lines).toEqual([`${result.managerSession} watches ${result.codexSession}`, 'pending for the manager: 1', 'the manager was told; it reconciles with session_status before acting']);
-    } finally {
-      await responses.close();
-      await anthropic.close();
-      box.remove();
-    }
+/**
+ * examples/mixed-team.ts as written, with the person in each CLI it knows, against loopback
+ * stand-ins. What each needs to run offline is the test's (the environment and arguments the
+ * example takes); the example's own steps are unchanged.
+ */
+const qwen = binaryOrSkip(findQwen(), 'the mixed-team example with Qwen Code');
+const copilot = binaryOrSkip(findCopilot(), 'the mixed-team example with Copilot CLI');
+type Standin = { personCommand: string[]; personArgs: string[]; personEnv: Record<string, string>; env: Record<string, string>; close: () => Promise<void> };
+const persons: { name: PersonCliName; binary: BinaryInfo | undefined; standin: (box: Sandbox) => Promise<Standin> }[] = [
+  {
+    name: 'codex',
+    binary: codex,
+    standin: async (box) => {
+      const responses = await startFakeResponses(() => [{ type: 'message', text: 'ok' }]);
+      return { personCommand: codex!.command, personArgs: codexProviderArgs(responses.baseUrl), personEnv: {}, env: { HOME: box.home, CODEX_HOME: box.codexHome }, close: () => responses.close() };
+    },
+  },
+  {
+    name: 'qwen',
+    binary: qwen,
+    standin: async (box) => {
+      const api = await startFakeChatCompletions(() => ({ text: 'ok' }));
+      box.write('home/.qwen/settings.json', JSON.stringify(QWEN_OFFLINE_SETTINGS, null, 2));
+      return { personCommand: qwen!.command, personArgs: QWEN_AUTH_ARGS, personEnv: qwenEnv(box, api.baseUrl), env: { HOME: box.home }, close: () => api.close() };
+    },
+  },
+  {
+    name: 'copilot',
+    binary: copilot,
+    standin: async (box) => {
+      const api = await startFakeChatCompletions(() => ({ text: 'ok' }));
+      // The person trusted the folder when Copilot asked, as the example's header says.
+      box.write('home/.copilot/config.json', JSON.stringify({ trustedFolders: [box.project] }, null, 2));
+      return { personCommand: copilot!.command, personArgs: [], personEnv: copilotEnv(box, api.baseUrl), env: { HOME: box.home }, close: () => api.close() };
+    },
+  },
+];
+
+for (const p of persons) {
+  describe.skipIf(p.binary === undefined || claude === undefined)(`examples/mixed-team.ts with the person in ${p.name}, offline`, () => {
+    const cli = useBuiltCli();
+    it(`T41 T52 T56 the example runs as written against loopback stand-ins: one notice for the manager, handed to its model (${p.name})`, async () => {
+      const { main } = await import('../../examples/mixed-team.js');
+      const box = makeSandbox(`example-${p.name}`);
+      const standin = await p.standin(box);
+      const anthropic = await startFakeAnthropic(async () => ({ content: [{ type: 'text', text: 'ok' }], stop: 'end_turn' }));
+      try {
+        const lines: string[] = [];
+        const result = await main({
+          project: box.project,
+          person: p.name,
+          kit: [process.execPath, cli.path()],
+          personCommand: standin.personCommand,
+          claude: (claude as BinaryInfo).command,
+          personArgs: standin.personArgs,
+          env: standin.env,
+          personEnv: standin.personEnv,
+          claudeEnv: claudeEnv(box, anthropic.url, { CLAUDE_CONFIG_DIR: join(box.home, '.claude') }),
+          log: (l) => lines.push(l),
+        });
+        expect(result.personSession).toMatch(new RegExp(`^agent:${p.name}:[0-9a-f-]{36}$`));
+        expect(result.noticesHanded).toBe(1);
+        expect(count(anthropic.requests.map((q) => q.body).join('\n'), `Session \\"${result.personSession}\\" changed`)).toBe(1);
+        expect(lines).toEqual([`${result.managerSession} watches ${result.personSession}`, 'pending for the manager: 1', 'the manager was told; it reconciles with session_status before acting']);
+      } finally {
+        await standin.close();
+        await anthropic.close();
+        box.remove();
+      }
+    }, 240_000);
   });
-});
+}
