@@ -91,9 +91,13 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line: lines.length, column: lines[lines.length - 1]!.length + 1 };
 }
 
-/** How a CLI reads its JSON files: Gemini CLI and Qwen Code allow comments in settings.json; Claude Code and Codex read strict JSON. */
+/**
+ * How a CLI reads its JSON files: Gemini CLI and Qwen Code allow comments in settings.json,
+ * OpenCode comments and trailing commas in its config; Claude Code and Codex read strict JSON.
+ */
 export interface JsonFlavor {
   comments: boolean;
+  trailingCommas?: boolean;
 }
 export const STRICT_JSON: JsonFlavor = { comments: false };
 
@@ -105,7 +109,7 @@ export const STRICT_JSON: JsonFlavor = { comments: false };
 export function readJsonConfig(path: string, text: string | undefined, flavor: JsonFlavor = STRICT_JSON): JsonObject {
   if (text === undefined || text.trim() === '') return {};
   const errors: ParseError[] = [];
-  const value: unknown = parseJsonc(text, errors, { disallowComments: !flavor.comments, allowTrailingComma: false, allowEmptyContent: false });
+  const value: unknown = parseJsonc(text, errors, { disallowComments: !flavor.comments, allowTrailingComma: flavor.trailingCommas === true, allowEmptyContent: false });
   if (errors.length > 0) {
     const first = errors[0]!;
     const where = lineColumn(text, first.offset);

@@ -205,10 +205,10 @@ export function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db
     return { cli, scope, dir, hooksPath: join(dir, '.github', 'hooks', 'session-state-kit.json'), mcpPath: join(dir, reads), staleMcpPaths: [join(dir, ignores)], db: dbPath, flavor: STRICT_JSON };
   }
   if (cli === 'opencode') {
-    // T63: a plugin file instead of hooks; OpenCode reads comments in its config files.
+    // T63: a plugin file instead of hooks; OpenCode reads comments and trailing commas in its config files.
     const config = scope === 'user' ? opencodeConfigHome() : join(dir, '.opencode');
     const mcpPath = scope === 'user' ? firstExisting([join(config, 'opencode.json'), join(config, 'opencode.jsonc')]) : firstExisting([join(dir, 'opencode.json'), join(dir, 'opencode.jsonc'), join(config, 'opencode.json'), join(config, 'opencode.jsonc')]);
-    return { cli, scope, dir, hooksPath: join(config, OPENCODE_PLUGIN_FILE), mcpPath, configDir: config, db: dbPath, flavor: { comments: true } };
+    return { cli, scope, dir, hooksPath: join(config, OPENCODE_PLUGIN_FILE), mcpPath, configDir: config, db: dbPath, flavor: { comments: true, trailingCommas: true } };
   }
   if (cli === 'claude-code') {
     return scope === 'user'

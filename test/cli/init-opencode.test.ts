@@ -106,6 +106,27 @@ describe('T63 init opencode: the files and what is in them', () => {
     expect(existsSync(join(s.project, '.opencode'))).toBe(false);
   });
 
+  it('T45 T63 trailing commas, which OpenCode reads, are kept: init merges its entry after them and uninstall gives the file back byte for byte; Claude Code\'s strict settings still refuse one', async () => {
+    const s = sandbox();
+    const original = '{\n  "$schema": "https://opencode.ai/config.json",\n  "mcp": {\n    "other": { "type": "local", "command": ["other-server",], },\n  },\n}\n';
+    writeFileSync(join(s.project, 'opencode.json'), original);
+    const r = await run(cli.path(), ['init', 'opencode', '--db', s.db], s.env, s.project);
+    expect(r.code, r.stderr).toBe(0);
+    const merged = readFileSync(join(s.project, 'opencode.json'), 'utf8');
+    expect(merged).toContain('"command": ["other-server",], },');
+    const parsed = (await import('jsonc-parser')).parse(merged, [], { allowTrailingComma: true }) as Record<string, any>;
+    expect(Object.keys(parsed['mcp'])).toEqual(['other', 'session-state-kit']);
+    expect(parsed['mcp']['session-state-kit']).toEqual(entry(s.db));
+    const removed = await run(cli.path(), ['init', 'opencode', '--uninstall', '--db', s.db], s.env, s.project);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(readFileSync(join(s.project, 'opencode.json'), 'utf8')).toBe(original);
+    mkdirSync(join(s.project, '.claude'), { recursive: true });
+    writeFileSync(join(s.project, '.claude', 'settings.json'), '{ "hooks": {}, }\n');
+    const strict = await run(cli.path(), ['init', 'claude-code', '--db', s.db], s.env, s.project);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/settings\.json:1:\d+: not valid JSON/);
+  });
+
   it('T63 a plugin file init does not own is never overwritten or removed: a person\'s file, init\'s for another database, init\'s with one byte changed', async () => {
     const s = sandbox();
     mkdirSync(dirname(pluginPath(s.project)), { recursive: true });
