@@ -16,3 +16,4 @@ export * from './schemas/wire.js';
 export * from './schemas/vectors.js';
 export * from './schemas/tools.js';
 export type * from './schemas/contract.js';
+export type * from './schemas/feed-source.js';

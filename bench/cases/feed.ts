@@ -17,7 +17,7 @@
  */
 import Database from 'better-sqlite3';
 import { createNoticeFeed, type NoticeFeed, type NoticeSignal } from '../../src/feed/index.js';
-import type { PendingSource } from '../../src/feed/types.js';
+import type { PendingSource } from '../../spec/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import type { SqliteStore } from '../../src/sqlite/sqlite-store.js';
 import { migrate, TABLES } from '../../src/sqlite/schema.js';

@@ -1,4 +1,4 @@
-import type { PendingRead, PendingReadRequest } from '../../src/feed/types.js';
+import type { PendingRead, PendingReadRequest } from '../../spec/index.js';
 import { MemoryStore, createMemoryStore } from '../../src/memory/index.js';
 import type { PendingReadSubject } from './pending-reads.js';
 

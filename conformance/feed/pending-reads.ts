@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { MaybePromise, Notice, NoticeAck } from '../../spec/index.js';
 import { changesBetween, snapshotPending, type PendingSnapshot } from '../../src/core/index.js';
-import type { PairChange, PendingPair, PendingRead, PendingReadRequest } from '../../src/feed/types.js';
+import type { PairChange, PendingPair, PendingRead, PendingReadRequest } from '../../spec/index.js';
 
 /**
  * R60, R61, R68 as a property any change-feed source must hold: many watchers, a long run of

@@ -1,5 +1,5 @@
 /**
- * Tool vectors (PROTOCOL.md section 11; format ToolVector in spec/schemas/tools.ts): a store script
+ * Tool vectors (PROTOCOL.md section 12; format ToolVector in spec/schemas/tools.ts): a store script
  * and tool calls with the exact structured result and text the reference produced. Replaying one
  * needs only a store factory, so a runtime in any language can check its tool texts byte for byte.
  */

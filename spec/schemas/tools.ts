@@ -4,7 +4,7 @@ import { Notice } from './notice.js';
 import { AgentId, SessionKey, Version } from './primitives.js';
 
 /**
- * PROTOCOL.md section 11 (T rules): the agent-facing session tools. Each tool has an argument
+ * PROTOCOL.md section 12 (T rules): the agent-facing session tools. Each tool has an argument
  * schema (what a model may send; JSON Schema copies in spec/json/tool-*.json, also served by the
  * MCP server), a structured result and a compact text (T-rules, byte-exact in
  * conformance/tools/vectors). Arguments are closed: an unknown field is a ValidationError (R9).

@@ -1,16 +1,12 @@
 /**
- * R60, R61: which watchers a change feed signals. Pure: the feed (src/feed) reads every pending
- * pair from durable state, and this decides, against the previous read, who gained something new.
- * Structural types, so the core needs nothing from src/feed (PendingPair there has this shape).
+ * R60, R61, R68: which watchers a change feed signals. Pure: the feed (src/feed) reads what changed
+ * after its position (R68) or, from a source without positions, every pending pair, and these
+ * decide who gained something new. The pairs are the feed source's (spec/schemas/feed-source.ts).
  */
+import type { PairChange, PendingPair } from '../../spec/index.js';
 
-export interface FeedPair {
-  watcherSessionKey: string;
-  targetSessionKey: string;
-  targetAgentId: string;
-  lastSeenSequence: number;
-  wake: 'immediate' | 'next-turn';
-}
+/** A watcher/target pair with its notice's state, as a feed source reads it. */
+export type FeedPair = PendingPair;
 
 /** Every pending pair grouped by watcher, each watcher's pairs in R26 order. */
 export type PendingSnapshot<P extends FeedPair = FeedPair> = ReadonlyMap<string, readonly P[]>;
@@ -72,10 +68,8 @@ export function diffPending(previous: PendingSnapshot | undefined, next: Pending
   return gained.sort(compareCodeUnits);
 }
 
-/** R68: a pair whose notice changed (src/feed `PairChange` has this shape). */
-export interface FeedChange extends FeedPair {
-  pending: boolean;
-}
+/** R68: a pair whose notice changed, and whether it is pending now. */
+export type FeedChange = PairChange;
 
 /**
  * R60 over changes (R68): the pairs that are news for their watcher, grouped by watcher, each

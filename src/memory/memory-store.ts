@@ -47,7 +47,7 @@ import {
   type PreparedRecord,
   type PruneConfig,
 } from '../core/index.js';
-import type { PairChange, PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../feed/types.js';
+import type { PairChange, PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../../spec/index.js';
 import type { SessionsPageRequest, SessionsPageRow } from '../tools/handlers.js';
 import { SessionOrder, compareCodePoints } from './session-order.js';
 import { PairChangeLog } from './change-log.js';

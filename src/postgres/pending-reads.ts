@@ -1,4 +1,4 @@
-import type { PairChange, PendingPair, PendingRead, PendingReadRequest } from '../feed/types.js';
+import type { PairChange, PendingPair, PendingRead, PendingReadRequest } from '../../spec/index.js';
 import { checkedPairRow, type BadRows } from '../shared/pending-rows.js';
 import { TABLES } from './schema.js';
 

@@ -50,7 +50,7 @@ import {
   type PruneConfig,
   spawnParentOf,
 } from '../core/index.js';
-import type { PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../feed/types.js';
+import type { PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../../spec/index.js';
 import type { SessionsPageRequest, SessionsPageRow } from '../tools/handlers.js';
 import { BadRows } from '../shared/pending-rows.js';
 import { checkPosition, listPendingWith, needsTransaction, readPendingWith } from './pending-reads.js';

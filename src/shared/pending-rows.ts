@@ -1,6 +1,6 @@
 import type { CursorProvenance } from '../../spec/index.js';
 import { isValidAgentId, isValidSessionKey, wakeFor } from '../core/index.js';
-import type { PairChange } from '../feed/types.js';
+import type { PairChange } from '../../spec/index.js';
 import type { Logger } from './logger.js';
 import { toSafeNumber } from './integers.js';
 import { CorruptStateError } from './state-errors.js';

@@ -36,25 +36,8 @@ export class SchemaTooNewError extends StateDatabaseError {
   }
 }
 
-/**
- * The SQLite driver asked for (or, with 'auto', every candidate) cannot be loaded in this runtime.
- * `reasons` has one line per driver tried.
- */
-export class SqliteDriverUnavailableError extends StateDatabaseError {
-  override readonly name = 'SqliteDriverUnavailableError';
-  constructor(
-    readonly driver: string,
-    readonly reasons: readonly string[],
-    options?: { cause?: unknown },
-  ) {
-    super(
-      'driver-unavailable',
-      `${driver === 'auto' ? 'no SQLite driver is available' : `the SQLite driver ${driver} is not available`} (${reasons.join('; ')}); ` +
-        'install better-sqlite3 (npm install better-sqlite3), or run on Node 22.13+ (node:sqlite) or Bun (bun:sqlite)',
-      options,
-    );
-  }
-}
+// The driver's own failure lives with the drivers (driver/errors.ts), which import nothing above them.
+export { SqliteDriverUnavailableError } from './driver/errors.js';
 
 /**
  * Opening the database failed for a reason the caller can fix (a path, a permission, another

@@ -1,4 +1,4 @@
-import type { PairChange, PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest } from '../feed/types.js';
+import type { PairChange, PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest } from '../../spec/index.js';
 import { checkedPairRow, type BadRows } from '../shared/pending-rows.js';
 import { readTransaction } from './driver/transaction.js';
 import type { SqliteConnection, SqliteStatement } from './driver/types.js';

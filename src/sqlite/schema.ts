@@ -177,7 +177,7 @@ CREATE INDEX session_watch_cursors_pending ON session_watch_cursors (watcher_ses
 // Step 5 (bench/phases.ts): the cursor table is keyed by target first. Every event moves all cursors on its
 // target in one UPDATE (R11-R16, set-based); with the watcher leading the key those rows were spread
 // over the table and each was found through a secondary index. Target-first, they are one contiguous
-// key range: 100 watchers cost 0.29x of a raw INSERT instead of 0.22x (bench/phases.ts, SQL only).
+// key range: an event with 100 watchers runs at 0.29x the rate of a raw INSERT instead of 0.22x (bench/phases.ts, SQL only).
 // Reads by watcher (R26 pending, R50 reset) use the pending partial index and a new watcher index;
 // the old target index is the key now. The pending index also holds L and provenance; an event
 // raising M on a pending cursor changes none of its columns. Same columns and rows.

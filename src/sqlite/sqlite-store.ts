@@ -53,7 +53,7 @@ import {
   withNoticeLinks,
   type PruneConfig,
 } from '../core/index.js';
-import type { PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../feed/types.js';
+import type { PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../../spec/index.js';
 import type { SessionsPageRequest, SessionsPageRow } from '../tools/handlers.js';
 import { BadRows } from '../shared/pending-rows.js';
 import { SqlitePendingReads } from './pending-reads.js';

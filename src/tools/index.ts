@@ -1,5 +1,5 @@
 /**
- * session-state-kit/tools: the agent-facing session tools (PROTOCOL.md section 11, T rules) over any
+ * session-state-kit/tools: the agent-facing session tools (PROTOCOL.md section 12, T rules) over any
  * store of the contract: session_status with changesSince, stateVersion on sessions_list rows, the
  * watch a sessions_send implementation registers, session_unwatch and session_notices. Each handler
  * returns structured data and the compact text a model reads. Pure: no Node, no clock, no I/O

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { pendingPairOf } from '../core/index.js';
-import type { PendingPair, PendingReadRequest, PendingSource } from '../feed/types.js';
+import type { PendingPair, PendingReadRequest, PendingSource } from '../../spec/index.js';
 import { readPendingWith } from '../postgres/pending-reads.js';
 import { statements } from '../postgres/sql.js';
 import { BadRows } from '../shared/pending-rows.js';

@@ -1,6 +1,6 @@
 import { LIMITS, type StateEvent, type WakePolicy, type WatchCursor } from '../../spec/index.js';
 import { encodeContextKey, noticeText } from '../core/index.js';
-import type { PendingPair, PendingSource } from '../feed/types.js';
+import type { PendingPair, PendingSource } from '../../spec/index.js';
 
 /**
  * What the live view reads from a store (SQLite file or PostgreSQL schema). Every read is one

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { StateEvent } from '../../spec/index.js';
 import { noticeOf, pendingPairOf, wakeFor } from '../core/index.js';
-import type { PendingPair, PendingReadRequest, PendingSource } from '../feed/types.js';
+import type { PendingPair, PendingReadRequest, PendingSource } from '../../spec/index.js';
 import { BadRows } from '../shared/pending-rows.js';
 import { silentLogger } from '../shared/logger.js';
 import { SqlitePendingReads } from '../sqlite/pending-reads.js';

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { PendingPair } from '../../src/feed/types.js';
+import type { PendingPair } from '../../spec/index.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { LiveClient, MAX_LIVE_QUEUED_BYTES } from '../../src/ui/live.js';
 import { startUiServer } from '../../src/ui/server.js';

@@ -4,7 +4,7 @@ import { classifyClaudeEntry, classifyLine, isRecord, notHuman, type ClassifyOpt
 import { classifyCodexEntry, codexMachineDriver } from './codex.js';
 import { sha256HexBytes } from './hash.js';
 import type { JsonObject, JsonValue } from './link.js';
-import { SkeletonParser, type SkeletonLimits } from './skeleton.js';
+import { SkeletonParser, type SkeletonLimits, type Utf8Decode } from './skeleton.js';
 
 /**
  * U6: local JSONL transcripts, the pure half. The adapter (src/upstream) stats and reads files;
@@ -210,8 +210,8 @@ export function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
-/** Decodes a line's bytes; the adapter passes the host's UTF-8 decoder (the core has none). */
-export type Utf8Decode = (bytes: Uint8Array) => string;
+// The decoder type is the skeleton parser's, which decodes only the lines it keeps.
+export type { Utf8Decode } from './skeleton.js';
 
 /**
  * U6: a transcript format. A new local JSONL source (Gemini CLI, OpenCode, ...) is one dialect

@@ -1,4 +1,5 @@
-import type { Utf8Decode } from './jsonl.js';
+/** Decodes a line's bytes; the adapter passes the host's UTF-8 decoder (the core has none). */
+export type Utf8Decode = (bytes: Uint8Array) => string;
 
 /**
  * U6: a JSON reader for transcript lines too long to hold (a pasted screenshot, an image tool

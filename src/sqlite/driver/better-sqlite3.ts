@@ -1,4 +1,4 @@
-import { SqliteDriverUnavailableError } from '../errors.js';
+import { SqliteDriverUnavailableError } from './errors.js';
 import { requirePackage } from './load.js';
 import type { BetterSqlite3Database, BetterSqlite3Module, SqliteConnection, SqliteDriver, SqliteStatement, SqliteValuesStatement } from './types.js';
 

@@ -1,4 +1,4 @@
-import { SqliteDriverUnavailableError } from '../errors.js';
+import { SqliteDriverUnavailableError } from './errors.js';
 import { builtinModule, runtimeName } from './load.js';
 import { firstValue } from './node-sqlite.js';
 import type { SqlValue, SqliteConnection, SqliteDriver, SqliteRow } from './types.js';

@@ -1,4 +1,4 @@
-import { SqliteDriverUnavailableError } from '../errors.js';
+import { SqliteDriverUnavailableError } from './errors.js';
 import { betterSqlite3Driver } from './better-sqlite3.js';
 import { bunSqliteDriver } from './bun-sqlite.js';
 import { isBun, runtimeName } from './load.js';
