@@ -14,7 +14,8 @@
 import type Database from 'better-sqlite3';
 import { LIMITS } from '../spec/index.js';
 import { compareNotices, noticeText, watcherNoticeMaker } from '../src/core/index.js';
-import { SQL, sqliteHandle } from '../src/sqlite/sqlite-store.js';
+import { SQL } from '../src/sqlite/sql.js';
+import { sqliteHandle } from '../src/sqlite/sqlite-store.js';
 import { AGENT, DAY_MS, EVENTS, T0, Workspace, appendInput, buildEventLog, emptyWal, loadCursors, loadEvents, openAdapter, openRaw } from './lib/fixtures.js';
 import { measureInterleaved, type Budget, type TaskSpec } from './lib/measure.js';
 import { formatDuration, renderTable } from './lib/report.js';

@@ -10,7 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import { planNotifications, prepareRecord } from '../src/core/index.js';
-import { SQL } from '../src/sqlite/sqlite-store.js';
+import { SQL } from '../src/sqlite/sql.js';
 import { AGENT, RAW_INSERT, T0, Workspace, appendInput, appendRow, openAdapter, openRaw } from './lib/fixtures.js';
 import { measureInterleaved, type Budget, type TaskSpec } from './lib/measure.js';
 import { formatDuration, renderTable } from './lib/report.js';

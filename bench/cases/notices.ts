@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { SQL } from '../../src/sqlite/sqlite-store.js';
+import { SQL } from '../../src/sqlite/sql.js';
 import { sqliteHandle, type SqliteStore } from '../../src/sqlite/sqlite-store.js';
 import { AGENT, CURSORS, T0, appendInput, assertSamePragmas, countRows, emptyWal, loadCursors, openAdapter, openRaw } from '../lib/fixtures.js';
 import { measureInterleaved, type TaskSpec } from '../lib/measure.js';

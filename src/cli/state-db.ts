@@ -5,7 +5,8 @@ import { NotAStateDatabaseError, SchemaTooNewError, StateDatabaseError, toSafeNu
 import { EFFECTIVE_CURSORS, SCHEMA_VERSION, TABLES, openStateConnectionReadOnly } from '../sqlite/schema.js';
 import { readTransaction } from '../sqlite/driver/transaction.js';
 import type { SqliteConnection, SqlValue } from '../sqlite/driver/types.js';
-import { SQL, walFileOf } from '../sqlite/sqlite-store.js';
+import { SQL } from '../sqlite/sql.js';
+import { walFileOf } from '../sqlite/sqlite-store.js';
 import { cursorFromRow, eventFromRow, type CursorRow, type EventRow } from '../sqlite/rows.js';
 import { DatabaseProblem } from './io.js';
 

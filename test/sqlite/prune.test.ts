@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SqliteConnection } from '../../src/sqlite/index.js';
-import { SQL } from '../../src/sqlite/sqlite-store.js';
+import { SQL } from '../../src/sqlite/sql.js';
 import { MIGRATIONS } from '../../src/sqlite/schema.js';
 import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, human } from '../contract/harness.js';
 import { connect, openStore, rows, scalar, tempDir } from './helpers.js';
