@@ -32,3 +32,13 @@ export { execFactory, RemoteError, type ExecFactory, type ExecOptions } from './
 export { serveWire } from './wire-server.js';
 export type { ServeWireOptions, WireQuirk, WireSharing, WireStreams } from './wire-server.js';
 export { loadFactory } from './load.js';
+export { resolveTarget, probeHandles, BUILTIN_TARGETS, UnknownTargetError, type TargetKind, type TargetName, type ResolveOptions, type ResolvedTarget } from './targets.js';
+export { runWireCases, type WireCaseResult } from './wire-cases.js';
+
+/**
+ * The OpenClaw target (docs/openclaw.md): `session-state-kit conformance --target openclaw`'s own
+ * options and report. Loaded on first use: it installs and runs OpenClaw's shipped code.
+ */
+export async function openClawCommand(argv: readonly string[], io: { out: (line: string) => void; err: (text: string) => void }): Promise<number> {
+  return (await import('./openclaw/command.js')).openClawCommand(argv, io);
+}

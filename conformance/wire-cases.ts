@@ -286,6 +286,7 @@ export const WIRE_CASES: readonly WireCase[] = [
   },
 ];
 
+/** One wire case's outcome (W1, W3, W4): passed, failed with a message, or not run and why. */
 export interface WireCaseResult {
   name: string;
   rules: string[];

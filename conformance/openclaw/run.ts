@@ -5,7 +5,7 @@ import type { ConformanceVector, WireCapability } from '../../spec/index.js';
 import { vectorNeeds } from '../capabilities.js';
 import { execFactory, type ExecFactory } from '../exec.js';
 import { listProperties, runConformance, type ConformanceResult } from '../runner.js';
-import { T0 } from '../script.js';
+import { probeHandles } from '../targets.js';
 import { loadVectors, runVector } from '../vectors.js';
 import { runWireCases } from '../wire-cases.js';
 import type { OpenClawInstall } from './install.js';
@@ -79,19 +79,6 @@ export function loadReplays(): ConformanceVector[] {
   return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as ConformanceVector) : [];
 }
 
-async function probeHandles(f: ExecFactory): Promise<string | undefined> {
-  const clock = { now: () => T0 };
-  const first = await f(clock);
-  try {
-    const other = await f.openHandle!(first, clock);
-    await other.close();
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  } finally {
-    await first.close();
-  }
-}
 
 /** One profile: the properties (seeded, `runs` cases each), the vectors one by one, the replays. */
 export async function runProfile(

