@@ -1,7 +1,7 @@
 import { LIMITS, type MaybePromise, type Notice, type NoticeAck } from '../../spec/index.js';
 import { WakeScheduler, isWakeable, type WakePolicyOptions } from '../core/index.js';
 import { consoleLogger, errorDetails, guardedLogger, type Logger } from '../shared/logger.js';
-import type { NoticeFeed, NoticeSignal } from './feed.js';
+import type { NoticeFeed, NoticeSignal } from './types.js';
 import type { PendingPair } from './types.js';
 
 /**

@@ -6,7 +6,8 @@
  * @module session-state-kit/feed
  */
 export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, PendingWatchersPageRequest, StorePendingSource } from './types.js';
-export { createNoticeFeed, DEFAULT_POLL_INTERVAL_MS, type FileWatcher, type NoticeFeed, type NoticeFeedOptions, type NoticeSignal } from './feed.js';
+export { createNoticeFeed, DEFAULT_POLL_INTERVAL_MS } from './feed.js';
+export type { FileWatcher, NoticeFeed, NoticeFeedOptions, NoticeSignal } from './types.js';
 export type { AbortSignalLike, KitAbortSignal } from '../shared/abort.js';
 export { startDelivery, type Delivery, type DeliveryOptions, type DeliveryStore } from './delivery.js';
 export {
