@@ -13,7 +13,8 @@ import { describe, expect, it } from 'vitest';
 export const FLOORS: readonly (readonly string[])[] = [
   ['spec'],
   ['src/core'],
-  ['src/shared', 'src/tools'],
+  ['src/shared'],
+  ['src/tools'],
   ['src/feed', 'src/memory', 'src/sqlite', 'src/postgres'],
   ['src/mcp', 'src/upstream', 'src/integrations', 'src/ui', 'src/index.ts'],
   // The CLI is the top: it also runs the conformance suite (conformance/ is outside src/).
@@ -95,9 +96,9 @@ describe('the floors of src/', () => {
       ['spec/schemas/w.ts', "import {\n  a,\n} from '../../src/core/index.js';"],
     ]);
     expect(layerViolations(files)).toEqual([
-      'src/sqlite/x.ts -> src/feed/index.js (a sibling on floor 3: src/feed)',
+      'src/sqlite/x.ts -> src/feed/index.js (a sibling on floor 4: src/feed)',
       'src/core/y.ts -> src/shared/logger.js (up from floor 1 to 2: src/shared)',
-      'src/shared/z.ts -> src/cli/main.js (up from floor 2 to 5: src/cli)',
+      'src/shared/z.ts -> src/cli/main.js (up from floor 2 to 6: src/cli)',
       'spec/schemas/w.ts -> src/core/index.js (spec/schemas imports nothing outside spec/)',
     ]);
   });

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './io.js';
+import { messageOf } from '../shared/logger.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -20,7 +21,7 @@ export function parseCommand<T extends Options>(
 }
 
 function describeParseError(error: unknown, command: string): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   const code = (error as { code?: unknown }).code;
   const unknown = /Unknown option '([^']+)'/.exec(message);
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) return `unknown option ${unknown[1]} for "${command}"`;

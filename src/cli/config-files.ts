@@ -1,6 +1,7 @@
 import { accessSync, chmodSync, closeSync, constants, copyFileSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { messageOf } from '../shared/logger.js';
 
 /**
  * How `init` reads and writes the files of agent CLIs (PROTOCOL.md T45): by real path, so two
@@ -139,7 +140,7 @@ export function writeChanges(changes: readonly FileChange[], stamp: string): voi
     }
   } catch (error) {
     for (const s of staged) rmSync(s.tmp, { force: true });
-    throw new ConfigWriteError(`${error instanceof Error ? error.message : String(error)}; nothing was written`);
+    throw new ConfigWriteError(`${messageOf(error)}; nothing was written`);
   }
   for (const s of staged) renameSync(s.tmp, s.real);
   // Its bytes are in the backup, like every file init changes.

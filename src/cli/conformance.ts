@@ -18,6 +18,7 @@ import {
   type TargetKind,
   type WireCaseResult,
 } from '../../conformance/index.js';
+import { messageOf } from '../shared/logger.js';
 
 export const CONFORMANCE_USAGE = `session-state-kit conformance <target> [options]
 
@@ -185,7 +186,7 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
   try {
     parsed = parse(argv);
   } catch (error) {
-    io.err(`${error instanceof Error ? error.message : String(error)}\n\n${CONFORMANCE_USAGE}`);
+    io.err(`${messageOf(error)}\n\n${CONFORMANCE_USAGE}`);
     return 2;
   }
   if (parsed.help) {
@@ -209,7 +210,7 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
       note: (line) => io.err(`conformance: ${line}\n`),
     });
   } catch (error) {
-    io.err(`conformance: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.err(`conformance: ${messageOf(error)}\n`);
     return 2;
   }
   let result: ConformanceResult;
@@ -219,7 +220,7 @@ export async function conformanceCommand(argv: string[], io: ConformanceIo = def
     const single = reason === undefined ? {} : { singleHandleReason: reason };
     result = await runConformance(target.factory, { ...parsed.options, ...single, ...(target.lacks !== undefined ? { lacks: target.lacks } : {}), onProgress: progress(io) });
   } catch (error) {
-    io.err(`conformance: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.err(`conformance: ${messageOf(error)}\n`);
     await target.dispose?.();
     return 2;
   }

@@ -9,6 +9,7 @@ import { DEMO_USAGE } from './help.js';
 import { CliError, EXIT, UsageError, type ExitCode, type Io } from './io.js';
 import { cliInvocation } from './invocation.js';
 import { loadSqlite } from './load-sqlite.js';
+import { messageOf } from '../shared/logger.js';
 
 /**
  * `session-state-kit demo`: the scenario in demo.ts on the SQLite adapter (':memory:' by default),
@@ -67,7 +68,7 @@ export async function demoCommand(argv: readonly string[], io: Io): Promise<Exit
   } catch (error) {
     await store.close();
     if (error instanceof CliError) throw error;
-    throw new CliError(EXIT.failure, `demo failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliError(EXIT.failure, `demo failed: ${messageOf(error)}`);
   }
   await store.close();
   if (file !== undefined) {

@@ -8,6 +8,7 @@ import { databasePathProblem, readText } from './config-files.js';
 import { INIT_USAGE, KIT_MENTION, codexHome, copilotHome, qwenProjectRoot, target, type Target } from './init.js';
 import { EXIT, UsageError, type ExitCode, type Io } from './io.js';
 import { kitLauncher, kitPluginModule, parseKitHookCommand, parseKitMcpEntry, sameLauncher, type KitCommand } from './kit-command.js';
+import { messageOf } from '../shared/logger.js';
 
 /** One line of doctor's report. */
 export interface DoctorLine {
@@ -21,7 +22,7 @@ export interface DoctorLine {
 const PROBE = JSON.stringify({ hook_event_name: 'Doctor', session_id: 'doctor' });
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 /** T47: whether Codex reads a project's `.codex/`: only in a folder its user config marks trusted. */

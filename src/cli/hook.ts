@@ -8,6 +8,7 @@ import type { HookPlan } from '../integrations/hook-plan.js';
 import { applyHookPlan, HOOK_BUDGET_MS, HOOK_BUSY_MS, HOOK_MAX_NOTICES, hookContext, sharedDbProblem, type HookStore } from '../integrations/hook-apply.js';
 import { parseCommand, wantsHelp } from './args.js';
 import { EXIT, type ExitCode, type Io } from './io.js';
+import { messageOf } from '../shared/logger.js';
 
 // The store-side half of a run is shared with the OpenCode plugin (hook-apply.ts).
 export { HOOK_BUDGET_MS, HOOK_BUSY_MS, HOOK_MAX_NOTICES, hookContext, sharedDbProblem, type HookStore };
@@ -202,7 +203,7 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
   try {
     store = await run.openStore();
   } catch (error) {
-    return run.warn(`state database unavailable: ${error instanceof Error ? error.message : String(error)}`);
+    return run.warn(`state database unavailable: ${messageOf(error)}`);
   }
   try {
     const applied = await applyHookPlan(plan, store, { agentId: run.agentId, carriesContext: runtime.carriesContext(plan.event), warn: run.warn, ...(run.elapsedMs !== undefined ? { elapsedMs: run.elapsedMs } : {}) });
@@ -214,7 +215,7 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
       await run.write(`${output}\n`);
     } catch (error) {
       // Not printed, so not delivered: the notices stay pending for the next prompt.
-      return run.warn(`could not write the hook output: ${error instanceof Error ? error.message : String(error)}`);
+      return run.warn(`could not write the hook output: ${messageOf(error)}`);
     }
     if (context.shown.length === 0 || deliverTo === undefined) return;
     // T17: a write to a closed stdout (the OS hands the process /dev/null) succeeds, yet nobody read it.
@@ -225,7 +226,7 @@ export async function runClaudeCodeHook(run: ClaudeCodeHookRun): Promise<void> {
     // Acknowledge exactly the notices printed (a newer one, or one not shown, stays pending).
     await store.ackNotices(deliverTo, context.shown);
   } catch (error) {
-    run.warn(`hook failed: ${error instanceof Error ? error.message : String(error)}`);
+    run.warn(`hook failed: ${messageOf(error)}`);
   } finally {
     try {
       await store.close();
@@ -295,7 +296,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
   try {
     ({ values, positionals } = parseCommand(argv, { db: { type: 'string' }, agent: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, 'hook'));
   } catch (error) {
-    warn(error instanceof Error ? error.message : String(error));
+    warn(messageOf(error));
     return EXIT.failure;
   }
   const [runtime, ...extra] = positionals;
@@ -326,7 +327,7 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
   try {
     input = await readStdin();
   } catch (error) {
-    warn(`could not read stdin: ${error instanceof Error ? error.message : String(error)}`);
+    warn(`could not read stdin: ${messageOf(error)}`);
     return EXIT.ok;
   }
   const path = values.db!;

@@ -35,6 +35,7 @@ import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } f
 import { isOwnHook, kitHookCommand, kitLauncher, kitPluginModule, parseKitHookCommand, parseKitMcpEntry } from './kit-command.js';
 import { lineDiff } from './line-diff.js';
 import { VISIBILITIES, type Visibility } from '../tools/scope.js';
+import { messageOf } from '../shared/logger.js';
 
 /**
  * T60: the visibility init gives the server of a CLI that names its caller (Claude Code, Qwen Code, Copilot CLI).
@@ -481,14 +482,14 @@ export async function initCommand(argv: readonly string[], io: Io): Promise<Exit
   try {
     launcher = kitLauncher();
   } catch (error) {
-    throw new CliError(EXIT.failure, `${error instanceof Error ? error.message : String(error)}; nothing was written`, []);
+    throw new CliError(EXIT.failure, `${messageOf(error)}; nothing was written`, []);
   }
   let pluginModule: string | undefined;
   if (cli === 'opencode' && !values.uninstall) {
     try {
       pluginModule = kitPluginModule(launcher);
     } catch (error) {
-      throw new CliError(EXIT.failure, `${error instanceof Error ? error.message : String(error)}; nothing was written`, []);
+      throw new CliError(EXIT.failure, `${messageOf(error)}; nothing was written`, []);
     }
   }
   const plan = () => {

@@ -1,4 +1,5 @@
 import { CliError, EXIT } from './io.js';
+import { messageOf } from '../shared/logger.js';
 
 type SqliteModule = typeof import('../sqlite/index.js');
 
@@ -15,7 +16,7 @@ export async function needsSqlite<T>(load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     if (/better-sqlite3/.test(message)) {
       throw new CliError(EXIT.failure, `the SQLite adapter needs the better-sqlite3 package: ${message.split('\n')[0]}`, [
         'install it next to session-state-kit: npm install better-sqlite3',

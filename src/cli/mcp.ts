@@ -7,6 +7,7 @@ import { loadSqlite } from './load-sqlite.js';
 import { CLAUDE_CODE_AGENT, sharedDbProblem } from './hook.js';
 import { keyPart } from '../integrations/hook-plan.js';
 import { packageVersion } from './version.js';
+import { messageOf } from '../shared/logger.js';
 
 /**
  * T19: the agent CLIs that tell a stdio MCP server which session started it, and the variable they
@@ -76,7 +77,7 @@ export async function loadMcp(): Promise<McpModule> {
   try {
     return await import('../mcp/stdio.js');
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     if (/@modelcontextprotocol\/sdk/.test(message)) {
       throw new CliError(EXIT.failure, `the mcp command needs the @modelcontextprotocol/sdk package: ${message.split('\n')[0]}`, [
         'install it next to session-state-kit: npm install @modelcontextprotocol/sdk',
@@ -120,7 +121,7 @@ export function bindingOf(
   try {
     checkCaller(caller, values.visibility);
   } catch (error) {
-    throw new UsageError(`the session a server is bound to must be an agent-scoped session key (agent:<agentId>:<rest>), got ${JSON.stringify(caller)}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`the session a server is bound to must be an agent-scoped session key (agent:<agentId>:<rest>), got ${JSON.stringify(caller)}: ${messageOf(error)}`);
   }
   return { ...(caller !== undefined ? { caller } : {}), ...(values.visibility !== undefined ? { visibility: values.visibility as (typeof VISIBILITY_VALUES)[number] } : {}) };
 }
@@ -172,14 +173,14 @@ export async function mcpCommand(argv: readonly string[], io: Io): Promise<ExitC
     try {
       store = sqlite.createSqliteStore({ path, now: Date.now, logger: stderrLogger });
     } catch (error) {
-      throw new CliError(EXIT.database, `${path}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new CliError(EXIT.database, `${path}: ${messageOf(error)}`);
     }
   } else {
     const postgres = await import('../postgres/index.js');
     try {
       store = await postgres.createPostgresStore({ connectionString: values.pg!, now: Date.now, logger: stderrLogger, ...(values.schema ? { schema: values.schema } : {}) });
     } catch (error) {
-      throw new CliError(EXIT.database, `PostgreSQL: ${error instanceof Error ? error.message : String(error)}`);
+      throw new CliError(EXIT.database, `PostgreSQL: ${messageOf(error)}`);
     }
   }
   // The feed's own failures are its, not a tool call's (T14 counts the store's).

@@ -8,6 +8,7 @@ import { SCHEMA_VERSION, TABLES, quoteIdent, readSchemaVersion } from '../postgr
 import { CURSOR_COLUMNS, statements } from '../postgres/sql.js';
 import { DatabaseProblem } from './io.js';
 import type { CursorView, HeadView, StatsView } from './state-db.js';
+import { messageOf } from '../shared/logger.js';
 
 /**
  * Read-only views of a PostgreSQL store for `inspect --pg <url>`: the same views as the SQLite
@@ -56,7 +57,7 @@ export class PgStateReader {
       await client?.end().catch(() => {});
       const typed = classifyOpenError(error, { target: label, user: undefined, schema });
       if (typed instanceof PostgresStoreError) throw new DatabaseProblem(typed.message.replace(`; ${typed.hint}`, ''), [typed.hint]);
-      throw new DatabaseProblem(`${label}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new DatabaseProblem(`${label}: ${messageOf(error)}`);
     }
   }
 

@@ -1,3 +1,4 @@
+import { CURSOR_COLUMNS } from '../shared/rows.js';
 import { existsSync, statSync } from 'node:fs';
 import type { ChangesSinceResponse, Notice, StateEvent, WatchCursor } from '../../spec/index.js';
 import { buildChangesSince, isPending, normalizeChangesSince, pendingNoticesOf } from '../core/index.js';
@@ -22,7 +23,6 @@ import { DatabaseProblem } from './io.js';
 const E = TABLES.events.name;
 const H = TABLES.heads.name;
 const C = TABLES.cursors.name;
-const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
 /** Step 7 keeps a pending cursor's newer M and updated_at in its target's slots; older files have no view. */
 const EFFECTIVE_SINCE_VERSION = 7;
 

@@ -5,6 +5,7 @@ import { cliInvocation } from './invocation.js';
 import { DatabaseProblem, EXIT, UsageError, type ExitCode, type Io } from './io.js';
 import { toDatabaseProblem } from './state-db.js';
 import type { UiSource } from '../ui/source.js';
+import { messageOf } from '../shared/logger.js';
 
 /**
  * `session-state-kit ui`: the live view (PROTOCOL.md section 13). Opens the store read-only
@@ -143,7 +144,7 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
       // The same messages and hints as inspect --pg (exit 3).
       const typed = classifyOpenError(error, { target: label, user: undefined, schema });
       if (typed instanceof PostgresStoreError) throw new DatabaseProblem(typed.message.replace(`; ${typed.hint}`, ''), [typed.hint]);
-      throw new DatabaseProblem(`${label}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new DatabaseProblem(`${label}: ${messageOf(error)}`);
     }
   }
   // Listening for the signals before the address is printed: whoever reads it may stop us at once.

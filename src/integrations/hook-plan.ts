@@ -1,5 +1,6 @@
 import type { RecordInput } from '../../spec/index.js';
 import { isValidSessionKey, parseAgentScopedKey, validateRecordInput } from '../core/index.js';
+import { messageOf } from '../shared/logger.js';
 
 /**
  * One planner for every agent CLI's lifecycle hooks (PROTOCOL.md T9, T30-T34, T40-T44): a
@@ -213,7 +214,7 @@ export function planHookStep(step: HookStep, o: HookPlanOptions, registered = fa
     try {
       validateRecordInput(record);
     } catch (error) {
-      return `${event} cannot be recorded: ${error instanceof Error ? error.message : String(error)}`;
+      return `${event} cannot be recorded: ${messageOf(error)}`;
     }
   }
   return plan;

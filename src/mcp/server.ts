@@ -15,7 +15,7 @@ import type { MaybePromise } from '../../spec/index.js';
 import type { SessionsListRow } from '../../spec/schemas/tools.js';
 import { isValidationError } from '../core/index.js';
 import type { NoticeFeed, PendingSource } from '../feed/index.js';
-import { consoleLogger, type Logger } from '../shared/logger.js';
+import { consoleLogger, type Logger, messageOf } from '../shared/logger.js';
 import { StoreUnavailableError, UnknownToolError, createSessionTools, isForbiddenError, noticesText, type SessionToolsOptions, type ToolStore, type Visibility } from '../tools/index.js';
 import { NOTICES_URI_TEMPLATE, noticesUri, watcherOfUri } from './uri.js';
 
@@ -149,8 +149,8 @@ export function createSessionStateMcpServer(options: SessionStateMcpOptions): Se
           structuredContent: { error: { name: error.name, field: error.field, code: error.code } },
         };
       }
-      logger.error('tool call failed', { tool: name, error: error instanceof Error ? error.message : String(error) });
-      return { isError: true, content: [{ type: 'text', text: `${name} failed: ${error instanceof Error ? error.message : String(error)}` }] };
+      logger.error('tool call failed', { tool: name, error: messageOf(error) });
+      return { isError: true, content: [{ type: 'text', text: `${name} failed: ${messageOf(error)}` }] };
     }
   });
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { PostgresDriverUnavailableError } from './errors.js';
+import { messageOf } from '../shared/logger.js';
 
 /**
  * `pg` is an optional peer dependency, loaded on first use: importing session-state-kit (or this
@@ -17,7 +18,7 @@ export function loadPg(): Promise<PgModule> {
     (mod) => ((mod as unknown as { default?: PgModule }).default ?? (mod as unknown as PgModule)),
     (error: unknown) => {
       loaded = undefined;
-      throw new PostgresDriverUnavailableError(error instanceof Error ? error.message : String(error), { cause: error });
+      throw new PostgresDriverUnavailableError(messageOf(error), { cause: error });
     },
   );
   return loaded;

@@ -1,3 +1,4 @@
+import { CURSOR_COLUMNS, EVENT_COLUMNS } from '../shared/rows.js';
 import { TABLES, quoteIdent } from './schema.js';
 
 /**
@@ -5,10 +6,8 @@ import { TABLES, quoteIdent } from './schema.js';
  * baseline runs exactly these statements through plain `pg`, and tests can EXPLAIN them.
  * Only reading and writing rows happens here; every protocol decision comes from src/core.
  */
-export const EVENT_COLUMNS =
-  'sequence, dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json';
-/** The cursors table's columns, as the store's statements select them. */
-export const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
+
+export { CURSOR_COLUMNS, EVENT_COLUMNS };
 
 /** Every statement the store runs, by name, for the given schema. */
 export function statements(schema: string) {

@@ -1,4 +1,5 @@
 import type { Logger } from './logger.js';
+import { messageOf } from './logger.js';
 
 /**
  * The listeners of a store's committed changes (the feed's `onLocalChange`, PostgreSQL's remote
@@ -36,7 +37,7 @@ export class ChangeListeners {
         listener(payload);
       } catch (error) {
         try {
-          this.logger.error(`${this.label} threw`, { ...this.details, error: error instanceof Error ? error.message : String(error) });
+          this.logger.error(`${this.label} threw`, { ...this.details, error: messageOf(error) });
         } catch {
           // nor may a failing logger
         }

@@ -15,6 +15,11 @@ export const consoleLogger: Logger = {
   error: (message, details) => console.error(`[session-state-kit] ${message}`, details ?? ''),
 };
 
+/** What went wrong, in one line: an Error's message, or the text of anything else thrown. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** An error as log details: its message and name, or its text when it is not an Error. */
 export function errorDetails(error: unknown): Record<string, unknown> {
   return error instanceof Error ? { error: error.message, name: error.name } : { error: String(error) };

@@ -4,6 +4,7 @@ import type { PairChange } from '../../spec/index.js';
 import type { Logger } from './logger.js';
 import { toSafeNumber } from './integers.js';
 import { CorruptStateError } from './state-errors.js';
+import { messageOf } from './logger.js';
 
 /**
  * R9d for the cursor rows a notice or a feed read is made of. The shared file is input too:
@@ -73,7 +74,7 @@ export function checkedPairRow(table: string, v: PairRowValues, bad: BadRows): P
       pending: notified > lastSeen,
     };
   } catch (error) {
-    bad.report(error instanceof CorruptStateError ? error : new CorruptStateError(table, row, error instanceof Error ? error.message : String(error)));
+    bad.report(error instanceof CorruptStateError ? error : new CorruptStateError(table, row, messageOf(error)));
     return undefined;
   }
 }

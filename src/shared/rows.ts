@@ -2,6 +2,7 @@ import { StateEvent, type WatchCursor } from '../../spec/index.js';
 import { assertSchema, isValidAgentId, isValidSessionKey, isValidationError } from '../core/index.js';
 import { toSafeNumber } from './integers.js';
 import { CorruptStateError } from './state-errors.js';
+import { messageOf } from './logger.js';
 
 /**
  * Rows of a durable store's tables and their decoding into spec values, one decoder for every SQL
@@ -9,6 +10,11 @@ import { CorruptStateError } from './state-errors.js';
  * same way (R9d). Integer columns may arrive as bigint, number or decimal string (toSafeNumber).
  * Errors name the adapter's own tables, passed in as `StateTables`.
  */
+/** The events table's columns, as every adapter selects them (EventRow's fields, in order). */
+export const EVENT_COLUMNS = 'sequence, dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json';
+/** The cursors table's columns, as every adapter selects them (CursorRow's fields, in order). */
+export const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
+
 // Type aliases, not interfaces: driver rows are index-signature records, which only aliases accept.
 export type EventRow = {
   sequence: unknown;
@@ -181,7 +187,7 @@ function parsePayload(json: string): NonNullable<StateEvent['payload']> | string
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'payload_json is not a JSON object';
     return value as NonNullable<StateEvent['payload']>;
   } catch (error) {
-    return `payload_json does not parse: ${error instanceof Error ? error.message : String(error)}`;
+    return `payload_json does not parse: ${messageOf(error)}`;
   }
 }
 

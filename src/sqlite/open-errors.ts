@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { sqliteErrorCode } from './driver/error-codes.js';
 import { StateDatabaseError, StateDatabaseOpenError } from './errors.js';
+import { messageOf } from '../shared/logger.js';
 
 /**
  * R9c: turns a driver's failure while opening a state file into the kit's typed error. The kit's
@@ -13,7 +14,7 @@ import { StateDatabaseError, StateDatabaseOpenError } from './errors.js';
 export function openError(path: string, error: unknown): StateDatabaseError {
   if (error instanceof StateDatabaseError) return error;
   const code = sqliteErrorCode(error) ?? '';
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = messageOf(error);
   const dir = dirname(resolve(path));
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new StateDatabaseOpenError(

@@ -4,6 +4,7 @@ import { resolveSqliteDriver } from './driver/resolve.js';
 import { immediateTransaction } from './driver/transaction.js';
 import type { BetterSqlite3Database, SqliteConnection, SqliteDriverChoice } from './driver/types.js';
 import { NotAStateDatabaseError, SchemaTooNewError, toSafeNumber } from './errors.js';
+import { messageOf } from '../shared/logger.js';
 
 /**
  * The on-disk schema of the SQLite adapter and its migrations, in one place so other tools (the
@@ -402,7 +403,7 @@ export function openStateConnectionReadOnly(path: string, options: ReadOnlyConne
   try {
     db = driver.open(path, { readonly: true });
   } catch (error) {
-    throw new NotAStateDatabaseError(path, error instanceof Error ? error.message : String(error), { cause: error });
+    throw new NotAStateDatabaseError(path, messageOf(error), { cause: error });
   }
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);

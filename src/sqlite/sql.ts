@@ -1,3 +1,4 @@
+import { CURSOR_COLUMNS, EVENT_COLUMNS } from '../shared/rows.js';
 import { EFFECTIVE_CURSORS, V7_TAKEN } from './schema.js';
 
 /**
@@ -13,9 +14,6 @@ import { EFFECTIVE_CURSORS, V7_TAKEN } from './schema.js';
  */
 const NEXT_CHANGE = '(SELECT change_sequence + 1 FROM session_state_feed WHERE id = 1)';
 
-export const EVENT_COLUMNS =
-  'sequence, dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json';
-export const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
 
 /**
  * R15 for the target's idle cursors (N = L; core applyMaterial): N freezes at the event, M rises to
@@ -87,6 +85,8 @@ function stampWatermarksSql(removedRows: string): string {
  * Every statement the store runs. Each is prepared once per connection. Exported so a test can
  * EXPLAIN QUERY PLAN each one and prove that nothing on the record or prune path scans a table.
  */
+export { CURSOR_COLUMNS, EVENT_COLUMNS };
+
 export const SQL = {
   // record
   eventByDedupeKey: `SELECT ${EVENT_COLUMNS} FROM session_state_events WHERE dedupe_key = ?`,

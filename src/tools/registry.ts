@@ -30,6 +30,7 @@ import {
 } from './handlers.js';
 import { checkCaller, scopeChecker, type Caller, type ParentOf, type Visibility } from './scope.js';
 import { sessionsListPageText, sessionsListText, storeUnavailableText } from './text.js';
+import { messageOf } from '../shared/logger.js';
 
 /** The tools layer logs (a row it skips, T4) through this; the runtime's own logger fits. */
 export interface ToolLogger {
@@ -313,7 +314,7 @@ async function keyedPage(ctx: ToolContext, options: SessionToolsOptions, args: S
         if (rowParents && bound && r.spawnParent !== undefined) parents.set(`${agentId}\u0000${r.sessionKey}`, typeof r.spawnParent === 'string' ? r.spawnParent : undefined);
         rows.push({ sessionKey: r.sessionKey, agentId, stateVersion, scoped: scoped !== undefined });
       } catch (error) {
-        options.logger?.warn('sessions_list: skipped a session row that names no session', { row: i, error: error instanceof Error ? error.message : String(error) });
+        options.logger?.warn('sessions_list: skipped a session row that names no session', { row: i, error: messageOf(error) });
       }
     }
     for (let i = 0; i < rows.length && !more; i += SESSIONS_LIST_BATCH) {
@@ -358,7 +359,7 @@ async function listPage(ctx: ToolContext, options: SessionToolsOptions, args: Se
       if (row.agentId !== undefined) assertSchema(AgentId, row.agentId, `rows.${i}.agentId`);
       rows.push({ sessionKey: row.sessionKey, agentId: resolveAgentId(row.sessionKey, row.agentId, ctx.defaultAgentId, `rows.${i}.agentId`), row });
     } catch (error) {
-      options.logger?.warn('sessions_list: skipped a session row that names no session', { row: i, error: error instanceof Error ? error.message : String(error) });
+      options.logger?.warn('sessions_list: skipped a session row that names no session', { row: i, error: messageOf(error) });
     }
   }
   rows.sort(compareIdentity);

@@ -1,3 +1,4 @@
+import { CURSOR_COLUMNS } from '../shared/rows.js';
 import type pg from 'pg';
 import { pendingPairOf } from '../core/index.js';
 import type { PendingPair, PendingReadRequest, PendingSource } from '../../spec/index.js';
@@ -34,7 +35,6 @@ import {
  * refuses any write. Integers arrive as decimal strings and are decoded exactly.
  */
 
-const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
 const num = (v: unknown, field: string): number => toSafeNumber(v, field);
 /** Schema step 2 marks cursor changes for the feed (R71). */
 const MARKS_SINCE_VERSION = 2;

@@ -3,7 +3,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { isValidationError, validateIdentity, validateSessionKey } from '../core/index.js';
 import { createNoticeFeed, type NoticeFeed } from '../feed/index.js';
-import { errorDetails, guardedLogger, type Logger } from '../shared/logger.js';
+import { errorDetails, guardedLogger, type Logger, messageOf } from '../shared/logger.js';
 import { APP_CSS, APP_JS, pageHtml } from './assets.js';
 import { LiveClient } from './live.js';
 import { DEFAULT_PAGE, MAX_PAGE, SHOWN, clip, type UiSource } from './source.js';
@@ -335,7 +335,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         } catch (error) {
           if (error instanceof HttpError) return json(res, error.status, { error: error.message, ...(error.field ? { field: error.field } : {}) });
           logger.error('ui: a read failed', { path, ...errorDetails(error) });
-          return json(res, 500, { error: error instanceof Error ? error.message : String(error) });
+          return json(res, 500, { error: messageOf(error) });
         }
     }
   };

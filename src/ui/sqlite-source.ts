@@ -1,3 +1,4 @@
+import { CURSOR_COLUMNS } from '../shared/rows.js';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,7 +43,6 @@ import {
 const E = TABLES.events.name;
 const H = TABLES.heads.name;
 const C = TABLES.cursors.name;
-const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
 /** Step 7 added the effective view (a pending cursor's newer M lives in its target's slots). */
 const EFFECTIVE_SINCE_VERSION = 7;
 /** Schema step 8 marks cursor changes for the feed (R68). */

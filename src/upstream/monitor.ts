@@ -17,7 +17,7 @@ import {
   type OwnMessage,
   type UpstreamLink,
 } from '../core/upstream/index.js';
-import { consoleLogger, type Logger } from '../shared/logger.js';
+import { consoleLogger, type Logger, messageOf } from '../shared/logger.js';
 import { createMemoryLinkStore } from './memory-link-store.js';
 import { OwnTextLog } from './own-texts.js';
 import type { LinkToken, MaybePromise, UpstreamLinkStore, UpstreamSource } from './types.js';
@@ -134,7 +134,7 @@ function view(link: UpstreamLink, ambiguous: boolean): LinkStatusView {
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
 
 /** Runs `fn` with an abort signal that fires on timeout or stop; a late rejection is swallowed. */

@@ -3,6 +3,7 @@ import type { Notice } from '../../../spec/index.js';
 import { applyHookPlan, HOOK_BUSY_MS, sharedDbProblem, type HookStore } from '../hook-apply.js';
 import type { HookPlan } from '../hook-plan.js';
 import { OPENCODE_AGENT, opencodeEventMeaning, planOpencodeCompaction, planOpencodePrompt, planOpencodeStart, type OpencodeEvent } from './events.js';
+import { messageOf } from '../../shared/logger.js';
 
 /**
  * The kit's OpenCode plugin (PROTOCOL.md T61-T62). OpenCode runs no command hooks: it loads
@@ -118,8 +119,8 @@ export function nextPartId(parts: readonly unknown[], now: number = Date.now()):
   return `prt_${(stamp & 0xffffffffffffn).toString(16).padStart(12, '0')}${random}`;
 }
 
-function messageOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
+function firstLineOf(error: unknown): string {
+  return messageOf(error).split('\n')[0]!.slice(0, 300);
 }
 
 /**
@@ -177,7 +178,7 @@ export function sessionStatePlugin(options: SessionStatePluginOptions): Opencode
     };
     /** Runs one step after the steps before it; a failing step is logged, never thrown at OpenCode. */
     const step = (what: string, work: () => Promise<void>): Promise<void> => {
-      const run = s.queue.then(work).catch((error: unknown) => log('warn', `${what}: ${messageOf(error)}; the turn goes on without the session-state log`));
+      const run = s.queue.then(work).catch((error: unknown) => log('warn', `${what}: ${firstLineOf(error)}; the turn goes on without the session-state log`));
       s.queue = run;
       return run;
     };
@@ -190,7 +191,7 @@ export function sessionStatePlugin(options: SessionStatePluginOptions): Opencode
         const answer = (await client?.session?.get?.({ path: { id: sessionId } })) as { data?: { parentID?: unknown } } | undefined;
         spawned = typeof answer?.data?.parentID === 'string' && answer.data.parentID.length > 0;
       } catch (error) {
-        log('warn', `could not ask OpenCode whether session ${sessionId} is a sub-agent's (${messageOf(error)}); taking it for the person's`);
+        log('warn', `could not ask OpenCode whether session ${sessionId} is a sub-agent's (${firstLineOf(error)}); taking it for the person's`);
       }
       s.spawned.set(sessionId, spawned);
       return spawned;

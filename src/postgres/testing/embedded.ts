@@ -8,6 +8,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { messageOf } from '../../shared/logger.js';
 
 export interface TestPostgres {
   /** A connection string for the `postgres` database of the server. */
@@ -80,7 +81,7 @@ export async function startTestPostgres(options: StartTestPostgresOptions = {}):
     const mod = (await import(specifier)) as { default: EmbeddedCtor };
     EmbeddedPostgres = mod.default;
   } catch (error) {
-    throw new EmbeddedPostgresUnavailableError(error instanceof Error ? error.message : String(error), { cause: error });
+    throw new EmbeddedPostgresUnavailableError(messageOf(error), { cause: error });
   }
   // The server runs as its own user when we are root (createPostgresUser); it must be able to reach
   // its data directory, and a mkdtemp directory is 0700.

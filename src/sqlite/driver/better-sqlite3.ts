@@ -1,6 +1,7 @@
 import { SqliteDriverUnavailableError } from './errors.js';
 import { requirePackage } from './load.js';
 import type { BetterSqlite3Database, BetterSqlite3Module, SqliteConnection, SqliteDriver, SqliteStatement, SqliteValuesStatement } from './types.js';
+import { messageOf } from '../../shared/logger.js';
 
 /**
  * better-sqlite3 (a dependency of the package; Node 20+). Its statements already have the seam's
@@ -24,7 +25,7 @@ function load(): BetterSqlite3Constructor {
     return loaded;
   } catch (error) {
     // Node's messages run over several lines (a missing module lists its require stack): keep the gist.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     const reason = message.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('Require stack') && !line.startsWith('- ')).join(' ').slice(0, 400);
     throw new SqliteDriverUnavailableError('better-sqlite3', [`better-sqlite3: ${reason}`], { cause: error });
   }
