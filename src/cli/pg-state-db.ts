@@ -1,11 +1,12 @@
 import type pg from 'pg';
 import type { ChangesSinceResponse, Notice } from '../../spec/index.js';
-import { buildChangesSince, isPending, normalizeChangesSince, pendingNoticesOf } from '../core/index.js';
+import { isPending, normalizeChangesSince, pendingNoticesOf } from '../core/index.js';
 import { loadPg } from '../postgres/driver.js';
 import { NotAStateSchemaError, PostgresStoreError, classifyOpenError, toSafeNumber } from '../postgres/errors.js';
 import { cursorAsStoredFromPgRow, cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from '../postgres/rows.js';
 import { SCHEMA_VERSION, TABLES, quoteIdent, readSchemaVersion } from '../postgres/schema.js';
 import { CURSOR_COLUMNS, statements } from '../postgres/sql.js';
+import { changesSinceFromRows, type ChangesSinceRow } from '../postgres/changes-read.js';
 import { DatabaseProblem } from './io.js';
 import type { CursorView, HeadView, StatsView } from './state-db.js';
 import { messageOf } from '../shared/logger.js';
@@ -126,22 +127,11 @@ export class PgStateReader {
     return hit.length > 0;
   }
 
-  /** R30-R33: the store's own statement and the core's builder. */
+  /** R30-R33: what the store's changesSince answers: the same statement and decoding (postgres/changes-read.ts). */
   async changesSince(request: { sessionKey: string; agentId: string; since: number; limit?: number }): Promise<ChangesSinceResponse> {
     const r = normalizeChangesSince(request);
-    const rows = await this.rows<PgEventRow & { head_last: string | null; head_pruned: string | null; lowest: string | null }>(statements(this.schema).changesSince, [
-      r.agentId,
-      r.sessionKey,
-      r.since,
-      r.limit + 1,
-    ]);
-    const first = rows[0];
-    return buildChangesSince(r, {
-      stateVersion: first?.head_last != null ? toSafeNumber(first.head_last, `${TABLES.heads}.last_sequence`) : 0,
-      prunedMaxSequence: first?.head_pruned != null ? toSafeNumber(first.head_pruned, `${TABLES.heads}.pruned_max_sequence`) : 0,
-      page: rows.filter((row) => row.sequence !== null).map((row) => eventFromPgRow(row)),
-      lowestRetained: first?.lowest != null ? toSafeNumber(first.lowest, `${TABLES.events}.sequence`) : undefined,
-    });
+    const rows = await this.rows<ChangesSinceRow>(statements(this.schema).changesSince, [r.agentId, r.sessionKey, r.since, r.limit + 1]);
+    return changesSinceFromRows(r, rows, eventFromPgRow);
   }
 
   async cursors(filter: { watcher?: string; target?: string } = {}): Promise<CursorView[]> {

@@ -1,12 +1,13 @@
 import { CURSOR_COLUMNS } from '../shared/rows.js';
 import { existsSync, statSync } from 'node:fs';
 import type { ChangesSinceResponse, Notice, StateEvent, WatchCursor } from '../../spec/index.js';
-import { buildChangesSince, isPending, normalizeChangesSince, pendingNoticesOf } from '../core/index.js';
+import { isPending, normalizeChangesSince, pendingNoticesOf } from '../core/index.js';
 import { NotAStateDatabaseError, SchemaTooNewError, StateDatabaseError, toSafeNumber } from '../sqlite/errors.js';
 import { EFFECTIVE_CURSORS, SCHEMA_VERSION, TABLES, openStateConnectionReadOnly } from '../sqlite/schema.js';
 import { readTransaction } from '../sqlite/driver/transaction.js';
 import type { SqliteConnection, SqlValue } from '../sqlite/driver/types.js';
 import { SQL } from '../sqlite/sql.js';
+import { readChangesSince } from '../sqlite/changes-read.js';
 import { walFileOf } from '../sqlite/sqlite-store.js';
 import { cursorFromRow, eventFromRow, type CursorRow, type EventRow } from '../sqlite/rows.js';
 import { DatabaseProblem } from './io.js';
@@ -208,20 +209,12 @@ export class StateDbReader {
     return hit !== undefined;
   }
 
-  /** R30-R33: what the store's changesSince answers, from the same statements and the core's builder. */
+  /** R30-R33: what the store's changesSince answers: the same read (sqlite/changes-read.ts). */
   changesSince(request: { sessionKey: string; agentId: string; since: number; limit?: number }): ChangesSinceResponse {
     const r = normalizeChangesSince(request);
-    return this.snapshot(() => {
-      const head = this.db.prepare(SQL.head).get(r.sessionKey, r.agentId) as { last_sequence: unknown; pruned_max_sequence: unknown } | undefined;
-      const page = (this.db.prepare(SQL.page).all(r.agentId, r.sessionKey, r.since, r.limit + 1) as EventRow[]).map(toEvent);
-      const lowest = this.db.prepare(SQL.lowestRetained).get(r.agentId, r.sessionKey) as { sequence: unknown } | undefined;
-      return buildChangesSince(r, {
-        stateVersion: head ? n(head.last_sequence, `${H}.last_sequence`) : 0,
-        prunedMaxSequence: head ? n(head.pruned_max_sequence, `${H}.pruned_max_sequence`) : 0,
-        page,
-        lowestRetained: lowest ? n(lowest.sequence, `${E}.sequence`) : undefined,
-      });
-    });
+    return this.snapshot(() =>
+      readChangesSince({ head: this.db.prepare(SQL.head), page: this.db.prepare(SQL.page), lowestRetained: this.db.prepare(SQL.lowestRetained) }, r, toEvent),
+    );
   }
 
   cursors(filter: { watcher?: string; target?: string } = {}): CursorView[] {

@@ -18,7 +18,6 @@ import {
   ackMatches,
   ackTargets,
   acknowledge,
-  buildChangesSince,
   checkedNow,
   compareNotices,
   emptyChangesSince,
@@ -60,8 +59,9 @@ import { ChangeListeners } from '../shared/listeners.js';
 import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { loadPg, type PgModule } from './driver.js';
 import { RemoteListener } from './remote-listener.js';
+import { changesSinceFromRows, type ChangesSinceRow } from './changes-read.js';
 import { classifyOpenError, CorruptStateError, describeError, isRetryable, PostgresEncodingError, toSafeNumber } from './errors.js';
-import { checkedEventFromPgRow, checkedPgHead, cursorArrays, cursorFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
+import { checkedEventFromPgRow, cursorArrays, cursorFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
 import { MIGRATIONS, TABLES, migrate, quoteIdent, validateSchemaName, type PgMigrationStep } from './schema.js';
 import { statements, type Statements } from './sql.js';
 
@@ -483,25 +483,8 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     const r = normalizeChangesSince(request);
     return this.guard('changesSince', emptyChangesSince(), async () => {
       // One statement: head, page and lowest sequence from one snapshot (R30-R33).
-      const rows = (await this.run<PgEventRow & { head_last: string | null; head_pruned: string | null; lowest: string | null }>(this.pool, 'changesSince', [
-        r.agentId,
-        r.sessionKey,
-        r.since,
-        r.limit + 1,
-      ])).rows;
-      const first = rows[0];
-      const page = rows.filter((row) => row.sequence !== null).map((row) => this.toEvent(row));
-      // R5, R9d: a negative head or watermark, a sequence below 1 or a head below one of its own
-      // events means rows were written by something else. Report, never serve (R35 degrades).
-      const { stateVersion, prunedMaxSequence, lowestRetained } = checkedPgHead({
-        sessionKey: r.sessionKey,
-        agentId: r.agentId,
-        lastSequence: first?.head_last,
-        prunedMaxSequence: first?.head_pruned,
-        lowest: first?.lowest,
-        page,
-      });
-      return buildChangesSince(r, { stateVersion, prunedMaxSequence, page, lowestRetained });
+      const rows = (await this.run<ChangesSinceRow>(this.pool, 'changesSince', [r.agentId, r.sessionKey, r.since, r.limit + 1])).rows;
+      return changesSinceFromRows(r, rows, (row) => this.toEvent(row));
     });
   }
 

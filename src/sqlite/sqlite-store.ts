@@ -19,7 +19,6 @@ import {
   ackMatches,
   ackTargets,
   acknowledge,
-  buildChangesSince,
   checkedNow,
   compareNotices,
   emptyChangesSince,
@@ -67,9 +66,10 @@ import { immediateTransaction, readTransaction } from './driver/transaction.js';
 import type { SqliteConnection, SqliteDriverChoice, SqliteStatement, SqliteValuesStatement } from './driver/types.js';
 import { CorruptStateError, toSafeNumber } from './errors.js';
 import { openError } from './open-errors.js';
-import { checkedEventFromRow, checkedHead, cursorFromRow as toCursor, type CursorRow, type EventRow } from './rows.js';
+import { checkedEventFromRow, cursorFromRow as toCursor, type CursorRow, type EventRow } from './rows.js';
 import { MIGRATIONS, migrate, type MigrationStep } from './schema.js';
 import { SQL } from './sql.js';
+import { readChangesSince } from './changes-read.js';
 
 /**
  * The SQLite storage adapter: the pure core's planners over one SQLite driver (better-sqlite3,
@@ -442,27 +442,7 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
     const r = normalizeChangesSince(request);
     return this.guard('changesSince', emptyChangesSince(), () =>
       // A read transaction: head, page and lowest sequence come from one snapshot (R30-R33).
-      readTransaction(this.db, () => {
-        const head = this.stmt.head.get(r.sessionKey, r.agentId) as { last_sequence: unknown; pruned_max_sequence: unknown } | undefined;
-        const page = (this.stmt.page.all(r.agentId, r.sessionKey, r.since, r.limit + 1) as EventRow[]).map((row) => this.toEvent(row));
-        const lowest = this.stmt.lowestRetained.get(r.agentId, r.sessionKey) as { sequence: unknown } | undefined;
-        // R5, R9d: the head is the identity's highest sequence; a stored event above it (or a negative
-        // watermark) means rows were written by something else. Report, never serve (R35 degrades).
-        const { stateVersion, prunedMaxSequence, lowestRetained } = checkedHead({
-          sessionKey: r.sessionKey,
-          agentId: r.agentId,
-          lastSequence: head?.last_sequence,
-          prunedMaxSequence: head?.pruned_max_sequence,
-          lowest: lowest?.sequence,
-          page,
-        });
-        return buildChangesSince(r, {
-          stateVersion,
-          prunedMaxSequence,
-          page,
-          lowestRetained,
-        });
-      }),
+      readTransaction(this.db, () => readChangesSince(this.stmt, r, (row) => this.toEvent(row))),
     );
   }
 
