@@ -16,6 +16,7 @@ export const EVENT_COLUMNS = 'sequence, dedupe_key, session_key, agent_id, sessi
 export const CURSOR_COLUMNS = 'watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at';
 
 // Type aliases, not interfaces: driver rows are index-signature records, which only aliases accept.
+/** A row of a durable store's events table as the driver returns it, before decoding (R9d). */
 export type EventRow = {
   sequence: unknown;
   dedupe_key: string | null;

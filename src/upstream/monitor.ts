@@ -16,6 +16,7 @@ import {
   type Observation,
   type OwnMessage,
   type UpstreamLink,
+  type LinkIdentity,
 } from '../core/upstream/index.js';
 import { consoleLogger, type Logger, messageOf } from '../shared/logger.js';
 import { createMemoryLinkStore } from './memory-link-store.js';
@@ -52,13 +53,7 @@ export type ContinueResult =
   | { linked: false; reason: 'no-source' | 'owner-conflict' | 'machine-thread' | 'baseline-failed' | 'raced' | 'storage-error'; detail?: string };
 
 /** U9: what operators see of one link. */
-export interface LinkStatusView {
-  sessionKey: string;
-  agentId: string;
-  catalogId: string;
-  hostId: string;
-  threadId: string;
-  upstreamKind: string;
+export interface LinkStatusView extends LinkIdentity {
   state: LinkState | 'ambiguous';
   detail?: string;
   missCount: number;

@@ -23,14 +23,8 @@ export type JsonObject = { [key: string]: JsonValue };
  */
 export type LinkState = 'new' | 'ok' | 'blocked' | 'inconclusive' | 'missing' | 'record-pending' | 'unwatched';
 
-/**
- * U1: the upstream link of one adopted session, keyed by (sessionKey, agentId).
- * `serial` names this link's incarnation and is never reused (a new one per created link or
- * changed source, U3); `generation` counts Continues of this incarnation and scopes the miss
- * streak (U2); `revision` changes on every write and, with `serial`, is the compare-and-set
- * token that lets a check discard its result when a Continue raced it (U8).
- */
-export interface UpstreamLink {
+/** U1: which session a link is, and where its upstream lives: the fields every view of a link shares. */
+export interface LinkIdentity {
   sessionKey: string;
   agentId: string;
   /** The catalog (provider) id, e.g. `claude`; becomes the event channel (U5). */
@@ -41,6 +35,16 @@ export interface UpstreamLink {
   threadId: string;
   /** Which source adapter checks it, e.g. `claude-jsonl`, `claude-remote`. */
   upstreamKind: string;
+}
+
+/**
+ * U1: the upstream link of one adopted session, keyed by (sessionKey, agentId).
+ * `serial` names this link's incarnation and is never reused (a new one per created link or
+ * changed source, U3); `generation` counts Continues of this incarnation and scopes the miss
+ * streak (U2); `revision` changes on every write and, with `serial`, is the compare-and-set
+ * token that lets a check discard its result when a Continue raced it (U8).
+ */
+export interface UpstreamLink extends LinkIdentity {
   /** The physical reference the source needs (a file path, a node id, ...). */
   ref: JsonObject;
   /** The source's scan cursor (U6, U7). */
@@ -58,13 +62,7 @@ export interface UpstreamLink {
 }
 
 /** What a catalog Continue tells the monitor (U1, U3). */
-export interface ContinueInput {
-  sessionKey: string;
-  agentId: string;
-  catalogId: string;
-  hostId: string;
-  threadId: string;
-  upstreamKind: string;
+export interface ContinueInput extends LinkIdentity {
   ref: JsonObject;
 }
 
