@@ -38,6 +38,9 @@ class FastFirst extends BaseSequencer {
  */
 const PART_EXCLUDES = ['core', 'upstream'].includes(process.env.SSK_MUTATION_PART ?? 'core') ? ['test/sqlite/failures.test.ts', 'test/sqlite/differential.test.ts'] : [];
 
+/** The feed part's own tests, in process: everything under test/feed but the file that starts a second process. */
+const PART_INCLUDES = process.env.SSK_MUTATION_PART === 'feed' ? ['test/feed/*.test.ts'] : [];
+
 /**
  * The test selection mutation runs use: in-process tests only, so one mutant costs
  * milliseconds per covering test, not seconds. Left out on purpose: anything that starts another
@@ -57,9 +60,10 @@ export default defineConfig({
       'test/harden/{input-snapshot,notice-text}.test.ts',
       'test/feed/diff.test.ts',
       'test/mutation/**/*.test.ts',
+      ...PART_INCLUDES,
     ],
     // These two start other OS processes (the CLI, a watcher of a real file), which every mutant they cover would pay for.
-    exclude: ['test/upstream/scan-cli.test.ts', 'test/upstream/done-when.test.ts', ...PART_EXCLUDES],
+    exclude: ['test/upstream/scan-cli.test.ts', 'test/upstream/done-when.test.ts', 'test/feed/two-process.test.ts', ...PART_EXCLUDES],
     sequence: { sequencer: FastFirst },
     // One module environment for all files of a mutant's run instead of a fresh one per file: most
     // of a mutant's time was loading modules again (the dry run: 44 s with 29 s of it overhead,
