@@ -2,16 +2,26 @@
  * A PostgreSQL fleet: F listening feeds over a handful of store handles (as replicas in a few
  * processes hold them, each handle one LISTEN connection), W writers recording at once, on one
  * embedded server (default settings, fsync on). Each commit makes one new pair pending for one
- * watcher. Two cases:
+ * watcher. Three cases:
  * - `routed`: each feed subscribes to a disjoint 1% of the watchers, so a commit is news for one
  *   feed; R73's NOTIFY names the watcher, and the feeds none of whose watchers it names do not read;
+ * - `idle`: as many subscriptions, to watchers no commit names: every NOTIFY reaches every handle
+ *   and every feed, and nobody reads (what the wake-ups cost alone);
  * - `everything`: every feed subscribes to every watcher (today's worst case), so every feed reads
  *   every commit.
  * Per commit: read transactions (the feeds' readPending calls), cursor rows the server read
  * (pg_stat_user_tables, over the run) and signals; the writers' throughput against the same
  * records with no feed (`writerRatio`); commit -> signal p50/p99 for the subscribed watcher, from
- * a writer's record() returning to the first signal naming its pair (one process, one clock).
+ * a writer's record() returning to the first signal naming its pair (one process, one clock);
+ * and the CPU time per commit of this process and of the server's processes.
+ *
+ * The machine's speed drifts by a quarter within a minute, and the first runs of a process are
+ * slower (code not yet optimized, the server's caches cold), so: one short run of each kind
+ * first, thrown away; then rounds of [routed, none, idle, none, everything, none] after a first none, so
+ * that every case with feeds runs between two runs without; a case's writerRatio is the median
+ * over its rounds of its throughput over the mean of the two runs around it.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createNoticeFeed, type NoticeFeed, type PendingSource } from '../../src/feed/index.js';
 import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
@@ -24,6 +34,8 @@ import type { BenchGroup, CaseContext } from './context.js';
 const A = 'main';
 
 interface FleetPlan {
+  /** Measured rounds; each runs every case with feeds once, each between two runs without. */
+  rounds: number;
   feeds: number;
   handles: number;
   writers: number;
@@ -33,20 +45,78 @@ interface FleetPlan {
 }
 
 const PLANS: Record<CaseContext['mode'], FleetPlan> = {
-  full: { feeds: 100, handles: 5, writers: 16, watchers: 1_000, commits: 3_200 },
-  smoke: { feeds: 100, handles: 5, writers: 16, watchers: 1_000, commits: 640 },
+  full: { rounds: 3, feeds: 100, handles: 5, writers: 16, watchers: 1_000, commits: 3_200 },
+  smoke: { rounds: 1, feeds: 100, handles: 5, writers: 16, watchers: 1_000, commits: 640 },
 };
 
 const watcher = (i: number) => `agent:main:fleet-w${i}`;
 const now = () => performance.now();
 
+type Mode = 'routed' | 'idle' | 'everything' | 'none';
+type FeedMode = Exclude<Mode, 'none'>;
+const FEED_MODES: readonly FeedMode[] = ['routed', 'idle', 'everything'];
+
 interface Run {
+  commits: number;
   opsPerSecond: number;
-  readsPerCommit: number;
-  cursorRowsPerCommit: number;
-  signalsPerCommit: number;
+  reads: number;
+  cursorRows: number;
+  signals: number;
   latencies: number[];
+  /** Each record() call to its return, ms. */
+  recordMs: number[];
+  /** CPU time over the writes, per commit, in microseconds: this process, the server's processes (undefined off Linux). */
+  cpu: { process: number; server: number | undefined };
 }
+
+/**
+ * CPU time (user + system, ms) of the server's processes alive now: the postmaster and its
+ * children, found from one backend's parent in /proc. Undefined where /proc is not Linux's.
+ */
+function serverCpuMs(postmaster: number | undefined): number | undefined {
+  if (postmaster === undefined) return undefined;
+  const tick = 10; // USER_HZ is 100 on every Linux this runs on
+  let total = 0;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let fields: string[];
+      try {
+        // The command name may hold spaces and parentheses; the fields after it do not.
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      } catch {
+        continue; // exited between the listing and the read
+      }
+      if (Number(entry) === postmaster || Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) * tick;
+    }
+  } catch {
+    return undefined;
+  }
+  return total;
+}
+
+async function postmasterPid(admin: pg.Client): Promise<number | undefined> {
+  const backend = (await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  try {
+    const stat = readFileSync(`/proc/${backend}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+const LABELS: Record<FeedMode, (plan: FleetPlan) => string> = {
+  routed: (p) => `${p.feeds} feeds, each subscribed to a disjoint 1% of ${p.watchers} watchers (R73 routed NOTIFY); commit -> signal`,
+  idle: (p) => `${p.feeds} feeds, each subscribed to ${p.watchers / p.feeds} watchers no commit names (the wake-ups alone, no read); record()`,
+  everything: (p) => `${p.feeds} feeds, each subscribed to every watcher (the worst case); commit -> signal`,
+};
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 
 async function cursorRowsRead(admin: pg.Client, schema: string): Promise<number> {
   await admin.query('SELECT pg_stat_clear_snapshot()');
@@ -58,7 +128,7 @@ async function cursorRowsRead(admin: pg.Client, schema: string): Promise<number>
 }
 
 /** The writers record `commits` fresh targets, each passing one watcher (round robin over all), at once. */
-async function write(writers: PostgresStore[], commits: number, watchers: number, tag: string, committed: Map<string, number>): Promise<number> {
+async function write(writers: PostgresStore[], commits: number, watchers: number, tag: string, committed: Map<string, number>, recordMs: number[] = []): Promise<number> {
   const perWriter = Math.ceil(commits / writers.length);
   const t0 = now();
   await Promise.all(
@@ -66,15 +136,18 @@ async function write(writers: PostgresStore[], commits: number, watchers: number
       for (let i = 0; i < perWriter; i++) {
         const n = k * perWriter + i;
         const target = `agent:main:${tag}-${n}`;
+        const started = now();
         await s.record({ sessionKey: target, agentId: A, kind: 'human_direct_message', actorType: 'human', summary: 'human message via telegram', watchers: [watcher((n * 7919) % watchers)] });
-        committed.set(target, now());
+        const done = now();
+        committed.set(target, done);
+        recordMs.push(done - started);
       }
     }),
   );
   return (perWriter * writers.length) / ((now() - t0) / 1000);
 }
 
-async function runCase(url: string, admin: pg.Client, schema: string, plan: FleetPlan, mode: 'routed' | 'everything' | 'none', progress: (m: string) => void): Promise<Run> {
+async function runCase(url: string, admin: pg.Client, postmaster: number | undefined, schema: string, plan: FleetPlan, mode: Mode, progress: (m: string) => void): Promise<Run> {
   const logger = memoryLogger();
   const open = (maxConnections: number) => createPostgresStore({ now: () => Date.now(), connectionString: url, schema, logger, maxConnections });
   const writers: PostgresStore[] = [];
@@ -103,6 +176,9 @@ async function runCase(url: string, admin: pg.Client, schema: string, plan: Flee
         for (const p of s.changed) if (!signalled.has(p.targetSessionKey)) signalled.set(p.targetSessionKey, at);
       };
       if (mode === 'everything') feed.subscribe(onSignal);
+      // idle: the same subscriptions to watchers no commit names, so every NOTIFY reaches every
+      // handle and every feed and none of them reads: what the wake-ups cost alone.
+      else if (mode === 'idle') for (let w = f; w < plan.watchers; w += plan.feeds) feed.subscribe(onSignal, { watcherSessionKey: `agent:main:fleet-idle${w}` });
       else for (let w = f; w < plan.watchers; w += plan.feeds) feed.subscribe(onSignal, { watcherSessionKey: watcher(w) });
     }
     // Every feed's first read (R61) done before the clock starts.
@@ -122,20 +198,30 @@ async function runCase(url: string, admin: pg.Client, schema: string, plan: Flee
   const signals0 = signals;
   signalled.clear();
   const rows0 = await cursorRowsRead(admin, schema);
-  const opsPerSecond = await write(writers, plan.commits, plan.watchers, mode, committed);
+  const cpu0 = process.cpuUsage();
+  const server0 = serverCpuMs(postmaster);
+  const recordMs: number[] = [];
+  const opsPerSecond = await write(writers, plan.commits, plan.watchers, mode, committed, recordMs);
+  const cpu1 = process.cpuUsage(cpu0);
+  const server1 = serverCpuMs(postmaster);
   // The feeds finish reading what the last commits changed; then the statistics reach the server.
   const until = Date.now() + 30_000;
-  while (mode !== 'none' && Date.now() < until && [...committed.keys()].some((t) => !signalled.has(t))) await new Promise((r) => setTimeout(r, 100));
+  while (mode !== 'none' && mode !== 'idle' && Date.now() < until && [...committed.keys()].some((t) => !signalled.has(t))) await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 800));
   const rows1 = await cursorRowsRead(admin, schema);
   const commits = committed.size;
-  const latencies = mode === 'none' ? [] : [...committed].filter(([t]) => signalled.has(t)).map(([t, at]) => signalled.get(t)! - at);
-  if (mode !== 'none' && latencies.length < commits) throw new Error(`fleet-postgres ${mode}: ${commits - latencies.length} of ${commits} commits were never signalled`);
+  const latencies = mode === 'none' || mode === 'idle' ? [] : [...committed].filter(([t]) => signalled.has(t)).map(([t, at]) => signalled.get(t)! - at);
+  if (mode !== 'none' && mode !== 'idle' && latencies.length < commits) throw new Error(`fleet-postgres ${mode}: ${commits - latencies.length} of ${commits} commits were never signalled`);
   for (const f of feeds) f.close();
   for (const s of [...writers, ...handles]) await s.close();
   if (logger.entries.length > 0) throw new Error(`fleet-postgres ${mode}: ${logger.entries.length} failures logged, the first: ${logger.entries[0]!.message}`);
-  const run = { opsPerSecond, readsPerCommit: (reads - reads0) / commits, cursorRowsPerCommit: (rows1 - rows0) / commits, signalsPerCommit: (signals - signals0) / commits, latencies };
-  progress(`fleet-postgres ${mode}: ${opsPerSecond.toFixed(0)} commits/s, ${run.readsPerCommit.toFixed(2)} read transactions and ${run.cursorRowsPerCommit.toFixed(1)} cursor rows per commit`);
+  const cpu = {
+    process: (cpu1.user + cpu1.system) / commits,
+    server: server0 === undefined || server1 === undefined ? undefined : ((server1 - server0) * 1000) / commits,
+  };
+  const run: Run = { commits, opsPerSecond, reads: reads - reads0, cursorRows: rows1 - rows0, signals: signals - signals0, latencies, recordMs, cpu };
+  const server = cpu.server === undefined ? '' : `, server ${cpu.server.toFixed(0)} µs`;
+  progress(`fleet-postgres ${mode}: ${opsPerSecond.toFixed(0)} commits/s, ${(run.reads / commits).toFixed(2)} read transactions and ${(run.cursorRows / commits).toFixed(1)} cursor rows per commit; CPU per commit: this process ${cpu.process.toFixed(0)} µs${server}`);
   return run;
 }
 
@@ -148,41 +234,65 @@ export const fleetPostgresGroup: BenchGroup = {
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
     try {
-      // The writers without feeds run right before and right after each case with feeds, and the
-      // case's writerRatio is over the mean of those two: the machine's load drifts within a
-      // minute, and a baseline taken once at the start moved a ratio by a tenth either way.
-      const order = ['none', 'routed', 'none', 'everything', 'none'] as const;
-      const nones: number[] = [];
-      const runs: Partial<Record<'routed' | 'everything', Run>> = {};
-      for (const [i, mode] of order.entries()) {
-        const schema = `bench_fleet_${mode}_${i}`;
+      const postmaster = await postmasterPid(admin);
+      let n = 0;
+      const run = async (mode: Mode, p: FleetPlan): Promise<Run> => {
+        const schema = `bench_fleet_${mode}_${n++}`;
         await (await createPostgresStore({ now: () => Date.now(), connectionString: server.url, schema, logger: silentLogger })).close();
-        const run = await runCase(server.url, admin, schema, plan, mode, ctx.progress);
-        if (mode === 'none') nones.push(run.opsPerSecond);
-        else runs[mode] = run;
+        return runCase(server.url, admin, postmaster, schema, p, mode, ctx.progress);
+      };
+      ctx.progress('fleet-postgres: a short run of each case first, not counted');
+      for (const mode of ['none', ...FEED_MODES] as const) await run(mode, { ...plan, commits: Math.min(plan.commits, 640) });
+      const measured: Record<FeedMode, { run: Run; ratio: number }[]> = { routed: [], idle: [], everything: [] };
+      const first = await run('none', plan);
+      let before = first.opsPerSecond;
+      const nones = [first];
+      for (let round = 0; round < plan.rounds; round++) {
+        for (const mode of FEED_MODES) {
+          const r = await run(mode, plan);
+          const none = await run('none', plan);
+          const after = none.opsPerSecond;
+          nones.push(none);
+          measured[mode].push({ run: r, ratio: r.opsPerSecond / ((before + after) / 2) });
+          before = after;
+        }
       }
-      const baseline = { routed: (nones[0]! + nones[1]!) / 2, everything: (nones[1]! + nones[2]!) / 2 };
-      return (['routed', 'everything'] as const).map((mode) => {
-        const r = runs[mode]!;
+      return FEED_MODES.map((mode) => {
+        const rs = measured[mode];
+        const commits = rs.reduce((a, x) => a + x.run.commits, 0);
+        const sum = (f: (r: Run) => number) => rs.reduce((a, x) => a + f(x.run), 0);
+        const server = rs.every((x) => x.run.cpu.server !== undefined) ? median(rs.map((x) => x.run.cpu.server!)) : undefined;
+        const serverAlone = nones.every((x) => x.cpu.server !== undefined) ? median(nones.map((x) => x.cpu.server!)) : undefined;
         return makeResult({
           id: `fleet-postgres/${mode}@${plan.feeds}feeds`,
           group: 'fleet-postgres',
-          label: mode === 'routed' ? `${plan.feeds} feeds, each subscribed to a disjoint 1% of ${plan.watchers} watchers (R73 routed NOTIFY); commit -> signal` : `${plan.feeds} feeds, each subscribed to every watcher (the worst case); commit -> signal`,
-          size: `${plan.writers} writers, ${plan.feeds} feeds over ${plan.handles} handles`,
+          label: LABELS[mode](plan),
+          size: `${plan.writers} writers, ${plan.feeds} feeds over ${plan.handles} handles, ${plan.rounds} round(s) of ${plan.commits} commits`,
           unit: 'notice',
           unitsPerOp: 1,
-          latency: summarize(r.latencies),
+          // idle signals nothing, so its latency is the writers' own: record() called to returned.
+          latency: summarize(rs.flatMap((x) => (mode === 'idle' ? x.run.recordMs : x.run.latencies))),
           extra: {
-            readTransactionsPerCommit: r.readsPerCommit,
-            cursorRowsReadPerCommit: r.cursorRowsPerCommit,
-            signalsPerCommit: r.signalsPerCommit,
-            writerOpsPerSecond: r.opsPerSecond,
-            writerOpsPerSecondWithoutFeeds: baseline[mode],
-            writerRatio: r.opsPerSecond / baseline[mode],
+            readTransactionsPerCommit: sum((r) => r.reads) / commits,
+            cursorRowsReadPerCommit: sum((r) => r.cursorRows) / commits,
+            signalsPerCommit: sum((r) => r.signals) / commits,
+            writerOpsPerSecond: median(rs.map((x) => x.run.opsPerSecond)),
+            writerOpsPerSecondWithoutFeeds: median(nones.map((x) => x.opsPerSecond)),
+            writerRatio: median(rs.map((x) => x.ratio)),
+            writerRatioLowest: Math.min(...rs.map((x) => x.ratio)),
+            writerRatioHighest: Math.max(...rs.map((x) => x.ratio)),
+            processCpuMicrosPerCommit: median(rs.map((x) => x.run.cpu.process)),
+            processCpuMicrosPerCommitWithoutFeeds: median(nones.map((x) => x.cpu.process)),
+            ...(server === undefined || serverAlone === undefined ? {} : { serverCpuMicrosPerCommit: server, serverCpuMicrosPerCommitWithoutFeeds: serverAlone }),
             feeds: plan.feeds,
             writers: plan.writers,
+            rounds: plan.rounds,
           },
-          notes: 'each commit makes one new pair pending for one watcher; read transactions are the feeds\' readPending calls per commit; cursor rows from pg_stat_user_tables over the run; writerRatio against the same writes with no feed, run just before and just after (their mean); latency from a writer\'s record() returning to the first signal naming its pair',
+          notes:
+            "each commit makes one new pair pending for one watcher; read transactions are the feeds' readPending calls per commit; cursor rows from pg_stat_user_tables; " +
+            'writerRatio: the median over the rounds of the writers\' throughput over the mean of the runs without feeds just before and just after (writerRatioLowest and writerRatioHighest: the rounds\' extremes); ' +
+            'CPU per commit over the writes (medians over the rounds), this process holding the writers and the feeds, the server from /proc; ' +
+            "latency from a writer's record() returning to the first signal naming its pair, over every round",
         });
       });
     } finally {
