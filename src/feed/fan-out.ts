@@ -43,8 +43,7 @@ export class Audience {
   private readonly byWatcher = new Map<string, Set<Subscriber>>();
   /** Subscribers still waiting for their snapshot (R61): a read looks at these, not at every subscriber. */
   private readonly awaitingSnapshot = new Set<Subscriber>();
-  /** R73: the routing hashes of the watchers subscribed by key, and how many of those watchers share each. */
-  private readonly routeHashes = new Map<string, string>();
+  /** R73: the routing hashes of the watchers in byWatcher, each with how many of those watchers share it. */
   private readonly hashWatchers = new Map<string, number>();
 
   constructor(private readonly logger: Logger) {}
@@ -88,7 +87,6 @@ export class Audience {
     this.awaitingSnapshot.clear();
     this.everyone.clear();
     this.byWatcher.clear();
-    this.routeHashes.clear();
     this.hashWatchers.clear();
   }
 
@@ -163,16 +161,15 @@ export class Audience {
     }
   }
 
+  /** Called once as a watcher key enters byWatcher. */
   private addRoute(watcher: string): void {
     const h = watcherRouteHash(watcher);
-    this.routeHashes.set(watcher, h);
     this.hashWatchers.set(h, (this.hashWatchers.get(h) ?? 0) + 1);
   }
 
+  /** Called once as a watcher key leaves byWatcher: its hash is the one addRoute counted (a pure function of the key). */
   private dropRoute(watcher: string): void {
-    const h = this.routeHashes.get(watcher);
-    if (h === undefined) return;
-    this.routeHashes.delete(watcher);
+    const h = watcherRouteHash(watcher);
     const n = (this.hashWatchers.get(h) ?? 1) - 1;
     if (n > 0) this.hashWatchers.set(h, n);
     else this.hashWatchers.delete(h);

@@ -710,6 +710,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
    */
   async readPending(request: PendingReadRequest): Promise<PendingRead> {
     this.assertOpen();
+    // readPendingWith checks it too; here a bad position is refused before a connection is taken.
     if (request.since !== undefined) checkPosition(request.since);
     if (!needsTransaction(request)) return readPendingWith((statement, values) => this.run(this.pool, statement, values).then((r) => r.rows), request, this.badRows);
     return this.tx(
