@@ -69,6 +69,26 @@ export function layerViolations(files: ReadonlyMap<string, string>): string[] {
   return out;
 }
 
+/** The stores: a host above them reaches each through its front door (index.ts), never a file behind it. */
+const STORES = ['src/memory', 'src/sqlite', 'src/postgres'];
+
+/** Every import from above the stores' floor into a store's file other than its index.ts. */
+export function frontDoorViolations(files: ReadonlyMap<string, string>): string[] {
+  const out: string[] = [];
+  const storeFloor = floorOf('src/sqlite');
+  for (const [path, text] of files) {
+    const from = partOf(path);
+    if (from === undefined || floorOf(from) <= storeFloor) continue;
+    for (const name of importsOf(text)) {
+      if (!name.startsWith('.')) continue;
+      const target = relative(root, resolve(root, dirname(path), name)).split('\\').join('/');
+      const store = STORES.find((s) => target.startsWith(`${s}/`));
+      if (store !== undefined && target !== `${store}/index.js` && target !== `${store}/index.ts`) out.push(`${path} -> ${target} (behind ${store}'s front door)`);
+    }
+  }
+  return out;
+}
+
 function sources(): Map<string, string> {
   const files = new Map<string, string>();
   for (const dir of ['src', 'spec/schemas']) {
@@ -100,6 +120,25 @@ describe('the floors of src/', () => {
       'src/core/y.ts -> src/shared/logger.js (up from floor 1 to 2: src/shared)',
       'src/shared/z.ts -> src/cli/main.js (up from floor 2 to 6: src/cli)',
       'spec/schemas/w.ts -> src/core/index.js (spec/schemas imports nothing outside spec/)',
+    ]);
+  });
+});
+
+describe("the stores' front doors", () => {
+  it('no host imports a store file other than its index.ts', () => {
+    expect(frontDoorViolations(sources())).toEqual([]);
+  });
+
+  it('a host reaching behind a front door is caught, and a store importing its own files is not', () => {
+    const files = new Map([
+      ['src/ui/a.ts', "import { SQL } from '../sqlite/sql.js';\nimport { SqliteStateReader } from '../sqlite/index.js';"],
+      ['src/cli/b.ts', "const { PgStateReader } = await import('../postgres/state-reader.js');"],
+      ['src/sqlite/c.ts', "import { SQL } from './sql.js';"],
+      ['src/feed/d.ts', "import type { SqliteStore } from '../sqlite/sqlite-store.js';"],
+    ]);
+    expect(frontDoorViolations(files)).toEqual([
+      "src/ui/a.ts -> src/sqlite/sql.js (behind src/sqlite's front door)",
+      "src/cli/b.ts -> src/postgres/state-reader.js (behind src/postgres's front door)",
     ]);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join } from 'node:path';
 import type { SessionStateStore } from '../../spec/index.js';
-import { createMemoryStore } from '../memory/memory-store.js';
+import { createMemoryStore } from '../memory/index.js';
 import { parseCommand, shellQuote, wantsHelp } from './args.js';
 import { demoClock, DEMO_AGENT, DEMO_CHILD, DEMO_MANAGER, DEMO_SPAN_MS, runDemo, type DemoOptions } from './demo.js';
 import { DEMO_USAGE } from './help.js';

@@ -3,12 +3,12 @@ import { isValidationError, parseAgentScopedKey, validateIdentity, validateSessi
 import { parseCommand, parseInteger, shellQuote, wantsHelp } from './args.js';
 import { inspectHelpFor, SUBCOMMANDS, type Subcommand } from './help.js';
 import { EXIT, NotFound, UsageError, type ExitCode, type Io } from './io.js';
-import type { PgStateReader } from './pg-state-db.js';
-import { openReadOnly, StateDbReader, toDatabaseProblem, type CursorView, type HeadView } from './state-db.js';
+import { openReadOnly, toDatabaseProblem } from './state-db.js';
 import { cliInvocation } from './invocation.js';
+import type { CursorView, HeadView, InspectReads } from '../shared/read-model.js';
 
-/** A SQLite file reader, or a PostgreSQL one (`--pg <url>`): the same views, the PostgreSQL ones async. */
-type Reader = StateDbReader | PgStateReader;
+/** A SQLite file's read model, or a PostgreSQL schema's (`--pg <url>`, which also names its schema): the same views. */
+type Reader = InspectReads & { schema?: string };
 import { formatBytes, formatDuration, formatPairs, formatTable, formatTime, printable } from './table.js';
 
 /**
@@ -248,7 +248,7 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
   }
 
   const reader: Reader =
-    pgUrl === undefined ? new StateDbReader(openReadOnly(path), path) : await (await import('./pg-state-db.js')).PgStateReader.open(pgUrl, values.schema);
+    pgUrl === undefined ? openReadOnly(path) : await (await import('./pg-state-db.js')).openPgReader(pgUrl, values.schema);
   try {
     return await run(reader);
   } catch (error) {
@@ -260,7 +260,7 @@ export async function inspectCommand(argv: readonly string[], io: Io): Promise<E
 
 /** How a follow-up command names the store: the file, or --pg with the URL (password redacted). */
 function where(reader: Reader): string {
-  return reader instanceof StateDbReader ? shellQuote(reader.path) : `--pg ${shellQuote(reader.path)}${reader.schema === 'public' ? '' : ` --schema ${shellQuote(reader.schema)}`}`;
+  return reader.schema === undefined ? shellQuote(reader.path) : `--pg ${shellQuote(reader.path)}${reader.schema === 'public' ? '' : ` --schema ${shellQuote(reader.schema)}`}`;
 }
 
 async function soleAgent(reader: Reader, sessionKey: string): Promise<string> {

@@ -119,7 +119,8 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
     // immutable. A process-wide switch that better-sqlite3 reads once, when it loads: this
     // command is the first to load it, and opens only absolute paths (never read as URIs).
     process.env['SQLITE_USE_URI'] ??= '1';
-    const { ReadOnlyDirectoryError, SqliteUiSource } = await import('../ui/sqlite-source.js');
+    const { SqliteUiSource } = await import('../ui/sqlite-source.js');
+    const { ReadOnlyDirectoryError } = await import('../sqlite/index.js');
     try {
       source = SqliteUiSource.open(path);
     } catch (error) {
@@ -133,18 +134,12 @@ export async function uiCommand(argv: readonly string[], io: Io, options: UiComm
     }
   } else {
     const { PgUiSource } = await import('../ui/pg-source.js');
-    const { redactUrl } = await import('./pg-state-db.js');
-    const { PostgresStoreError, classifyOpenError } = await import('../postgres/errors.js');
+    const { pgOpenProblem } = await import('./pg-state-db.js');
     const url = values.pg!;
-    const schema = values.schema ?? 'public';
-    const label = redactUrl(url);
     try {
-      source = await PgUiSource.open(url, schema, label);
+      source = await PgUiSource.open(url, values.schema ?? 'public');
     } catch (error) {
-      // The same messages and hints as inspect --pg (exit 3).
-      const typed = classifyOpenError(error, { target: label, user: undefined, schema });
-      if (typed instanceof PostgresStoreError) throw new DatabaseProblem(typed.message.replace(`; ${typed.hint}`, ''), [typed.hint]);
-      throw new DatabaseProblem(`${label}: ${messageOf(error)}`);
+      throw pgOpenProblem(error, url); // the same messages and hints as inspect --pg (exit 3)
     }
   }
   // Listening for the signals before the address is printed: whoever reads it may stop us at once.

@@ -33,3 +33,5 @@ export {
 export { checkedEventFromPgRow, cursorFromPgRow, eventFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
 export type { OnBadPayload } from '../shared/rows.js';
 export { statements, EVENT_COLUMNS, CURSOR_COLUMNS } from './sql.js';
+export { PgStateReader, redactUrl, type PgStateReaderOptions } from './state-reader.js';
+export type { CursorView, CursorsPageQuery, ExactInt, HeadView, InspectReads, LiveViewReads, SessionRow, SessionsPageQuery, StatsView } from '../shared/read-model.js';

@@ -64,5 +64,7 @@ export {
   type SqliteStatement,
 } from './driver/index.js';
 export { eventFromRow, cursorFromRow, type EventRow, type CursorRow } from './rows.js';
+export { ReadOnlyDirectoryError, SqliteStateReader, type SqliteReadMode, type SqliteStateReaderOptions } from './state-reader.js';
 export type { SqliteValuesStatement } from './driver/types.js';
 export type { OnBadPayload } from '../shared/rows.js';
+export type { CursorView, CursorsPageQuery, ExactInt, HeadView, InspectReads, LiveViewReads, SessionRow, SessionsPageQuery, StatsView } from '../shared/read-model.js';

@@ -1,5 +1,5 @@
-import { LIMITS, type StateEvent, type WakePolicy, type WatchCursor } from '../../spec/index.js';
-import { encodeContextKey, noticeText } from '../core/index.js';
+import type { StateEvent, WakePolicy, WatchCursor } from '../../spec/index.js';
+import { MINUTE_MS, SHOWN, clip, type SessionRow } from '../shared/read-model.js';
 import type { PendingPair, PendingSource } from '../../spec/index.js';
 
 /**
@@ -8,62 +8,13 @@ import type { PendingPair, PendingSource } from '../../spec/index.js';
  * one time window. Nothing here writes (R80).
  */
 
+// Where the reads and the live view meet: what a backend's read model answers (shared/read-model.ts).
+export { CLIP_MARK, EVENT_VIEW_COLUMNS, MINUTE_MS, SHOWN, clip, type SessionRow } from '../shared/read-model.js';
+
 export const MAX_PAGE = 200;
 export const DEFAULT_PAGE = 50;
 /** R82: most bytes of rows one page answers with; a page that reaches it stops early, with `next`. */
 export const MAX_PAGE_BYTES = 1024 * 1024;
-
-/** R82: what a string longer than the view shows ends with. */
-export const CLIP_MARK = '\u2026[clipped]';
-
-const LONGEST_KEY = '\u{10FFFF}'.repeat(LIMITS.keyMaxLength);
-/**
- * R82: the most code points the view shows of each kind of string: what R1 and R3 allow, and for
- * derived text what the longest allowed keys make. Another program writing the file with SQL can
- * store anything; what is longer is cut there and marked with CLIP_MARK.
- */
-export const SHOWN = {
-  key: LIMITS.keyMaxLength,
-  agentId: LIMITS.agentIdMaxLength,
-  summary: LIMITS.summaryMaxLength,
-  /** Kinds, actor types, provenances: closed lists of short names. */
-  name: LIMITS.agentIdMaxLength,
-  /** R4: closed schemas of a few ids each. */
-  payload: 4 * LIMITS.keyMaxLength,
-  /** R23: two keys and a sequence. */
-  notice: [...noticeText(LONGEST_KEY, Number.MAX_SAFE_INTEGER)].length,
-  contextKey: encodeContextKey('a'.repeat(LIMITS.agentIdMaxLength), LONGEST_KEY).length,
-} as const;
-
-/** The text itself when it has at most `max` code points, else its first `max` and CLIP_MARK; reads no further than that. */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text; // UTF-16 units >= code points
-  let units = 0;
-  for (let points = 0; points < max && units < text.length; points++) units += text.codePointAt(units)! > 0xffff ? 2 : 1;
-  return units >= text.length ? text : text.slice(0, units) + CLIP_MARK;
-}
-
-export interface SessionRow {
-  sessionKey: string;
-  agentId: string;
-  /** R5 */
-  stateVersion: number;
-  /** R33, R42 */
-  prunedMaxSequence: number;
-  /** R32: the lowest retained sequence, or head + 1 when nothing is retained (0 for head 0). */
-  earliestAvailableSequence: number;
-  /** When the head last moved. */
-  updatedAt: number;
-  /** The head event's actor, when it is still retained. */
-  lastActorType?: StateEvent['actorType'];
-  lastActorId?: string;
-  lastKind?: string;
-  /**
-   * A key that only watches (it has cursors but never recorded an event): agentId is '', the
-   * numbers are 0, and its page shows its watches (R81).
-   */
-  watcherOnly?: true;
-}
 
 export interface SessionsQuery {
   /** Substring of the session key or the agent id. */
@@ -126,27 +77,6 @@ export interface Timeline {
   /** R82: set when the page stopped before its row limit because it reached MAX_PAGE_BYTES. */
   byteLimited?: true;
 }
-
-/**
- * The events' columns for the view, each text cut one code point past what it shows (SQLite and
- * PostgreSQL both count substr in characters): a row another program wrote oversized never reaches
- * this process whole, and the extra code point tells clipEvent it was cut (R82).
- */
-export const EVENT_VIEW_COLUMNS = [
-  'sequence',
-  `substr(session_key, 1, ${SHOWN.key + 1}) AS session_key`,
-  `substr(agent_id, 1, ${SHOWN.agentId + 1}) AS agent_id`,
-  `substr(kind, 1, ${SHOWN.name + 1}) AS kind`,
-  `substr(actor_type, 1, ${SHOWN.name + 1}) AS actor_type`,
-  `substr(actor_id, 1, ${SHOWN.key + 1}) AS actor_id`,
-  'occurred_at',
-  'recorded_at',
-  `substr(summary, 1, ${SHOWN.summary + 1}) AS summary`,
-  `substr(session_id, 1, ${SHOWN.key + 1}) AS session_id`,
-  `substr(run_id, 1, ${SHOWN.key + 1}) AS run_id`,
-  `substr(payload_json, 1, ${SHOWN.payload + 1}) AS payload_json`,
-  `substr(dedupe_key, 1, ${SHOWN.key + 1}) AS dedupe_key`,
-].join(', ');
 
 const longerThan = (text: string, max: number) => text.length > max && clip(text, max) !== text;
 
@@ -254,8 +184,6 @@ export interface UiSource {
   feedSource(): PendingSource;
   close(): Promise<void>;
 }
-
-export const MINUTE_MS = 60_000;
 
 /** Empty buckets for `minutes` minutes ending at `endMinute`, filled from (minute, actor, count) rows. */
 export function bucketize(endMinute: number, minutes: number, rows: Iterable<{ minute: number; actorType: string; count: number }>): ActivityBucket[] {

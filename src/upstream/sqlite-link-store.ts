@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { BetterSqlite3Database } from '../sqlite/driver/types.js';
+import type { BetterSqlite3Database } from '../sqlite/index.js';
 import type { UpstreamLink } from '../core/upstream/index.js';
 import type { LinkToken, UpstreamLinkStore } from './types.js';
 

@@ -73,7 +73,7 @@ describe('ui --pg', () => {
   });
 
   it('R80: the session refuses writes, and the server serves the store', async () => {
-    const client = (source as unknown as { client: { query(sql: string): Promise<unknown> } }).client;
+    const client = (source as unknown as { reads: { client: { query(sql: string): Promise<unknown> } } }).reads.client;
     await expect(client.query(`CREATE TABLE "${schema}".ui_probe (a int)`)).rejects.toThrow(/read-only/);
     const server = await startUiServer({ source });
     try {

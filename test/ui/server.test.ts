@@ -13,7 +13,8 @@ import { memoryLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { APP_CSS, APP_JS, pageHtml } from '../../src/ui/assets.js';
 import { APP_PATH, CONTENT_SECURITY_POLICY, startUiServer, tokenCookieName, type UiServer } from '../../src/ui/server.js';
-import { NEXT_WATCHER_SQL, SqliteUiSource, UI_SQL, sessionsParams, sessionsSql, watchesSql } from '../../src/ui/sqlite-source.js';
+import { SqliteUiSource } from '../../src/ui/sqlite-source.js';
+import { NEXT_WATCHER_SQL, UI_SQL, sessionsParams, sessionsSql, watchesSql } from '../../src/sqlite/state-reader.js';
 import { MAX_PAGE, type UiSource } from '../../src/ui/source.js';
 import { fingerprint, runCli, useBuiltCli } from '../cli/helpers.js';
 import { startUi } from './browser.js';
@@ -71,7 +72,7 @@ describe('a team file through the server', () => {
 
   it('R80: the connection refuses writes, the server answers only GET and HEAD, and the file is unchanged', async () => {
     const before = fingerprint(db);
-    expect(() => (source as unknown as { db: { exec(sql: string): void } }).db.exec('CREATE TABLE x (a)')).toThrow(/readonly|query_only/i);
+    expect(() => (source as unknown as { reads: { db: { exec(sql: string): void } } }).reads.db.exec('CREATE TABLE x (a)')).toThrow(/readonly|query_only/i);
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) expect((await authed(`${base}api/sessions`, {}, method)).status).toBe(405);
     for (const path of ['', 'api/sessions', 'api/watches', 'api/activity', `api/timeline?session=${encodeURIComponent(TEAM.research)}&agent=main`]) {
       expect((await authed(`${base}${path}`)).status).toBe(200);
