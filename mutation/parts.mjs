@@ -1,6 +1,7 @@
 /**
  * The mutation runs, one per directory so each can be run and re-run on its own.
- * `npm run mutation -- <part>...` (no part: all of them, in this order).
+ * `npm run mutation -- <part>...` (no part: all of them, in this order). `tests` adds a part's own
+ * test files to the in-process selection of mutation/vitest.config.ts, `excludeTests` leaves some out.
  */
 export const PARTS = {
   core: { mutate: ['src/core/*.ts', '!src/core/index.ts'], target: 90 },
@@ -14,7 +15,10 @@ export const PARTS = {
   },
   // The change feed (R60-R73): its in-process tests (mutation/vitest.config.ts adds test/feed for
   // this part; the two-process file starts other OS processes and stays out).
-  feed: { mutate: ['src/feed/*.ts', '!src/feed/index.ts', '!src/feed/types.ts'], target: 90 },
+  feed: { mutate: ['src/feed/*.ts', '!src/feed/index.ts', '!src/feed/types.ts'], target: 90, tests: ['test/feed/*.test.ts'] },
+  // The session tools (T1-T15): their handlers over the memory and SQLite stores, in process
+  // (test/tools without the file that runs the survivors script as a child process).
+  tools: { mutate: ['src/tools/*.ts', '!src/tools/index.ts'], target: 90, tests: ['test/tools/*.test.ts'], excludeTests: ['test/tools/mutation-survivors.test.ts'] },
   // One small file of core (R6's clock check): the same run as a whole part's, in about half a
   // minute; the first example of docs/mutation.md, which a test runs so the setup cannot rot
   // unnoticed. Not in the default run of every part (core covers it).

@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { PARTS } from './parts.mjs';
 
 /**
  * Rank of a test file: cheap in-process files first, so a mutant is usually killed by a
@@ -38,8 +39,10 @@ class FastFirst extends BaseSequencer {
  */
 const PART_EXCLUDES = ['core', 'upstream'].includes(process.env.SSK_MUTATION_PART ?? 'core') ? ['test/sqlite/failures.test.ts', 'test/sqlite/differential.test.ts'] : [];
 
-/** The feed part's own tests, in process: everything under test/feed but the file that starts a second process. */
-const PART_INCLUDES = process.env.SSK_MUTATION_PART === 'feed' ? ['test/feed/*.test.ts'] : [];
+/** A part's own tests (mutation/parts.mjs `tests`, `excludeTests`), in process: e.g. test/feed but the file that starts a second process. */
+const PART = (PARTS as Record<string, { tests?: string[]; excludeTests?: string[] }>)[process.env.SSK_MUTATION_PART ?? 'core'];
+const PART_INCLUDES = PART?.tests ?? [];
+const PART_OWN_EXCLUDES = PART?.excludeTests ?? [];
 
 /**
  * The test selection mutation runs use: in-process tests only, so one mutant costs
@@ -63,7 +66,7 @@ export default defineConfig({
       ...PART_INCLUDES,
     ],
     // These two start other OS processes (the CLI, a watcher of a real file), which every mutant they cover would pay for.
-    exclude: ['test/upstream/scan-cli.test.ts', 'test/upstream/done-when.test.ts', 'test/feed/two-process.test.ts', ...PART_EXCLUDES],
+    exclude: ['test/upstream/scan-cli.test.ts', 'test/upstream/done-when.test.ts', 'test/feed/two-process.test.ts', ...PART_EXCLUDES, ...PART_OWN_EXCLUDES],
     sequence: { sequencer: FastFirst },
     // One module environment for all files of a mutant's run instead of a fresh one per file: most
     // of a mutant's time was loading modules again (the dry run: 44 s with 29 s of it overhead,
