@@ -18,7 +18,14 @@ export const PARTS = {
   feed: { mutate: ['src/feed/*.ts', '!src/feed/index.ts', '!src/feed/types.ts'], target: 90, tests: ['test/feed/*.test.ts'] },
   // The session tools (T1-T15): their handlers over the memory and SQLite stores, in process
   // (test/tools without the file that runs the survivors script as a child process).
-  tools: { mutate: ['src/tools/*.ts', '!src/tools/index.ts'], target: 90, tests: ['test/tools/*.test.ts'], excludeTests: ['test/tools/mutation-survivors.test.ts'] },
+  // The upstream monitor's host side (src/upstream: the sources, link stores, the monitor loop;
+  // core/upstream is the `upstream` part), reached by the base selection's test/upstream files.
+  monitor: { mutate: ['src/upstream/*.ts', '!src/upstream/index.ts', '!src/upstream/types.ts'], target: 90 },
+  // The live view's reads and server (R80-R89), in process. Narrower: the page's own script
+  // (assets.ts) is reached only by the browser tests and the PostgreSQL reads only with a server,
+  // so assets.ts is not mutated and test/ui/{live-view,pg-source} stay out.
+  ui: { mutate: ['src/ui/*.ts', '!src/ui/assets.ts'], target: 90, tests: ['test/ui/*.test.ts'], excludeTests: ['test/ui/live-view.test.ts', 'test/ui/pg-source.test.ts'] },
+  tools: { mutate: ['src/tools/*.ts', '!src/tools/index.ts'], target: 90, tests: ['test/tools/*.test.ts', 'test/mcp/pages.test.ts', 'test/integrations/{openai-agents-roles,claude-agent-sdk-types}.test.ts'], excludeTests: ['test/tools/mutation-survivors.test.ts'] },
   // One small file of core (R6's clock check): the same run as a whole part's, in about half a
   // minute; the first example of docs/mutation.md, which a test runs so the setup cannot rot
   // unnoticed. Not in the default run of every part (core covers it).
