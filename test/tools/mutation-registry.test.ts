@@ -231,6 +231,13 @@ describe('T4, T15: a keyed page read that answers badly', () => {
     ]);
     expect(seen.map((w) => w.details?.['row'])).toEqual([1, 2, 3, 4, 5]);
     expect(seen.every((w) => w.message === 'sessions_list: skipped a session row that names no session')).toBe(true);
+    // Each says why, naming the row's field.
+    const why = seen.map((w) => String(w.details?.['error']));
+    expect(why[0]).toBe('rows.1: must be an object');
+    expect(why[1]).toBe('rows.2: must be an object');
+    expect(why[2]).toMatch(/^rows\.3\.sessionKey: /);
+    expect(why[3]).toBe('rows.4.agentId: agentId "ops" does not match the agent of session key "agent:main:c"');
+    expect(why[4]).toMatch(/^rows\.5\.agentId: /);
     // The text names the agent of the bare key only.
     expect(out.text).toContain('bare');
     expect(out.text).toContain('ops');
@@ -280,6 +287,29 @@ describe('T4, T15: a keyed page read that answers badly', () => {
     expect(asked).toEqual([1000, 1000]);
     const rest = (await bound.call('sessions_list', { limit: 3, cursor: mine.nextCursor })).result;
     expect(rest).toEqual({ sessions: [{ sessionKey: 'agent:main:z3', agentId: 'main' }, { sessionKey: 'agent:main:z4', agentId: 'main' }] });
+  });
+});
+
+describe('T15: one key under several agents', () => {
+  it('a whole listing orders by key, then agent, and its cursor steps between agents of one key', async () => {
+    const tools = createSessionTools({
+      store: createMemoryStore({ now: () => T0 }),
+      listSessions: () => [
+        { sessionKey: 'global', agentId: 'zeta' },
+        { sessionKey: 'global', agentId: 'alpha' },
+        { sessionKey: 'agent:main:b' },
+        { sessionKey: 'global', agentId: 'mid' },
+        { sessionKey: 'agent:main:a' },
+      ],
+    });
+    const walked: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const out = (await tools.call('sessions_list', cursor === undefined ? { limit: 2 } : { limit: 2, cursor })).result;
+      walked.push(...out.sessions.map((r) => `${r.sessionKey}/${r.agentId ?? '-'}`));
+      cursor = out.nextCursor;
+    } while (cursor !== undefined);
+    expect(walked).toEqual(['agent:main:a/-', 'agent:main:b/-', 'global/alpha', 'global/mid', 'global/zeta']);
   });
 });
 
