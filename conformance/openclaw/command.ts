@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { lineDiff } from '../../src/cli/line-diff.js';
+import { lineDiff } from '../../src/shared/line-diff.js';
 import { installOpenClaw, OPENCLAW_VERSION } from './install.js';
 import { compareWithClassification, loadClassification, renderReport } from './report.js';
 import { runProfile, type OpenClawRun, type ProfileRun } from './run.js';

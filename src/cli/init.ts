@@ -33,7 +33,7 @@ import { parseCommand, shellQuote, wantsHelp } from './args.js';
 import { ConfigWriteError, databasePathProblem, readText, realFile, withInitLock, writeChanges, type FileChange } from './config-files.js';
 import { CliError, EXIT, EXIT_CODES_HELP, UsageError, type ExitCode, type Io } from './io.js';
 import { isOwnHook, kitHookCommand, kitLauncher, kitPluginModule, parseKitHookCommand, parseKitMcpEntry } from './kit-command.js';
-import { lineDiff } from './line-diff.js';
+import { lineDiff } from '../shared/line-diff.js';
 import { VISIBILITIES, type Visibility } from '../tools/scope.js';
 import { messageOf } from '../shared/logger.js';
 

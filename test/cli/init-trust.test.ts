@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { codexTrustFor, readJsonConfig } from '../../src/cli/agent-config.js';
-import { diffLines } from '../../src/cli/line-diff.js';
+import { diffLines } from '../../src/shared/line-diff.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { codexBinary } from '../hook/codex-schemas.js';
 import { codexHooksList } from './codex-hooks-list.js';
