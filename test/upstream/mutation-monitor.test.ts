@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../src/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import type { JsonValue, Observation } from '../../src/core/upstream/index.js';
-import { createMemoryLinkStore, createUpstreamMonitor, type LinkStore, type OwnMessage, type UpstreamMonitorOptions, type UpstreamSource } from '../../src/upstream/index.js';
+import { createMemoryLinkStore, createUpstreamMonitor, type UpstreamLinkStore as LinkStore, type OwnMessage, type UpstreamMonitorOptions, type UpstreamSource } from '../../src/upstream/index.js';
 import { A, T0, TARGET, continueInput, fakeClock } from './helpers.js';
 
 /** A source whose checks answer found-nothing-new, or wait for `gate` when one is set. */
