@@ -150,6 +150,7 @@ describe('U8: failures stay with their link', () => {
       list: () => base.list(),
       get: (k, a) => (k === TARGET ? Promise.reject(new Error('row unreadable')) : base.get(k, a)),
       compareAndSet: (k, a, e, n) => base.compareAndSet(k, a, e, n),
+      nextSerial: () => base.nextSerial(),
     };
     const s = setup({ links: failing });
     const direct = createUpstreamMonitor({ store: s.store, links: base, now: s.clock.now, logger: memoryLogger(), sources: [s.fake.s] });
