@@ -55,6 +55,8 @@ export interface PgStateReaderOptions {
   consistency?: 'snapshot' | 'live';
   /** The program name the server shows for the connection. */
   applicationName?: string;
+  /** How the live view's header names the store (default: the URL without its password); the schema is added unless it is `public`. */
+  label?: string;
 }
 
 /** The read model of a PostgreSQL state schema: what `inspect` and the live view read (InspectReads, LiveViewReads), in READ ONLY transactions (R80). */
@@ -69,6 +71,7 @@ export class PgStateReader implements InspectReads, LiveViewReads {
     readonly schema: string,
     readonly schemaVersion: number,
     private readonly consistency: 'snapshot' | 'live',
+    private readonly shownAs: string = path,
   ) {
     this.sql = statements(schema);
   }
@@ -90,7 +93,7 @@ export class PgStateReader implements InspectReads, LiveViewReads {
       await client.query(consistency === 'snapshot' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
       const version = await readSchemaVersion(client, schema);
       if (version === 0) throw new NotAStateSchemaError(schema, 'it has no session-state tables (never opened by a store)');
-      return new PgStateReader(client, label, schema, version, consistency);
+      return new PgStateReader(client, label, schema, version, consistency, options.label);
     } catch (error) {
       await client?.end().catch(() => {});
       throw classifyOpenError(error, { target: label, user: undefined, schema });
@@ -99,7 +102,7 @@ export class PgStateReader implements InspectReads, LiveViewReads {
 
   /** The store as the live view's header names it: the URL without its password, and the schema unless it is `public`. */
   get label(): string {
-    return `${this.path}${this.schema === 'public' ? '' : ` schema ${this.schema}`}`;
+    return `${this.shownAs}${this.schema === 'public' ? '' : ` schema ${this.schema}`}`;
   }
 
   private t(name: keyof typeof TABLES): string {
@@ -267,7 +270,7 @@ export class PgStateReader implements InspectReads, LiveViewReads {
   }
 
   /** R81, R82: heads by primary key merged with the keys that only watch, in one statement. */
-  async sessionsPage(q: SessionsPageQuery): Promise<SessionRow[]> {
+  async sessionsPage(q: SessionsPageQuery): Promise<{ rows: SessionRow[]; more: boolean }> {
     const heads = `SELECT session_key, agent_id, last_sequence, pruned_max_sequence, updated_at, 0 AS watcher_only FROM ${this.t('heads')}
        WHERE (session_key, agent_id) > ($3, $4)
          AND ($1::text IS NULL OR strpos(lower(session_key), lower($1)) > 0 OR strpos(lower(agent_id), lower($1)) > 0)
@@ -287,16 +290,14 @@ export class PgStateReader implements InspectReads, LiveViewReads {
       q.limit + 1,
     ]);
     const page: SessionRow[] = [];
-    for (const [i, r] of rows.entries()) {
-      const watcherOnly = Number(r['watcher_only']) === 1;
-      // Only the rows the page shows read their head's extra facts (limit + 1 tells there is more).
+    for (const r of rows.slice(0, q.limit)) {
       page.push(
-        !watcherOnly && i < q.limit
-          ? await this.headRow(r)
-          : { sessionKey: String(r['session_key']), agentId: watcherOnly ? '' : String(r['agent_id']), stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, ...(watcherOnly ? { watcherOnly: true as const } : {}) },
+        Number(r['watcher_only']) === 1
+          ? { sessionKey: String(r['session_key']), agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true }
+          : await this.headRow(r),
       );
     }
-    return page;
+    return { rows: page, more: rows.length > q.limit };
   }
 
   async head(sessionKey: string, agentId: string): Promise<SessionRow | undefined> {

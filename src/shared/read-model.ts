@@ -1,4 +1,4 @@
-import { LIMITS, type ChangesSinceResponse, type Notice, type PendingSource, type StateEvent, type WatchCursor } from '../../spec/index.js';
+import { LIMITS, type ChangesSinceResponse, type Notice, type PendingPair, type PendingSource, type StateEvent, type WatchCursor } from '../../spec/index.js';
 import { encodeContextKey, noticeText } from '../core/index.js';
 import type { EventRow } from './rows.js';
 
@@ -204,8 +204,8 @@ export interface CursorsPageQuery {
 export interface LiveViewReads {
   /** Where the store lives, for the page header (a URL without its password). */
   readonly label: string;
-  /** Up to limit + 1 rows in (session key, agent id) order: heads, merged with the keys that only watch. */
-  sessionsPage(query: SessionsPageQuery): Promise<SessionRow[]>;
+  /** Up to `limit` rows in (session key, agent id) order: heads, merged with the keys that only watch; `more` when rows follow. */
+  sessionsPage(query: SessionsPageQuery): Promise<{ rows: SessionRow[]; more: boolean }>;
   /** One head with its R32 floor and its head event's actor, or undefined. */
   head(sessionKey: string, agentId: string): Promise<SessionRow | undefined>;
   /** Up to `limit` events below `before`, newest first, their texts cut one code point past what is shown (EVENT_VIEW_COLUMNS). */
@@ -220,6 +220,8 @@ export interface LiveViewReads {
   activityRows(from: number, to: number): Promise<{ minute: number; actorType: string; count: number }[]>;
   /** A cheap token that changes when any process committed (R86). */
   changeToken(): Promise<string>;
+  /** Every pending pair (R20, a full read). */
+  listPending(): Promise<PendingPair[]>;
   /** What the change feed reads (R68, R70, R86). */
   feedSource(): PendingSource;
   /** Closes the reader's connection. */

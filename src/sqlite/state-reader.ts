@@ -447,7 +447,7 @@ export class SqliteStateReader implements InspectReads, LiveViewReads {
    * the heads half's last row: keys with a head in that range are at most a page, keys without one
    * are what it collects (plus the keys a filter skips).
    */
-  async sessionsPage(q: SessionsPageQuery): Promise<SessionRow[]> {
+  async sessionsPage(q: SessionsPageQuery): Promise<{ rows: SessionRow[]; more: boolean }> {
     this.refresh();
     const heads = this.db.prepare(sessionsSql(q)).all(...sessionsParams(q));
     type Row = { sessionKey: string; agentId: string; raw?: Record<string, unknown> };
@@ -470,14 +470,12 @@ export class SqliteStateReader implements InspectReads, LiveViewReads {
       }
       merged.sort((a, b) => byUtf8(a.sessionKey, b.sessionKey) || byUtf8(a.agentId, b.agentId));
     }
-    // Only the rows the page shows read their head's extra facts (limit + 1 tells there is more).
-    return merged
-      .slice(0, q.limit + 1)
-      .map((r, i): SessionRow =>
-        r.raw && i < q.limit
-          ? this.headRow(r.raw)
-          : { sessionKey: r.sessionKey, agentId: r.agentId, stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, ...(r.raw ? {} : { watcherOnly: true as const }) },
+    const rows = merged
+      .slice(0, q.limit)
+      .map((r): SessionRow =>
+        r.raw ? this.headRow(r.raw) : { sessionKey: r.sessionKey, agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true },
       );
+    return { rows, more: merged.length > q.limit };
   }
 
   async head(sessionKey: string, agentId: string): Promise<SessionRow | undefined> {

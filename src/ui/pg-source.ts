@@ -6,25 +6,13 @@ import { StoreUiSource } from './store-source.js';
  * schema's read model (postgres/state-reader.ts), on one connection whose transactions are all
  * READ ONLY (R80), so the server refuses any write.
  */
-export class PgUiSource extends StoreUiSource {
+export class PgUiSource extends StoreUiSource<PgStateReader> {
   /**
    * Connects, makes every transaction of the session read-only, and checks the schema. Throws the
-   * adapter's typed errors (PostgresStoreError and its kinds, NotAStateSchemaError); the header
-   * names the URL without its password.
+   * adapter's typed errors (PostgresStoreError and its kinds, NotAStateSchemaError). The header
+   * names the store `label` (default: the URL without its password) and the schema unless `public`.
    */
   static async open(url: string, schema: string, label?: string): Promise<PgUiSource> {
-    return new PgUiSource(await PgStateReader.open(url, schema, { consistency: 'live', applicationName: 'session-state-kit-ui' }), label);
-  }
-
-  private constructor(
-    reads: PgStateReader,
-    /** Overrides the header's name of the store (default: the URL without its password, and the schema). */
-    private readonly shownAs?: string,
-  ) {
-    super(reads);
-  }
-
-  override get label(): string {
-    return this.shownAs === undefined ? this.reads.label : `${this.shownAs}${(this.reads as PgStateReader).schema === 'public' ? '' : ` schema ${(this.reads as PgStateReader).schema}`}`;
+    return new PgUiSource(await PgStateReader.open(url, schema, { consistency: 'live', applicationName: 'session-state-kit-ui', ...(label === undefined ? {} : { label }) }));
   }
 }

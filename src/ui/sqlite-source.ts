@@ -6,11 +6,7 @@ import { StoreUiSource } from './store-source.js';
  * read model (sqlite/state-reader.ts), which opens it read-only and `query_only`, falling back to
  * an immutable read where this user cannot create its -shm (R80).
  */
-export class SqliteUiSource extends StoreUiSource {
-  private constructor(private readonly file: SqliteStateReader) {
-    super(file);
-  }
-
+export class SqliteUiSource extends StoreUiSource<SqliteStateReader> {
   /**
    * Opens an existing state file read-only; throws the adapter's typed errors (NotAStateDatabaseError,
    * SchemaTooNewError), and ReadOnlyDirectoryError when this user cannot read it at all (R80).
@@ -21,11 +17,11 @@ export class SqliteUiSource extends StoreUiSource {
 
   /** 'immutable' while the file is read without a -shm (R80), else 'shared'. */
   get openMode(): SqliteReadMode {
-    return this.file.openMode;
+    return this.reads.openMode;
   }
 
   /** The plan SQLite chooses for a statement (tests assert pages read through an index, R82). */
   plan(sql: string, ...params: SqlValue[]): string[] {
-    return this.file.plan(sql, ...params);
+    return this.reads.plan(sql, ...params);
   }
 }

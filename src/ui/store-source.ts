@@ -30,16 +30,16 @@ import {
 /** Larger than any sequence a store assigns (R7 keeps them below 2^53). */
 const NO_UPPER = Number.MAX_SAFE_INTEGER;
 
-export class StoreUiSource implements UiSource {
-  constructor(protected readonly reads: LiveViewReads & { listPending(): Promise<PendingPair[]> }) {}
+export class StoreUiSource<R extends LiveViewReads = LiveViewReads> implements UiSource {
+  constructor(protected readonly reads: R) {}
 
   get label(): string {
     return this.reads.label;
   }
 
   async sessions(q: SessionsQuery): Promise<Page<SessionRow, { sessionKey: string; agentId: string }>> {
-    const rows = await this.reads.sessionsPage(q);
-    return pageOf(rows.slice(0, q.limit).map(sessionView), rows.length > q.limit, (last) => ({ sessionKey: last.sessionKey, agentId: last.agentId }));
+    const { rows, more } = await this.reads.sessionsPage(q);
+    return pageOf(rows.map(sessionView), more, (last) => ({ sessionKey: last.sessionKey, agentId: last.agentId }));
   }
 
   async timeline(q: TimelineQuery): Promise<Timeline> {
