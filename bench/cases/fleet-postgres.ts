@@ -28,7 +28,7 @@ import { createPostgresStore, type PostgresStore } from '../../src/postgres/inde
 import { startTestPostgres } from '../../src/postgres/testing/embedded.js';
 import { memoryLogger, silentLogger } from '../../src/shared/logger.js';
 import { makeResult, type CaseResult } from '../lib/report.js';
-import { summarize } from '../lib/stats.js';
+import { percentile, summarize } from '../lib/stats.js';
 import type { BenchGroup, CaseContext } from './context.js';
 
 const A = 'main';
@@ -112,11 +112,7 @@ const LABELS: Record<FeedMode, (plan: FleetPlan) => string> = {
   everything: (p) => `${p.feeds} feeds, each subscribed to every watcher (the worst case); commit -> signal`,
 };
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
+const median = (xs: readonly number[]): number => percentile([...xs].sort((a, b) => a - b), 0.5);
 
 async function cursorRowsRead(admin: pg.Client, schema: string): Promise<number> {
   await admin.query('SELECT pg_stat_clear_snapshot()');
