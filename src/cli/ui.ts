@@ -5,7 +5,6 @@ import { cliInvocation } from './invocation.js';
 import { DatabaseProblem, EXIT, UsageError, type ExitCode, type Io } from './io.js';
 import { toDatabaseProblem } from './state-db.js';
 import type { UiSource } from '../ui/source.js';
-import { messageOf } from '../shared/logger.js';
 
 /**
  * `session-state-kit ui`: the live view (PROTOCOL.md section 13). Opens the store read-only
