@@ -33,6 +33,7 @@ export const UNTESTABLE: Record<string, string> = {
   R69: 'subscriber indexing is the feed\'s, outside the wire contract',
   R70: 'file watching is the SQLite adapter\'s, outside the wire contract',
   R73: 'a wake-up message between processes (NOTIFY) and a feed\'s answer to it are below the wire contract, which has no feed (the feed\'s and the PostgreSQL store\'s own tests hold it)',
+  R74: 'news carried in a wake-up message between processes, and a feed\'s use of it, are below the wire contract, which has no feed (the feed\'s and the PostgreSQL store\'s own tests hold it)',
   R71: 'the feed\'s timers are the host\'s, outside the wire contract',
   R72: 'the feed\'s timers are the host\'s, outside the wire contract',
   R80: 'the live view is a host tool, outside the wire contract',

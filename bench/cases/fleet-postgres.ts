@@ -163,6 +163,9 @@ async function runCase(url: string, admin: pg.Client, postmaster: number | undef
         listPending: () => store.listPending(),
         onLocalChange: (l) => store.onLocalChange(l),
         subscribeRemote: (l) => store.subscribeRemote(l),
+        // R74: the news a wake carries, handed out without a read.
+        wakeNews: (payload) => store.wakeNews(payload),
+        positionCovers: (position, mark) => store.positionCovers(position, mark),
       };
       const feed = createNoticeFeed(counted, { logger });
       feeds.push(feed);

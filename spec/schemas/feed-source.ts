@@ -54,6 +54,17 @@ export interface PendingRead {
   snapshot: PendingPair[];
 }
 
+/**
+ * R74: what a wake carries besides whom it names: the pairs its commit changed, each with its
+ * state as that commit left it, and a mark of the commit that a position can be asked about.
+ */
+export interface WakeNews {
+  /** The commit, opaque to everyone but its source (PostgreSQL: the transaction id). */
+  mark: string;
+  /** Every pair the commit changed, in the order it wrote them, with its state after the commit. */
+  changes: PairChange[];
+}
+
 /** T15: a keyed page of the watchers with a pending notice: those strictly after `after` in key order, at most `limit`. */
 export interface PendingWatchersPageRequest {
   /** The last watcher of the previous page; absent: from the first. */
@@ -86,6 +97,13 @@ export interface PendingSource {
    * without one (a reconnect, an older writer) means anything may have changed.
    */
   subscribeRemote?(listener: (payload?: string) => void): MaybePromise<() => void>;
+  /**
+   * R74: the news a server push's payload carries, or undefined when it carries none the source
+   * can vouch for (the feed then reads). Pure and synchronous: it reads nothing.
+   */
+  wakeNews?(payload: string): WakeNews | undefined;
+  /** R74: whether a read standing at `position` already saw the commit `mark` names. Pure. */
+  positionCovers?(position: FeedPosition, mark: string): boolean;
   /**
    * R70: files another process's commit modifies (SQLite: the `-wal` file). The feed watches them
    * (fs.watch) to read at once instead of at the next poll; the token poll stays the fallback.

@@ -13,6 +13,8 @@ export const ROUTE_PAYLOAD_MAX_BYTES = 7_900;
 export const ROUTE_EVERYONE = '*';
 
 const ROUTED = /^w:(?:[0-9a-f]{8}(?:,[0-9a-f]{8})*)?$/;
+/** R74: a payload carrying news starts with R73's names, then `;x:` and the commit's id. */
+const ROUTED_NEWS = /^(w:(?:[0-9a-f]{8}(?:,[0-9a-f]{8})*)?);x:\d/;
 
 /** A watcher key's routing hash: FNV-1a, 32 bits, over its UTF-16 code units, as 8 hex digits. */
 export function watcherRouteHash(watcherSessionKey: string): string {
@@ -39,9 +41,13 @@ export function routePayload(watchers: Iterable<string> | typeof ROUTE_EVERYONE)
 
 /**
  * The watcher hashes a wake names, or 'everyone' for a wake without a payload, `*`, or a payload
- * that is not exactly the routed form (cut short, garbled, from another writer version).
+ * that is neither exactly the routed form nor that form followed by R74's news (cut short,
+ * garbled, from another writer version).
  */
 export function parseRoutePayload(payload: string | undefined): ReadonlySet<string> | 'everyone' {
-  if (payload === undefined || !ROUTED.test(payload)) return 'everyone';
-  return new Set(payload === 'w:' ? [] : payload.slice(2).split(','));
+  if (payload === undefined) return 'everyone';
+  // R74: a payload with news routes by its names part; what follows is the source's to check.
+  const names = ROUTED.test(payload) ? payload : ROUTED_NEWS.exec(payload)?.[1];
+  if (names === undefined) return 'everyone';
+  return new Set(names === 'w:' ? [] : names.slice(2).split(','));
 }

@@ -52,6 +52,16 @@ export class Audience {
     return this.subscribers.size;
   }
 
+  /** R61: whether a subscriber still waits for the snapshot a read will serve it. */
+  get waiting(): boolean {
+    return this.awaitingSnapshot.size > 0;
+  }
+
+  /** Whether a change of this watcher's pair reaches anyone here. */
+  listensTo(watcherSessionKey: string): boolean {
+    return this.everyone.size > 0 || this.byWatcher.has(watcherSessionKey);
+  }
+
   /** A newcomer: fresh until a read serves its snapshot (R61). Returns its removal, which says whether it was still here. */
   add(listener: (s: NoticeSignal) => void, watcher: string | undefined): () => boolean {
     const sub: Subscriber = { listener, watcherSessionKey: watcher, fresh: true, serving: false };

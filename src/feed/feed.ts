@@ -1,8 +1,9 @@
 import { watch as fsWatch } from 'node:fs';
 import { changesBetween, snapshotPending, type PendingSnapshot } from '../core/index.js';
 import { consoleLogger, errorDetails, guardedLogger, type Logger } from '../shared/logger.js';
-import type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource } from '../../spec/index.js';
+import type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, WakeNews } from '../../spec/index.js';
 import { Audience } from './fan-out.js';
+import { NewsAhead } from './news.js';
 import { signalIterable } from './signals.js';
 import type { NoticeFeed, NoticeFeedOptions } from './types.js';
 
@@ -22,6 +23,10 @@ import type { NoticeFeed, NoticeFeedOptions } from './types.js';
 /** R62: how often a feed polls the source's change token by default while someone listens, in ms. */
 export const DEFAULT_POLL_INTERVAL_MS = 200;
 const MAX_POLL_INTERVAL_MS = 3_600_000;
+/** R74: a feed that handed out news reads from its position within this many ms by default. */
+export const DEFAULT_NEWS_CONFIRM_MS = 10_000;
+/** R74: past this many pairs handed out from news and not yet seen by a read, a wake reads instead. */
+const MAX_NEWS_AHEAD = 10_000;
 /**
  * R70: after a file event with the token unmoved, look again this much later: a writer's WAL
  * frames land before it publishes the commit (SQLite's -shm index), so the first look can be early.
@@ -59,6 +64,10 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
   if (!source || (typeof source.readPending !== 'function' && typeof source.listPending !== 'function') || typeof source.onLocalChange !== 'function') {
     throw new TypeError('createNoticeFeed: source must implement PendingSource (readPending or listPending, and onLocalChange)');
   }
+  const newsConfirmMs = options.newsConfirmMs ?? DEFAULT_NEWS_CONFIRM_MS;
+  if (typeof newsConfirmMs !== 'number' || !Number.isSafeInteger(newsConfirmMs) || newsConfirmMs < 1 || newsConfirmMs > MAX_POLL_INTERVAL_MS) {
+    throw new RangeError(`newsConfirmMs must be an integer from 1 to ${MAX_POLL_INTERVAL_MS}, got ${String(newsConfirmMs)}`);
+  }
   const watchFile = options.watchFiles === undefined ? defaultFileWatcher : options.watchFiles;
   if (watchFile !== false && typeof watchFile !== 'function') throw new TypeError('createNoticeFeed: watchFiles must be a function or false');
   const logger = guardedLogger(options.logger ?? consoleLogger);
@@ -66,6 +75,11 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     typeof source.readPending === 'function' ? async (request) => source.readPending!(request) : listingReader(source);
   /** Who hears what a read finds (fan-out.ts). */
   const audience = new Audience(logger);
+  /** R74: pairs handed out from news that the position has not seen; only with a source that can tell. */
+  const ahead = typeof source.wakeNews === 'function' && typeof source.positionCovers === 'function' ? new NewsAhead((p, m) => source.positionCovers!(p, m)) : undefined;
+  /** R74: poll ticks since the last read while news waits for one; a read comes after newsConfirmMs. */
+  let newsTicks = 0;
+  const confirmTicks = Math.max(1, Math.ceil(newsConfirmMs / pollIntervalMs));
   /** Where the last successful read stood (R68); undefined before the first. */
   let position: FeedPosition | undefined;
   let lastToken: number | string | undefined;
@@ -123,7 +137,8 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
         position = result.position;
         lastToken = token;
         mustRead = false;
-        audience.publishChanges(result.changes);
+        newsTicks = 0;
+        audience.publishChanges(ahead ? ahead.settle(result.position, result.changes) : result.changes);
         audience.publishSnapshot(result.snapshot, served);
       } while (again && gen === generation);
     } finally {
@@ -155,6 +170,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     try {
       armFiles();
       if (mustRead) await refresh();
+      else if (ahead !== undefined && ahead.size > 0 && ++newsTicks >= confirmTicks) await refresh(); // R74: news is confirmed by a read
       else await checkToken(gen);
     } finally {
       if (gen === generation && running && timer === undefined) schedule();
@@ -240,7 +256,29 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
    * position stays where it was, so the next read still sees that commit's changes.
    */
   const remoteWake = (payload?: string) => {
-    if (running && audience.hears(payload)) void refresh();
+    if (running && audience.hears(payload) && !handOutNews(payload)) void refresh();
+  };
+
+  /**
+   * R74: a wake carrying its commit's news is handed out without a read, when the feed stands at
+   * a position (a read has served everyone waiting for a snapshot), the source vouches for the
+   * news, and the position has not seen that commit (if it has, the read already told). Anything
+   * else: false, and the wake reads as R73 says.
+   */
+  const handOutNews = (payload: string | undefined): boolean => {
+    if (payload === undefined || ahead === undefined || position === undefined || mustRead || audience.waiting || ahead.size >= MAX_NEWS_AHEAD) return false;
+    let news: WakeNews | undefined;
+    let covered: boolean;
+    try {
+      news = source.wakeNews!(payload);
+      if (news === undefined) return false;
+      covered = source.positionCovers!(position, news.mark) === true;
+    } catch (error) {
+      safeLog('warn', 'notice feed: reading the news a wake carries failed; reading instead', errorDetails(error));
+      return false;
+    }
+    if (!covered) audience.publishChanges(ahead.take(news, (w) => audience.listensTo(w)));
+    return true;
   };
 
   const start = () => {
@@ -286,6 +324,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     // Nobody listens: the next subscriber starts from a fresh snapshot (R61), not from a stale position.
     position = undefined;
     lastToken = undefined;
+    ahead?.clear();
   };
 
   const endIterators = new Set<() => void>();

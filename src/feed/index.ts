@@ -5,8 +5,8 @@
  *
  * @module session-state-kit/feed
  */
-export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, PendingWatchersPageRequest, StorePendingSource } from './types.js';
-export { createNoticeFeed, DEFAULT_POLL_INTERVAL_MS } from './feed.js';
+export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, PendingWatchersPageRequest, StorePendingSource, WakeNews } from './types.js';
+export { createNoticeFeed, DEFAULT_NEWS_CONFIRM_MS, DEFAULT_POLL_INTERVAL_MS } from './feed.js';
 export type { FileWatcher, NoticeFeed, NoticeFeedOptions, NoticeSignal } from './types.js';
 export type { AbortSignalLike, KitAbortSignal } from '../shared/abort.js';
 export { startDelivery, type Delivery, type DeliveryOptions, type DeliveryStore } from './delivery.js';

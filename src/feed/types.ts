@@ -8,7 +8,7 @@ import type { PendingPair } from '../../spec/index.js';
  * beside the store contract (spec/schemas/feed-source.ts), so the stores implement it without
  * importing the feed.
  */
-export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, PendingWatchersPageRequest, StorePendingSource } from '../../spec/index.js';
+export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, PendingWatchersPageRequest, StorePendingSource, WakeNews } from '../../spec/index.js';
 
 /** R60: one signal: a watcher and its pairs that are news. */
 export interface NoticeSignal {
@@ -39,10 +39,15 @@ export interface NoticeFeed {
  */
 export type FileWatcher = (path: string, onChange: (event: 'change' | 'rename') => void) => () => void;
 
-/** R62, R70: options of a notice feed: poll interval, logger and how files are watched. */
+/** R62, R70, R74: options of a notice feed: poll interval, news confirmation, logger and how files are watched. */
 export interface NoticeFeedOptions {
   /** How often `changeToken()` is polled while someone listens; default 200 ms. An integer 1..3,600,000. */
   pollIntervalMs?: number;
+  /**
+   * R74: after handing out news a wake carried, read from the position within this many ms (the
+   * poll's ticks count it), so news a lost wake never brought is found; default 10,000. An integer 1..3,600,000.
+   */
+  newsConfirmMs?: number;
   /** Where read and listener failures go (they are never thrown into listeners); default the console. */
   logger?: Logger;
   /**

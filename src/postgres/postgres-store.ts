@@ -49,7 +49,7 @@ import {
   type PruneConfig,
   spawnParentOf,
 } from '../core/index.js';
-import type { PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource } from '../../spec/index.js';
+import type { FeedPosition, PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource, WakeNews } from '../../spec/index.js';
 import type { SessionsPageRequest, SessionsPageRow } from '../tools/handlers.js';
 import { BadRows } from '../shared/pending-rows.js';
 import { checkPosition, listPendingWith, needsTransaction, readPendingWith } from './pending-reads.js';
@@ -64,6 +64,7 @@ import { classifyOpenError, CorruptStateError, describeError, isRetryable, Postg
 import { checkedEventFromPgRow, cursorArrays, cursorFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
 import { MIGRATIONS, TABLES, migrate, quoteIdent, validateSchemaName, type PgMigrationStep } from './schema.js';
 import { statements, type Statements } from './sql.js';
+import { newsPayloadParts, parseWakeNews, positionCovers } from './wake-news.js';
 
 /**
  * The PostgreSQL storage adapter: the pure core's planners over node-postgres, for runtimes whose
@@ -318,8 +319,13 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
   private async putCursors(c: Tx, cursors: readonly WatchCursor[], notify: boolean, changed: readonly boolean[]): Promise<void> {
     if (cursors.length === 0) return;
     // R73: the wake names the watchers whose pair this write changes (only those rows are stamped, R68).
-    if (notify) await this.run(c, 'upsertCursorsNotify', [...cursorArrays(cursors, changed), this.channel, routePayload(cursors.filter((_, i) => changed[i]).map((x) => x.watcherSessionKey))]);
-    else await this.run(c, 'upsertCursors', cursorArrays(cursors, changed));
+    if (notify) {
+      const news = cursors.filter((_, i) => changed[i]);
+      // R74: the changed pairs' states ride along when they fit; otherwise R73's names alone.
+      const parts = news.length > 0 ? newsPayloadParts(news) : undefined;
+      if (parts) await this.run(c, 'upsertCursorsNews', [...cursorArrays(cursors, changed), this.channel, parts.head, parts.tail]);
+      else await this.run(c, 'upsertCursorsNotify', [...cursorArrays(cursors, changed), this.channel, routePayload(news.map((x) => x.watcherSessionKey))]);
+    } else await this.run(c, 'upsertCursors', cursorArrays(cursors, changed));
   }
 
   private toEvent(row: PgEventRow): StateEvent {
@@ -747,6 +753,16 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
   async subscribeRemote(listener: (payload?: string) => void): Promise<() => void> {
     this.assertOpen();
     return this.remote.add(listener);
+  }
+
+  /** R74: the pairs a NOTIFY of this store's writers carries, checked; undefined for any other payload. */
+  wakeNews(payload: string): WakeNews | undefined {
+    return parseWakeNews(payload, TABLES.cursors);
+  }
+
+  /** R74: whether a read at `position` (a snapshot this store made) saw the transaction `mark`. */
+  positionCovers(position: FeedPosition, mark: string): boolean {
+    return positionCovers(position, mark);
   }
 
   /** After a committed write that may change pending state: tell this handle's listeners. */

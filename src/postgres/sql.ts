@@ -41,6 +41,10 @@ export function statements(schema: string) {
     upsertCursorsNotify:
       `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} CROSS JOIN (SELECT pg_notify($10, $11)) AS notify ` +
       upsertCursorsTail,
+    // R74: the same, its NOTIFY carrying the news: the server writes its transaction's id between the two halves.
+    upsertCursorsNews:
+      `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} CROSS JOIN (SELECT pg_notify($10, $11 || pg_current_xact_id()::text || $12)) AS notify ` +
+      upsertCursorsTail,
     upsertCursors: `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} ` + upsertCursorsTail,
     // R68: the reader's new position, and the pairs changed by transactions an old position did not see.
     // The upper bound changes no answer (a row this snapshot sees was written below its xmax) but
