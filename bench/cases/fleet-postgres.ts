@@ -32,6 +32,8 @@ import { percentile, summarize } from '../lib/stats.js';
 import type { BenchGroup, CaseContext } from './context.js';
 
 const A = 'main';
+/** R74: how often the feeds confirm the news they handed out by a read, in ms. */
+const NEWS_CONFIRM_MS = 1_000;
 
 interface FleetPlan {
   /** Measured rounds; each runs every case with feeds once, each between two runs without. */
@@ -45,7 +47,7 @@ interface FleetPlan {
 }
 
 const PLANS: Record<CaseContext['mode'], FleetPlan> = {
-  full: { rounds: 3, feeds: 100, handles: 5, writers: 16, watchers: 1_000, commits: 3_200 },
+  full: { rounds: 5, feeds: 100, handles: 5, writers: 16, watchers: 1_000, commits: 3_200 },
   smoke: { rounds: 1, feeds: 100, handles: 5, writers: 16, watchers: 1_000, commits: 640 },
 };
 
@@ -167,7 +169,9 @@ async function runCase(url: string, admin: pg.Client, postmaster: number | undef
         wakeNews: (payload) => store.wakeNews(payload),
         positionCovers: (position, mark) => store.positionCovers(position, mark),
       };
-      const feed = createNoticeFeed(counted, { logger });
+      // R74: news is confirmed by a read every second (the default is 10 s), so a run of a few
+      // seconds pays for the confirming reads too, and pays more than a feed left at the default.
+      const feed = createNoticeFeed(counted, { logger, newsConfirmMs: NEWS_CONFIRM_MS });
       feeds.push(feed);
       const onSignal = (s: { changed: readonly { targetSessionKey: string }[] }) => {
         signals++;

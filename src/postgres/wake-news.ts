@@ -45,6 +45,16 @@ const NEWS = /^w:(?:[0-9a-f]{8}(?:,[0-9a-f]{8})*)?;x:([1-9]\d{0,19});(\[.*\])$/s
  * cut short or garbled, a pair that does not check out): the feed then reads.
  */
 export function parseWakeNews(payload: string, table: string): WakeNews | undefined {
+  // Every feed of every handle in a process hears the same payload, one after another: parsed once.
+  if (payload === memo.payload && table === memo.table) return memo.news;
+  const news = parse(payload, table);
+  memo = { payload, table, news: news && Object.freeze({ mark: news.mark, changes: Object.freeze(news.changes.map((c) => Object.freeze(c))) as PairChange[] }) };
+  return memo.news;
+}
+
+let memo: { payload: string | undefined; table: string; news: WakeNews | undefined } = { payload: undefined, table: '', news: undefined };
+
+function parse(payload: string, table: string): WakeNews | undefined {
   const m = NEWS.exec(payload);
   if (!m) return undefined;
   let rows: unknown;
