@@ -247,11 +247,64 @@ describe('R74 news in the wake', () => {
     throwing.close();
   });
 
+  it('R74 a source with only one of wakeNews and positionCovers reads on every wake, with nothing to warn about', async () => {
+    for (const drop of ['wakeNews', 'positionCovers'] as const) {
+      const log = new LogSource();
+      const { [drop]: _gone, ...half } = log.source;
+      const logger = memoryLogger();
+      const feed = createNoticeFeed(half, { logger });
+      feed.subscribe(() => {}, { watcherSessionKey: A });
+      await settle();
+      const reads = log.reads.length;
+      log.push(`news:${log.commit(change(A, T, 1))}`);
+      await settle();
+      expect(log.reads.length, drop).toBe(reads + 1);
+      expect(logger.entries, drop).toEqual([]);
+      feed.close();
+    }
+  });
+
+  it('R74 after a failed read, and for news the source does not vouch for, a wake reads without a warning', async () => {
+    const log = new LogSource();
+    const logger = memoryLogger();
+    const feed = createNoticeFeed(log.source, { logger, pollIntervalMs: 3_600_000 });
+    feed.subscribe(() => {}, { watcherSessionKey: A });
+    await settle();
+    const read = log.source.readPending!;
+    let fail = true;
+    log.source.readPending = (r) => (fail ? ((fail = false), Promise.reject(new Error('connection reset'))) : read(r));
+    log.push(); // this read fails: the feed must read again before trusting news
+    await settle();
+    const reads = log.reads.length;
+    log.push(`news:${log.commit(change(A, T, 1))}`);
+    await settle();
+    expect(log.reads.length).toBe(reads + 1);
+    log.push('news:404');
+    await settle();
+    expect(log.reads.length).toBe(reads + 2);
+    expect(logger.entries.filter((e) => e.level === 'warn')).toEqual([]);
+    feed.close();
+  });
+
+  it('R74 with 10,000 pairs handed out and not yet read, the next wake reads', async () => {
+    const log = new LogSource();
+    const { feed } = await subscribed(log, { watcher: A });
+    const many = Array.from({ length: 10_000 }, (_, i) => change(A, `agent:main:t${i}`, 1));
+    log.push(`news:${log.commit(...many)}`);
+    await settle();
+    const reads = log.reads.length;
+    log.push(`news:${log.commit(change(A, T, 2))}`);
+    await settle();
+    expect(log.reads.length).toBe(reads + 1);
+    feed.close();
+  });
+
   it('R74 newsConfirmMs must be an integer from 1 to 3,600,000', () => {
     const log = new LogSource();
     for (const bad of [0, -1, 1.5, 3_600_001, Number.NaN, '10' as unknown as number]) {
       expect(() => createNoticeFeed(log.source, { newsConfirmMs: bad }), String(bad)).toThrow(/newsConfirmMs/);
     }
     expect(() => createNoticeFeed(log.source, { newsConfirmMs: 1 }).close()).not.toThrow();
+    expect(() => createNoticeFeed(log.source, { newsConfirmMs: 3_600_000 }).close()).not.toThrow();
   });
 });
