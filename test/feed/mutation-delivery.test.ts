@@ -45,12 +45,13 @@ function harness(options: { coalesceMs?: number; retryMs?: number; cancellable?:
     },
   };
   const deliveries: Notice[][] = [];
+  const logger = memoryLogger();
   let deliverImpl: (notices: Notice[]) => unknown = (n) => void deliveries.push(n);
   const delivery = startDelivery({
     store: store as never,
     feed,
     deliver: (_w, n) => deliverImpl(n) as void,
-    logger: memoryLogger(),
+    logger,
     now: () => now,
     ...(options.retryMs === undefined ? {} : { retryMs: options.retryMs }),
     ...(options.coalesceMs === undefined ? {} : { wake: { coalesceMs: options.coalesceMs } }),
@@ -64,6 +65,7 @@ function harness(options: { coalesceMs?: number; retryMs?: number; cancellable?:
   });
   return {
     store,
+    logger,
     delivery,
     deliveries,
     timers,
@@ -181,6 +183,8 @@ describe('delivery, decision by decision', () => {
     const reads = h.store.reads;
     await h.advanceTo(h.now + 500);
     expect(h.store.reads).toBe(reads + 1);
+    // The empty read with nothing remembered settles quietly.
+    expect(h.logger.entries.filter((e) => e.message.includes('unexpected'))).toEqual([]);
     h.delivery.close();
   });
 });

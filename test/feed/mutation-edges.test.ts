@@ -101,6 +101,51 @@ describe('feed edges', () => {
     feed.close();
   });
 
+  it('R74 a subscriber of every watcher hears news without a read', async () => {
+    let pushed: ((p?: string) => void) | undefined;
+    let reads = 0;
+    const source: PendingSource = {
+      readPending: async () => (reads++, { position: '1', changes: [], snapshot: [] }),
+      onLocalChange: () => () => {},
+      subscribeRemote: async (l) => ((pushed = l), () => {}),
+      wakeNews: () => ({ mark: '2', changes: [{ ...pendingPair(B, T, 4), pending: true }] }),
+      positionCovers: (p, m) => Number(m) <= Number(p),
+    };
+    const feed = createNoticeFeed(source, { logger: memoryLogger(), pollIntervalMs: 3_600_000, watchFiles: false });
+    const got: NoticeSignal[] = [];
+    feed.subscribe((s) => void got.push(s));
+    await settle();
+    const before = reads;
+    pushed!('news');
+    await settle();
+    expect(reads).toBe(before);
+    expect(got).toEqual([{ watcherSessionKey: B, changed: [pendingPair(B, T, 4)] }]);
+    feed.close();
+  });
+
+  it('R62 a feed stopped while it waits for the change token reads nothing when the token comes back moved', async () => {
+    const src = new FakeSource();
+    let release: ((v: number) => void) | undefined;
+    const source: PendingSource = {
+      listPending: () => src.listPending(),
+      changeToken: () => (release ? new Promise<number>((r) => (release = r)) : src.changeToken()),
+      onLocalChange: (l) => src.onLocalChange(l),
+    };
+    const feed = createNoticeFeed(source, { logger: memoryLogger(), pollIntervalMs: 100, watchFiles: false });
+    const stop = feed.subscribe(() => {});
+    await settle();
+    release = () => {};
+    await vi.advanceTimersByTimeAsync(100); // a poll waits for the token
+    const reads = src.listCalls;
+    stop();
+    const give = release;
+    release = undefined; // later token reads answer at once
+    give(99);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(src.listCalls).toBe(reads);
+    feed.close();
+  });
+
   it('signals() of a closed feed ends at once', async () => {
     const feed = createNoticeFeed(new FakeSource(), { logger: memoryLogger(), watchFiles: false });
     feed.close();
