@@ -72,6 +72,41 @@ describe('the feed around failures', () => {
     expect(() => feed.subscribe(() => {})).toThrow('notice feed is closed');
   });
 
+  it('R62 R70 the default file watcher never keeps the process alive; a source whose changeFiles throws still subscribes and polls', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ssk-feed-watch-'));
+    try {
+      const file = join(dir, 'state.db-wal');
+      writeFileSync(file, 'x');
+      const src = new FakeSource();
+      const kept = () => process.getActiveResourcesInfo().filter((r) => r === 'FSEventWrap').length;
+      const before = kept();
+      const watching = createNoticeFeed({ listPending: () => src.listPending(), changeToken: () => src.changeToken(), onLocalChange: (l) => src.onLocalChange(l), changeFiles: () => [file] }, { logger: memoryLogger(), pollIntervalMs: 3_600_000 });
+      watching.subscribe(() => {});
+      await until('the first read', () => src.listCalls > 0);
+      expect(kept()).toBe(before);
+      watching.close();
+
+      const throwing = createNoticeFeed(
+        {
+          listPending: () => src.listPending(),
+          changeToken: () => src.changeToken(),
+          onLocalChange: (l) => src.onLocalChange(l),
+          changeFiles: () => {
+            throw new Error('no files yet');
+          },
+        },
+        { logger: memoryLogger(), pollIntervalMs: 10 },
+      );
+      const got: NoticeSignal[] = [];
+      expect(() => throwing.subscribe((s) => void got.push(s), { watcherSessionKey: A })).not.toThrow();
+      src.commit([pendingPair(A, T, 7)]);
+      await until('a signal by poll', () => got.length > 0);
+      throwing.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('R70 the default file watcher reads at once when a file the source names changes (the poll is an hour)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ssk-feed-watch-'));
     try {
