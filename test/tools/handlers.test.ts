@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SessionStateStore } from '../../spec/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import {
   SESSIONS_LIST_BATCH,
@@ -16,26 +15,12 @@ import {
   watchAfterSend,
   type ToolStore,
 } from '../../src/tools/index.js';
+import { spied } from './spied-store.js';
 
 const T0 = 1_767_225_600_000;
 const WORKER = 'agent:main:worker';
 const LEAD = 'agent:main:lead';
 
-/** A store that logs every method call, so "nothing written" (and "nothing read") can be asserted. */
-function spied(store: SessionStateStore): { store: ToolStore; calls: string[] } {
-  const calls: string[] = [];
-  const proxy = new Proxy(store, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.push(String(prop));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: proxy, calls };
-}
 
 function memory(now = T0) {
   return createMemoryStore({ now: () => now });

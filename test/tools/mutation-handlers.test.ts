@@ -4,28 +4,14 @@
  * path, which calls no store at all and would otherwise echo the key into the model's text.
  */
 import { describe, expect, it } from 'vitest';
-import type { SessionStateStore } from '../../spec/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { sessionNotices, sessionStatus, sessionUnwatch, sessionWatch, watchAfterSend, type ToolStore } from '../../src/tools/index.js';
+import { spied } from './spied-store.js';
 
 const LEAD = 'agent:main:lead';
 const WORKER = 'agent:main:worker';
 const LONE = 'agent:main:\ud800';
 
-function spied(store: SessionStateStore): { store: ToolStore; calls: string[] } {
-  const calls: string[] = [];
-  const proxy = new Proxy(store, {
-    get(target, prop, receiver) {
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.push(String(prop));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: proxy, calls };
-}
 
 describe('T1 a key that is not well-formed UTF-16 is refused by the tool, naming its field, before any store call', () => {
   const cases: [string, (store: ToolStore) => Promise<unknown>, string][] = [
