@@ -96,7 +96,17 @@ describe('the registry by what a caller sees', () => {
     const b = createSessionTools({
       store: createMemoryStore({ now: () => T0 }),
       logger: bad.logger,
-      listSessions: () => [null, ['agent:main:x'], 'agent:main:y', { sessionKey: 'agent:main:z', agentId: 'Bad Id' }, { sessionKey: WORKER }] as never,
+      listSessions: () =>
+        [
+          null,
+          ['agent:main:x'],
+          'agent:main:y',
+          { sessionKey: 'agent:main:z', agentId: 'Bad Id' },
+          { sessionKey: 'agent:main:\ud800' },
+          { sessionKey: 'bare', agentId: 'Bad Id' },
+          { sessionKey: 'agent:main:q', agentId: 'ops' },
+          { sessionKey: WORKER },
+        ] as never,
     });
     expect((await b.call('sessions_list', {})).result.sessions).toEqual([{ sessionKey: WORKER }]);
     expect(bad.seen.map((w) => [w.details?.['row'], w.details?.['error']])).toEqual([
@@ -104,7 +114,26 @@ describe('the registry by what a caller sees', () => {
       [1, 'rows.1: must be an object'],
       [2, 'rows.2: must be an object'],
       [3, expect.stringMatching(/^rows\.3\.agentId: /)],
+      [4, expect.stringMatching(/^rows\.4\.sessionKey: /)],
+      [5, expect.stringMatching(/^rows\.5\.agentId: /)],
+      [6, 'rows.6.agentId: agentId "ops" does not match the agent of session key "agent:main:q"'],
     ]);
+    expect(new Set(bad.seen.map((w) => w.message))).toEqual(new Set(['sessions_list: skipped a session row that names no session']));
+  });
+
+  it('T4 T15 without a logger, the same bad answers are skipped quietly, never thrown', async () => {
+    const store = createMemoryStore({ now: () => T0 });
+    const noArray = createSessionTools({ store, listSessionsPage: () => 'rows' as never });
+    expect((await noArray.call('sessions_list', {})).result).toEqual({ sessions: [] });
+    const badRow = createSessionTools({ store, listSessionsPage: () => [null, { sessionKey: WORKER, agentId: 'main', stateVersion: 0 }] as never });
+    expect((await badRow.call('sessions_list', {})).result).toEqual({ sessions: [{ sessionKey: WORKER, agentId: 'main' }] });
+    const same = Array.from({ length: 1000 }, (_, i) => ({ sessionKey: `agent:other:s${String(i).padStart(4, '0')}`, agentId: 'other', stateVersion: 0 }));
+    const stuck = createSessionTools({ store, caller: LEAD, visibility: 'agent', listSessionsPage: () => same });
+    expect((await stuck.call('sessions_list', {})).result).toEqual({ sessions: [] });
+    const listing = createSessionTools({ store, listSessions: () => 'rows' as never });
+    expect((await listing.call('sessions_list', {})).result).toEqual({ sessions: [] });
+    const listingBad = createSessionTools({ store, listSessions: () => [null, { sessionKey: WORKER }] as never });
+    expect((await listingBad.call('sessions_list', {})).result).toEqual({ sessions: [{ sessionKey: WORKER }] });
   });
 
   it('T15 bound, a page of the largest size reads one row more than it shows', async () => {
