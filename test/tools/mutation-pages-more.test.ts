@@ -92,6 +92,11 @@ describe('pages by exact output', () => {
     const schema = (name: string) => tools.definitions.find((d) => d.name === name)!.inputSchema as { properties: Record<string, { description?: string }>; required?: string[] };
     expect(Object.keys(schema('session_status').properties)).not.toContain('watcherSessionKey');
     expect(schema('session_watch').properties['watcherSessionKey']!.description).toBe('Optional: this server is bound to your session, which is the watcher.');
+    // The rest of the property stays what the unbound schema says: a string key of R1's form.
+    const unbound = createSessionTools({ store: createMemoryStore({ now: () => T0 }) }).definitions.find((d) => d.name === 'session_watch')!.inputSchema as { properties: Record<string, Record<string, unknown>> };
+    const { description: _d, ...rest } = unbound.properties['watcherSessionKey']!;
+    expect(schema('session_watch').properties['watcherSessionKey']).toMatchObject(rest);
+    expect(rest['type']).toBe('string');
     expect(schema('session_watch').required).not.toContain('watcherSessionKey');
   });
 });
