@@ -11,9 +11,12 @@ import { TABLES } from './schema.js';
 export type PendingReadStatement = 'currentSnapshot' | 'changedSince' | 'changesNow' | 'pendingPairsOfWatchers' | 'allPendingPairs';
 export type PendingReadQuery = (statement: PendingReadStatement, values: unknown[]) => Promise<Record<string, unknown>[]>;
 
-/** A position of a PostgreSQL source: a pg_snapshot's text, `xmin:xmax:xip,...`. */
+/** A position of a PostgreSQL source: a pg_snapshot's text, `xmin:xmax:xip,...` (groups: xmin, xmax, xip). */
+export const POSITION = /^(\d+):(\d+):([\d,]*)$/;
+
+/** Refuses a position this store did not make. */
 export function checkPosition(position: string): void {
-  if (!/^\d+:\d+:[\d,]*$/.test(position)) throw new RangeError(`readPending: not a position of this store: ${JSON.stringify(position)}`);
+  if (!POSITION.test(position)) throw new RangeError(`readPending: not a position of this store: ${JSON.stringify(position)}`);
 }
 
 /**

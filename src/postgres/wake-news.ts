@@ -3,6 +3,7 @@ import type { PairChange, WakeNews } from '../../spec/index.js';
 import { ROUTE_PAYLOAD_MAX_BYTES, routePayload } from '../core/index.js';
 import { silentLogger } from '../shared/logger.js';
 import { BadRows, checkedPairRow } from '../shared/pending-rows.js';
+import { POSITION } from './pending-reads.js';
 
 /** A pair that does not check out only means "read": nothing to log, the read reports a bad row itself. */
 const QUIET = new BadRows(silentLogger, 'wake news');
@@ -83,7 +84,7 @@ function parse(payload: string, table: string): WakeNews | undefined {
  * so the news is handed out and the next read settles it.
  */
 export function positionCovers(position: string, mark: string): boolean {
-  const m = /^(\d+):(\d+):([\d,]*)$/.exec(position);
+  const m = POSITION.exec(position);
   if (!m || !/^\d+$/.test(mark)) return false;
   const xid = BigInt(mark);
   if (xid < BigInt(m[1]!)) return true;
