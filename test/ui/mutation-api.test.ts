@@ -3,64 +3,31 @@
  * and field of its refusal, each page's keyset parameters, the security headers, where a token may
  * come from and which host names loopback serves. A real server on a real port, in process.
  */
-import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqliteStore } from '../../src/sqlite/index.js';
-import { APP_PATH, isLoopbackHost, startUiServer, tokenCookieName, type UiServer } from '../../src/ui/server.js';
+import { APP_PATH, isLoopbackHost, tokenCookieName } from '../../src/ui/server.js';
 import { MAX_PAGE } from '../../src/ui/source.js';
-import { SqliteUiSource } from '../../src/ui/sqlite-source.js';
+import { startUiFixture, type UiFixture } from './server-fixture.js';
 
-const T0 = 1_767_225_600_000;
 const TOKEN = 'mutation-api-token-0123456789';
-const dir = mkdtempSync(join(tmpdir(), 'ssk-ui-api-'));
-let source: SqliteUiSource;
-let server: UiServer;
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-function get(path: string, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(`http://127.0.0.1:${server.port}${path}`, { headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-const api = async (path: string) => {
-  const r = await get(`${APP_PATH}api/${path}`);
-  return { status: r.status, json: JSON.parse(r.body) as Record<string, unknown> };
-};
+let ui: UiFixture;
+const get = (path: string, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) => ui.call(path, { headers });
+const api = (path: string) => ui.api(path);
 
 beforeAll(async () => {
-  const path = join(dir, 'team.db');
-  let now = T0;
-  const store = createSqliteStore({ path, now: () => now });
-  await store.watch({ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:w1', agentId: 'main' });
-  await store.watch({ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:w2', agentId: 'main' });
-  await store.watch({ watcherSessionKey: 'agent:main:boss', targetSessionKey: 'agent:main:w2', agentId: 'main' });
-  for (const s of ['agent:main:w1', 'agent:main:w2', 'agent:main:w3']) {
-    await store.record({ sessionKey: s, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: `to ${s}` });
-    now += 60_000;
-  }
-  store.close();
-  source = SqliteUiSource.open(path);
-  server = await startUiServer({ source, token: TOKEN, pollMs: 50 });
+  ui = await startUiFixture({
+    token: TOKEN,
+    seed: async (store, tick) => {
+      await store.watch({ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:w1', agentId: 'main' });
+      await store.watch({ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:w2', agentId: 'main' });
+      await store.watch({ watcherSessionKey: 'agent:main:boss', targetSessionKey: 'agent:main:w2', agentId: 'main' });
+      for (const s of ['agent:main:w1', 'agent:main:w2', 'agent:main:w3']) {
+        await store.record({ sessionKey: s, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: `to ${s}` });
+        tick();
+      }
+    },
+  });
 });
-afterAll(async () => {
-  await server.close();
-  await source.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => ui.close());
 
 describe('R87: the door', () => {
   it('the token by header, by query (traded for a path-scoped cookie) or by that cookie; nothing else', async () => {
@@ -70,8 +37,8 @@ describe('R87: the door', () => {
     const traded = await get(`${APP_PATH}api/info?token=${TOKEN}&x=1`, {});
     expect(traded.status).toBe(303);
     expect(traded.headers['location']).toBe(`${APP_PATH}api/info?x=1`);
-    expect(traded.headers['set-cookie']).toEqual([`${tokenCookieName(server.port)}=${TOKEN}; HttpOnly; SameSite=Strict; Path=${APP_PATH}`]);
-    const name = tokenCookieName(server.port);
+    expect(traded.headers['set-cookie']).toEqual([`${tokenCookieName(ui.server.port)}=${TOKEN}; HttpOnly; SameSite=Strict; Path=${APP_PATH}`]);
+    const name = tokenCookieName(ui.server.port);
     expect((await get(`${APP_PATH}api/info`, { cookie: `other=1; ${name}=${TOKEN}` })).status).toBe(200);
     expect((await get(`${APP_PATH}api/info`, { cookie: `${name}x=${TOKEN}` })).status).toBe(401);
     expect((await get(`${APP_PATH}api/info`, { cookie: `=${TOKEN}; x${name}=${TOKEN}` })).status).toBe(401);
@@ -84,7 +51,7 @@ describe('R87: the door', () => {
     for (const host of ['127.0.0.1.evil.example', 'x127.0.0.1', '127.0.0', '127.a.0.1', 'evil.example', '128.0.0.1']) expect(isLoopbackHost(host), host).toBe(false);
     const evil = await get(`${APP_PATH}api/info`, { authorization: `Bearer ${TOKEN}`, host: 'evil.example' });
     expect(evil.status).toBe(421);
-    const ok = await get(`${APP_PATH}api/info`, { authorization: `Bearer ${TOKEN}`, host: `127.0.0.1:${server.port}` });
+    const ok = await get(`${APP_PATH}api/info`, { authorization: `Bearer ${TOKEN}`, host: `127.0.0.1:${ui.server.port}` });
     expect(ok.status).toBe(200);
     for (const r of [ok, evil, await get(`${APP_PATH}nothing`)]) {
       expect(r.headers['referrer-policy']).toBe('no-referrer');
@@ -97,7 +64,7 @@ describe('R87: the door', () => {
 
 describe('R82, R85: the API', () => {
   it('info; an unknown endpoint is 404 by name', async () => {
-    expect(await api('info')).toEqual({ status: 200, json: { label: source.label, readOnly: true, pageLimit: MAX_PAGE } });
+    expect(await api('info')).toEqual({ status: 200, json: { label: ui.source.label, readOnly: true, pageLimit: MAX_PAGE } });
     expect(await api('nothing')).toEqual({ status: 404, json: { error: 'no such endpoint' } });
   });
 

@@ -121,6 +121,11 @@ describe('R82, R84: what each shown string becomes', () => {
     const seen: (string | null)[] = [];
     expect(eventView({ payload_json: exact }, (r) => (seen.push(r.payload_json), decode({ payload_json: null }))).payloadClipped).toBeUndefined();
     expect(seen).toEqual([exact]);
+    // Longer in UTF-16 units than shown, but not in code points: still not longer than shown.
+    const astral = '\u{1F600}'.repeat(SHOWN.payload);
+    seen.length = 0;
+    expect(eventView({ payload_json: astral }, (r) => (seen.push(r.payload_json), decode({ payload_json: null }))).payloadClipped).toBeUndefined();
+    expect(seen).toEqual([astral]);
   });
 
   it('a cursor: pending with its notice text and context key, or not pending with neither; its wake from lane and provenance', () => {
@@ -210,5 +215,20 @@ describe('R81-R85 read from a SQLite file through its read model', () => {
     } finally {
       await source.close();
     }
+  });
+
+  it('the pending pairs, the open mode, and nothing read after close', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ssk-ui-pages-'));
+    dirs.push(dir);
+    const path = join(dir, 'team.db');
+    const store = createSqliteStore({ path, now: () => T0 });
+    await store.watch({ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:worker', agentId: 'main' });
+    await store.record({ sessionKey: 'agent:main:worker', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'hi' });
+    store.close();
+    const source = SqliteUiSource.open(path);
+    expect(source.openMode).toBe('shared');
+    expect((await source.listPending()).map((p) => [p.watcherSessionKey, p.targetSessionKey, p.lastSeenSequence])).toEqual([['agent:main:lead', 'agent:main:worker', 0]]);
+    await source.close();
+    await expect(source.sessions({ limit: 1 })).rejects.toThrow();
   });
 });

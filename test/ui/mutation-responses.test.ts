@@ -3,59 +3,23 @@
  * the headers that matter (allow, location, the security headers on each), and the live stream's
  * first bytes. A real server on a real port, in process, over a real SQLite file.
  */
-import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqliteStore } from '../../src/sqlite/index.js';
-import { APP_PATH, CONTENT_SECURITY_POLICY, startUiServer, type UiServer } from '../../src/ui/server.js';
-import { SqliteUiSource } from '../../src/ui/sqlite-source.js';
+import { APP_PATH, CONTENT_SECURITY_POLICY } from '../../src/ui/server.js';
+import { startUiFixture, type CallOptions, type Reply, type UiFixture } from './server-fixture.js';
 
 const TOKEN = 'mutation-responses-token-0123456';
-const dir = mkdtempSync(join(tmpdir(), 'ssk-ui-responses-'));
-let source: SqliteUiSource;
-let server: UiServer;
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-function call(path: string, options: { method?: string; headers?: Record<string, string>; firstChunk?: boolean } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(`http://127.0.0.1:${server.port}${path}`, { method: options.method ?? 'GET', headers: options.headers ?? { authorization: `Bearer ${TOKEN}` } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => {
-        body += d;
-        if (options.firstChunk) {
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-          req.destroy();
-        }
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', (e) => (options.firstChunk ? undefined : reject(e)));
-    req.end();
-  });
-}
+let ui: UiFixture;
+const call = (path: string, options?: CallOptions) => ui.call(path, options);
 
 const TEXT = 'text/plain; charset=utf-8';
 
 beforeAll(async () => {
-  const path = join(dir, 'team.db');
-  const store = createSqliteStore({ path, now: () => 1_767_225_600_000 });
-  await store.record({ sessionKey: 'agent:main:w1', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'hello' });
-  store.close();
-  source = SqliteUiSource.open(path);
-  server = await startUiServer({ source, token: TOKEN, pollMs: 50 });
+  ui = await startUiFixture({
+    token: TOKEN,
+    seed: async (store) => void (await store.record({ sessionKey: 'agent:main:w1', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'hello' })),
+  });
 });
-afterAll(async () => {
-  await server.close();
-  await source.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => ui.close());
 
 describe('R82, R87, R88: each answer by status, type, body and headers', () => {
   it('refusals: a foreign host 421, no token 401, a write 405 with Allow, an unknown path 404, each plain text saying what to do', async () => {
