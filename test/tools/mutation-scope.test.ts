@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StateEvent } from '../../spec/index.js';
 import { storeParentOf } from '../../src/tools/handlers.js';
-import { checkCaller, spawnParentFromLog } from '../../src/tools/scope.js';
+import { MAX_TREE_DEPTH, checkCaller, scopeChecker, spawnParentFromLog } from '../../src/tools/scope.js';
 
 describe('T10 checkCaller', () => {
   it('T10 refuses by field and says why', () => {
@@ -40,5 +40,23 @@ describe('T12 the spawn tree from a log', () => {
     expect(await fromLog('agent:main:child', 'main')).toBe('agent:main:lead');
     const durable = storeParentOf({ ...log(), spawnParent: async (key: string) => (key === 'agent:main:child' ? 'agent:main:boss' : undefined) } as never);
     expect(await durable('agent:main:child', 'main')).toBe('agent:main:boss');
+  });
+});
+
+describe('T12 the distances a shared walk remembers', () => {
+  it('T12 a chain checked deepest first: every ancestor the walk passed is as near the caller as it is, not as far as the deepest', () => {
+    const lead = 'agent:main:lead';
+    const chain = Array.from({ length: 20 }, (_, i) => `agent:main:c${i}`);
+    const parent = (k: string) => (k === chain[0] ? lead : chain[chain.indexOf(k) - 1]);
+    let asked = 0;
+    const check = scopeChecker({ sessionKey: lead, agentId: 'main', visibility: 'tree' }, (k) => (asked++, parent(k)));
+    // c19 is 20 steps from the caller, c0 one: all within MAX_TREE_DEPTH, each answered from the first walk.
+    expect([...chain].reverse().map((k) => check(k, 'main'))).toEqual(chain.map(() => true));
+    expect(asked).toBe(20);
+    // Past the cap, the same chain longer: c32 (33 steps) is out, c31 (32 steps) in.
+    const long = Array.from({ length: MAX_TREE_DEPTH + 1 }, (_, i) => `agent:main:l${i}`);
+    const longParent = (k: string) => (k === long[0] ? lead : long[long.indexOf(k) - 1]);
+    const checkLong = scopeChecker({ sessionKey: lead, agentId: 'main', visibility: 'tree' }, longParent);
+    expect([...long].reverse().map((k) => checkLong(k, 'main'))).toEqual([false, ...long.slice(1).map(() => true)]);
   });
 });
