@@ -12,9 +12,16 @@ export const ROUTE_PAYLOAD_MAX_BYTES = 7_900;
 /** The payload that names every watcher (an overflow, or a change whose watchers the writer does not know). */
 export const ROUTE_EVERYONE = '*';
 
-const ROUTED = /^w:(?:[0-9a-f]{8}(?:,[0-9a-f]{8})*)?$/;
+/** R73's names: `w:` and the sorted hashes, comma-separated. */
+const NAMES = 'w:(?:[0-9a-f]{8}(?:,[0-9a-f]{8})*)?';
+const ROUTED = new RegExp(`^${NAMES}$`);
 /** R74: a payload carrying news starts with R73's names, then `;x:` and the commit's id. */
-const ROUTED_NEWS = /^(w:(?:[0-9a-f]{8}(?:,[0-9a-f]{8})*)?);x:\d/;
+const ROUTED_NEWS = new RegExp(`^(${NAMES});x:\\d`);
+/**
+ * R74: the whole news form: R73's names, `;x:` and the commit's id (a positive 64-bit integer),
+ * `;` and the changed pairs as a JSON array. Groups: the id, the array's text.
+ */
+export const NEWS_PAYLOAD = new RegExp(`^${NAMES};x:([1-9]\\d{0,19});(\\[.*\\])$`, 's');
 
 /** A watcher key's routing hash: FNV-1a, 32 bits, over its UTF-16 code units, as 8 hex digits. */
 export function watcherRouteHash(watcherSessionKey: string): string {

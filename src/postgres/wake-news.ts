@@ -1,6 +1,6 @@
 import type { WatchCursor } from '../../spec/index.js';
 import type { PairChange, WakeNews } from '../../spec/index.js';
-import { ROUTE_PAYLOAD_MAX_BYTES, routePayload } from '../core/index.js';
+import { NEWS_PAYLOAD, ROUTE_PAYLOAD_MAX_BYTES, routePayload } from '../core/index.js';
 import { silentLogger } from '../shared/logger.js';
 import { BadRows, checkedPairRow } from '../shared/pending-rows.js';
 import { POSITION } from './pending-reads.js';
@@ -38,8 +38,6 @@ export function newsPayloadParts(changed: readonly WatchCursor[]): NewsPayloadPa
   return { head, tail };
 }
 
-const NEWS = /^w:(?:[0-9a-f]{8}(?:,[0-9a-f]{8})*)?;x:([1-9]\d{0,19});(\[.*\])$/s;
-
 /**
  * R74: the news a payload carries: the transaction's id as the mark and each pair as a change,
  * checked as a read's rows are (R9d). Undefined for anything else (R73's names, `*`, a payload
@@ -56,7 +54,7 @@ export function parseWakeNews(payload: string, table: string): WakeNews | undefi
 let memo: { payload: string | undefined; table: string; news: WakeNews | undefined } = { payload: undefined, table: '', news: undefined };
 
 function parse(payload: string, table: string): WakeNews | undefined {
-  const m = NEWS.exec(payload);
+  const m = NEWS_PAYLOAD.exec(payload);
   if (!m) return undefined;
   let rows: unknown;
   try {
