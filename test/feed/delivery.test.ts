@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Notice } from '../../spec/index.js';
 import { WAKE_COALESCE_MS, createNoticeFeed, defaultLaneOf, startDelivery, type DeliveryOptions } from '../../src/feed/index.js';
+import { fakeTimersEachTest } from './fake-source.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { ModelStore } from './model-store.js';
 import { LIMITS } from '../../spec/index.js';
@@ -36,13 +37,7 @@ function setup(overrides: Partial<DeliveryOptions> = {}) {
   return { store, feed, delivery, delivered, logger, fail: (on: boolean) => (failing = on) };
 }
 
-beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(T0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeTimersEachTest(T0);
 
 describe('delivery: wake, coalesce, ack (fake time)', () => {
   it('R67: first notice delivered at once; a burst after it: nothing at 19,999 ms, delivery at 20,000 ms; ack only when delivered', async () => {

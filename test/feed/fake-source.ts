@@ -1,3 +1,4 @@
+import { afterEach, beforeEach, vi } from 'vitest';
 import type { PendingPair, PendingSource } from '../../src/feed/index.js';
 
 /** A PendingSource whose durable state, token and failures the test controls. */
@@ -54,4 +55,19 @@ export class FakeSource implements PendingSource {
 
 export function pendingPair(watcher: string, target: string, lastSeen: number, wake: PendingPair['wake'] = 'immediate'): PendingPair {
   return { watcherSessionKey: watcher, targetSessionKey: target, targetAgentId: 'main', lastSeenSequence: lastSeen, wake };
+}
+
+/**
+ * Fake timers around every test of the calling file (from `now`, when given); returns `settle`,
+ * which runs what is due at the current fake time and lets the promises it starts finish.
+ */
+export function fakeTimersEachTest(now?: number): () => Promise<unknown> {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    if (now !== undefined) vi.setSystemTime(now);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  return () => vi.advanceTimersByTimeAsync(0);
 }

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createNoticeFeed, type NoticeSignal, type PendingReadRequest, type PendingSource } from '../../src/feed/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { FakeSource, pendingPair } from './fake-source.js';
+import { FakeSource, fakeTimersEachTest, pendingPair } from './fake-source.js';
 import { createMemoryStore } from '../../src/memory/index.js';
 
 const A = 'agent:main:a';
@@ -10,19 +10,13 @@ const T = 'agent:main:target';
 const U = 'agent:main:other';
 
 /** Lets pending promise callbacks (the feed's async reads) run without moving the fake clock. */
-const settle = () => vi.advanceTimersByTimeAsync(0);
 
 function collect() {
   const got: NoticeSignal[] = [];
   return { got, listener: (s: NoticeSignal) => void got.push(s), watchers: () => got.map((s) => s.watcherSessionKey) };
 }
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+const settle = fakeTimersEachTest();
 
 describe('notice feed: initial signal', () => {
   it('R61: subscribing signals once for every already-pending watcher, from a fresh read; a filtered subscription only its own', async () => {

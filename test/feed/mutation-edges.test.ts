@@ -5,25 +5,19 @@
  * cannot fill the news cap); signals() of a closed feed ends at once; a feed stopped during a
  * poll's read polls no more; the change token's failures, absence and moves.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Notice } from '../../spec/index.js';
 import { routePayload } from '../../src/core/index.js';
 import { createNoticeFeed, startDelivery, type NoticeFeed, type NoticeSignal, type PendingSource } from '../../src/feed/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { FakeSource, pendingPair } from './fake-source.js';
+import { FakeSource, fakeTimersEachTest, pendingPair } from './fake-source.js';
 
 const A = 'agent:main:a';
 const B = 'agent:main:b';
 const T = 'agent:main:target';
 const W = 'agent:main:main';
-const settle = () => vi.advanceTimersByTimeAsync(0);
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+const settle = fakeTimersEachTest();
 
 const notice = (l: number): Notice => ({ watcherSessionKey: W, targetSessionKey: `${T}${l}`, targetAgentId: 'main', lastSeenSequence: l, contextKey: 'session-state:1:1', wake: 'immediate', text: 'news' });
 

@@ -4,62 +4,40 @@
  * closed feed reads nothing on a source that cannot take its listeners back; and a server-push
  * subscription that lands after the feed stopped is handed back, not kept.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createNoticeFeed, type NoticeSignal, type PendingSource } from '../../src/feed/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { FakeSource, pendingPair } from './fake-source.js';
+import { FakeSource, fakeTimersEachTest, pendingPair } from './fake-source.js';
 
 const A = 'agent:main:a';
 const T = 'agent:main:target';
-const settle = () => vi.advanceTimersByTimeAsync(0);
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+const settle = fakeTimersEachTest();
 
 describe('a feed over its life', () => {
-  it('R63 stopped during a read that owes another, it reads nothing after the stop', async () => {
-    const src = new FakeSource();
-    const feed = createNoticeFeed(src, { logger: memoryLogger(), pollIntervalMs: 3_600_000, watchFiles: false });
-    const stop = feed.subscribe(() => {}, { watcherSessionKey: A });
-    await settle();
-    let open!: () => void;
-    src.gate = new Promise((r) => (open = r));
-    src.commitLocal([pendingPair(A, T, 1)]); // a read starts and blocks
-    await settle();
-    src.commitLocal([pendingPair(A, T, 2)]); // a change during it: another read is owed
-    const reads = src.listCalls;
-    stop(); // the last subscriber leaves: the feed stops
-    src.gate = undefined;
-    open();
-    await settle();
-    await vi.advanceTimersByTimeAsync(1_000);
-    expect(src.listCalls).toBe(reads);
-    feed.close();
-  });
-
-  it('R63 stopped by its own listener while another read is owed, it reads nothing after the stop', async () => {
-    const src = new FakeSource();
-    const feed = createNoticeFeed(src, { logger: memoryLogger(), pollIntervalMs: 3_600_000, watchFiles: false });
-    let stop: () => void = () => {};
-    stop = feed.subscribe(() => stop(), { watcherSessionKey: A });
-    await settle();
-    let open!: () => void;
-    src.gate = new Promise((r) => (open = r));
-    src.commitLocal([pendingPair(A, T, 1)]); // a read starts and blocks; its signal stops the feed
-    await settle();
-    src.commitLocal([pendingPair(A, T, 2)]); // another read is owed
-    const reads = src.listCalls;
-    src.gate = undefined;
-    open();
-    await settle();
-    await vi.advanceTimersByTimeAsync(1_000);
-    expect(src.listCalls).toBe(reads);
-    feed.close();
-  });
+  for (const how of ['by its last subscriber leaving during the read', 'by its own listener, from the read\'s signal'] as const) {
+    it(`R63 stopped ${how} while another read is owed, it reads nothing after the stop`, async () => {
+      const src = new FakeSource();
+      const feed = createNoticeFeed(src, { logger: memoryLogger(), pollIntervalMs: 3_600_000, watchFiles: false });
+      let stop: () => void = () => {};
+      const byListener = how.startsWith('by its own listener');
+      stop = feed.subscribe(() => (byListener ? stop() : undefined), { watcherSessionKey: A });
+      await settle();
+      let open!: () => void;
+      src.gate = new Promise((r) => (open = r));
+      src.commitLocal([pendingPair(A, T, 1)]); // a read starts and blocks
+      await settle();
+      src.commitLocal([pendingPair(A, T, 2)]); // a change during it: another read is owed
+      const reads = src.listCalls;
+      if (!byListener) stop(); // the last subscriber leaves: the feed stops
+      src.gate = undefined;
+      open();
+      await settle();
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(src.listCalls).toBe(reads);
+      feed.close();
+    });
+  }
 
   it('R61 restarted during a read, its newcomer is served at once, not at the next poll', async () => {
     const src = new FakeSource();

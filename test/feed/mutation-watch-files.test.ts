@@ -5,22 +5,16 @@
  * snapshot signals in key order; a new run after a stop starts from a snapshot even when a read of
  * the old run lands late; a hash two watcher keys share keeps routing the one still subscribed.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { routePayload, watcherRouteHash } from '../../src/core/index.js';
 import { createNoticeFeed, type NoticeSignal, type PendingReadRequest, type PendingSource } from '../../src/feed/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { FakeSource, pendingPair } from './fake-source.js';
+import { FakeSource, fakeTimersEachTest, pendingPair } from './fake-source.js';
 
 const A = 'agent:main:a';
 const T = 'agent:main:target';
-const settle = () => vi.advanceTimersByTimeAsync(0);
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+const settle = fakeTimersEachTest();
 
 function watched() {
   const src = new FakeSource();

@@ -3,25 +3,18 @@
  * them is subscribed; a push without a payload, with "*", or with one cut short, garbled or out of
  * order still reads, and a skipped wake loses nothing.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routePayload } from '../../src/core/index.js';
 import { createNoticeFeed, type NoticeSignal, type PendingSource } from '../../src/feed/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { FakeSource, pendingPair } from './fake-source.js';
+import { FakeSource, fakeTimersEachTest, pendingPair } from './fake-source.js';
 
 const A = 'agent:main:a';
 const B = 'agent:main:b';
 const C = 'agent:main:c';
 const T = 'agent:main:target';
 
-const settle = () => vi.advanceTimersByTimeAsync(0);
-
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+const settle = fakeTimersEachTest();
 
 /** A push-only source (as PostgreSQL is to the feed) whose pushes carry what the test says. */
 function pushSource() {

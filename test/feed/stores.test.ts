@@ -7,10 +7,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Notice, SessionStateStore } from '../../spec/index.js';
 import { createNoticeFeed, startDelivery, type PendingSource } from '../../src/feed/index.js';
 import { createMemoryStore } from '../../src/memory/index.js';
+import { fakeTimersEachTest } from './fake-source.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { TEST_DRIVER } from '../sqlite/helpers.js';
@@ -47,13 +48,7 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await vi.advanceTimersByTimeAsync(0);
 };
 
-beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(T0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeTimersEachTest(T0);
 
 describe.each(kinds)('feed and delivery on %s', (_name, open) => {
   it('R67: another handle\'s changes are delivered at once, then coalesced to lastWake + 20,000 ms; the R28 follow-up comes a window later; queue-only watchers are left pending', async () => {

@@ -3,8 +3,9 @@
  * read's older state, and a read from the feed's position still follows within newsConfirmMs, so
  * a wake that never came, came garbled or came out of order costs that delay, never the notice.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createNoticeFeed, type NoticeSignal, type PairChange, type PendingRead, type PendingReadRequest, type PendingSource, type WakeNews } from '../../src/feed/index.js';
+import { fakeTimersEachTest } from './fake-source.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 
 const A = 'agent:main:a';
@@ -12,14 +13,7 @@ const B = 'agent:main:b';
 const T = 'agent:main:target';
 const U = 'agent:main:other';
 
-const settle = () => vi.advanceTimersByTimeAsync(0);
-
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+const settle = fakeTimersEachTest();
 
 function change(watcher: string, target: string, lastSeen: number, pending = true): PairChange {
   return { watcherSessionKey: watcher, targetSessionKey: target, targetAgentId: 'main', lastSeenSequence: lastSeen, wake: 'immediate', pending };
