@@ -29,6 +29,9 @@ export const PARTS = {
   // so assets.ts is not mutated and test/ui/{live-view,pg-source} stay out.
   ui: { mutate: ['src/ui/*.ts', '!src/ui/assets.ts'], target: 90, tests: ['test/ui/*.test.ts'], excludeTests: ['test/ui/live-view.test.ts', 'test/ui/pg-source.test.ts'] },
   tools: { mutate: ['src/tools/*.ts', '!src/tools/index.ts'], target: 90, tests: ['test/tools/*.test.ts', 'test/mcp/pages.test.ts', 'test/integrations/{openai-agents-roles,claude-agent-sdk-types}.test.ts'], excludeTests: ['test/tools/mutation-survivors.test.ts'] },
+  // The MCP server (T8, T13-T15) in process, over the SDK's in-memory transport. stdio.ts only
+  // joins it to a process's stdin and stdout, which the stdio tests reach as another process.
+  mcp: { mutate: ['src/mcp/*.ts', '!src/mcp/stdio.ts'], target: 90, tests: ['test/mcp/{pages,mutation-server}.test.ts'] },
   // One small file of core (R6's clock check): the same run as a whole part's, in about half a
   // minute; the first example of docs/mutation.md, which a test runs so the setup cannot rot
   // unnoticed. Not in the default run of every part (core covers it).

@@ -72,7 +72,8 @@ export default defineConfig({
     // of a mutant's time was loading modules again (the dry run: 44 s with 29 s of it overhead,
     // against 7 s with 2 s). A from-scratch core run took 24.4 min instead of 48.2, with the same
     // result for every mutant but two that only a property test's random inputs reach (2026-12-03).
-    // No file in this selection mocks modules, stubs globals or fakes timers. SSK_MUTATION_ISOLATE=1
+    // No file in this selection mocks modules or stubs globals, and a file that fakes timers gives
+    // the real ones back after each test. SSK_MUTATION_ISOLATE=1
     // gives each file its own environment again.
     isolate: process.env.SSK_MUTATION_ISOLATE === '1',
     testTimeout: 60_000,
