@@ -7,12 +7,17 @@
 // on the first failure) and put the file back. Prints one line per mutant, `killed` or `survived`,
 // and exits 0; a run that cannot start (no report, a dirty file) exits 1. Edits src/ while it runs:
 // run it in a checkout where nothing else is editing or testing, and never beside a Stryker run.
+// `--all`: every survivor, static or not. perTest coverage charges code to the test running when
+// it ran, and code that runs in a server's request callbacks (the live view) can be charged to
+// another test than the one that waits for it, so Stryker may run only tests that cannot kill it.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { partFromArgs, readReport, reportPath, selectMutants } from './report.mjs';
 
-const { name, rest: files } = partFromArgs('node mutation/verify-static.mjs <part> [test files...]');
-const mutants = selectMutants(readReport(name), (m) => m.static && m.status === 'Survived');
+const { name, rest } = partFromArgs('node mutation/verify-static.mjs <part> [--all] [test files...]');
+const all = rest.includes('--all');
+const files = rest.filter((a) => a !== '--all');
+const mutants = selectMutants(readReport(name), (m) => (all || m.static) && m.status === 'Survived');
 
 /** Offset of a report location (line and column both 1-based) in `source`. */
 function offsetOf(source, { line, column }) {
@@ -66,4 +71,4 @@ for (const m of mutants) {
   const where = `${m.file}:${m.location.start.line}`;
   console.log(`${verdict.padEnd(8)} ${where} ${m.mutatorName} \`${m.replacement.split('\n')[0].slice(0, 60)}\` (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }
-console.log(`${mutants.length} static survivor(s) of ${reportPath(name)} re-checked`);
+console.log(`${mutants.length} ${all ? '' : 'static '}survivor(s) of ${reportPath(name)} re-checked`);

@@ -47,12 +47,14 @@ describe('R87: the door', () => {
   });
 
   it('loopback serves its own names only (DNS rebinding), with the security headers on every answer', async () => {
-    for (const host of ['127.0.0.1', 'localhost', '127.3.2.1', '[::1]']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['127.0.0.1', 'localhost', '127.3.2.1', '127.10.200.30', '127.1.22.3', '127.1.2.33', '::1', '[::1]']) expect(isLoopbackHost(host), host).toBe(true);
     for (const host of ['127.0.0.1.evil.example', 'x127.0.0.1', '127.0.0', '127.a.0.1', 'evil.example', '128.0.0.1']) expect(isLoopbackHost(host), host).toBe(false);
     const evil = await get(`${APP_PATH}api/info`, { authorization: `Bearer ${TOKEN}`, host: 'evil.example' });
     expect(evil.status).toBe(421);
     const ok = await get(`${APP_PATH}api/info`, { authorization: `Bearer ${TOKEN}`, host: `127.0.0.1:${ui.server.port}` });
     expect(ok.status).toBe(200);
+    // The port is cut from the end only: an IPv6 name keeps its own colons.
+    expect((await get(`${APP_PATH}api/info`, { authorization: `Bearer ${TOKEN}`, host: `[::1]:${ui.server.port}` })).status).toBe(200);
     for (const r of [ok, evil, await get(`${APP_PATH}nothing`)]) {
       expect(r.headers['referrer-policy']).toBe('no-referrer');
       expect(r.headers['x-frame-options']).toBe('DENY');
@@ -120,6 +122,8 @@ describe('R82, R85: the API', () => {
     // A keyset missing a part is no keyset.
     expect(await pairs('afterTarget=agent:main:w1&afterWatcher=agent:main:lead')).toEqual(all);
     expect(await pairs('afterTarget=agent:main:w1&afterAgent=main')).toEqual(all);
+    expect(await pairs('afterWatcher=agent:main:lead&afterAgent=main')).toEqual(all);
+    expect(await pairs('afterAgent=main')).toEqual(all);
     expect(await api('watches?afterTarget=agent:main:w1&afterWatcher=agent:main:lead&afterAgent=ops')).toMatchObject({ status: 400, json: { field: 'afterAgent' } });
     expect(await api(`watches?session=${encodeURIComponent('bad key\u0000')}`)).toMatchObject({ status: 400, json: { field: 'session' } });
     const page = (await api('watches?limit=2')).json as { next?: { targetAgentId: string; targetSessionKey: string; watcherSessionKey: string } };

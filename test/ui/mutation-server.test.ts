@@ -155,6 +155,23 @@ describe('R86: live work runs while a page listens, and only then', () => {
   });
 });
 
+describe('R86: the default poll', () => {
+  it('without pollMs the token is read every 250 ms while a page listens, not as fast as timers go', async () => {
+    let calls = 0;
+    const ui = await startUiFixture({ token: TOKEN, pollMs: 'server-default', wrap: (s) => over(s, { changeToken: async () => (calls++, 1) }) });
+    try {
+      const page = await openPage(ui.server.port);
+      await until('a first read', () => calls > 0);
+      await sleep(400);
+      // 250 ms apart: at most three more in 400 ms (a 1 ms poll would be hundreds).
+      expect(calls).toBeLessThanOrEqual(4);
+      page.close();
+    } finally {
+      await ui.close();
+    }
+  });
+});
+
 describe('R86: the keep-alive', () => {
   afterEach(() => void vi.useRealTimers());
 

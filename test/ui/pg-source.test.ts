@@ -34,6 +34,25 @@ afterAll(async () => {
 });
 
 describe('ui --pg', () => {
+  it('R80: the source names itself to the server and in the header, with the label given or the URL without its password', async () => {
+    const admin = new pgm.Client({ connectionString: pg.url() });
+    await admin.connect();
+    try {
+      const names = await admin.query<{ n: string }>("SELECT count(*)::text AS n FROM pg_stat_activity WHERE application_name = 'session-state-kit-ui'");
+      expect(Number(names.rows[0]!.n)).toBeGreaterThanOrEqual(1);
+    } finally {
+      await admin.end();
+    }
+    expect(source.label).toContain('test server');
+    const unlabeled = await PgUiSource.open(pg.url(), schema);
+    try {
+      expect(unlabeled.label).not.toContain('test server');
+      expect(unlabeled.label).toContain(new URL(pg.url()).host);
+    } finally {
+      await unlabeled.close();
+    }
+  });
+
   it('R81, R83: sessions and a timeline read as on SQLite', async () => {
     const sessions = await source.sessions({ limit: 50 });
     expect(sessions.rows).toEqual([

@@ -43,7 +43,8 @@ export interface UiFixtureOptions {
   token: string;
   /** Writes the file's state; `tick` moves the store's clock on by a minute. */
   seed?: (store: SqliteStore, tick: () => void) => Promise<void>;
-  pollMs?: number;
+  /** Default 50; 'server-default' leaves it to the server. */
+  pollMs?: number | 'server-default';
   logger?: Logger;
   /** Serves this instead of the file's source (a wrapper of it, say); the file's is still closed. */
   wrap?: (source: SqliteUiSource) => UiSource;
@@ -75,7 +76,7 @@ export async function startUiFixture(options: UiFixtureOptions): Promise<UiFixtu
   await options.seed?.(store, () => void (now += 60_000));
   store.close();
   const source = SqliteUiSource.open(path);
-  const server = await startUiServer({ source: options.wrap ? options.wrap(source) : source, token: options.token, pollMs: options.pollMs ?? 50, ...(options.logger ? { logger: options.logger } : {}) });
+  const server = await startUiServer({ source: options.wrap ? options.wrap(source) : source, token: options.token, ...(options.pollMs === 'server-default' ? {} : { pollMs: options.pollMs ?? 50 }), ...(options.logger ? { logger: options.logger } : {}) });
   const call = (p: string, o?: CallOptions) => callServer(server.port, options.token, p, o);
   return {
     server,
