@@ -32,6 +32,17 @@ export const PARTS = {
   // The MCP server (T8, T13-T15) in process, over the SDK's in-memory transport. stdio.ts only
   // joins it to a process's stdin and stdout, which the stdio tests reach as another process.
   mcp: { mutate: ['src/mcp/*.ts', '!src/mcp/stdio.ts'], target: 90, tests: ['test/mcp/{pages,mutation-server}.test.ts'] },
+  // The runtime integrations (hook plans and their application, the agent CLIs' event mappings,
+  // the Claude Agent SDK hooks, the OpenAI Agents tools, the OpenCode plugin), by their in-process
+  // tests; the end-to-end files run a real agent SDK against a stand-in model and stay out.
+  integrations: {
+    mutate: ['src/integrations/**/*.ts', '!src/integrations/**/index.ts'],
+    target: 90,
+    tests: [
+      'test/integrations/{claude-agent-sdk-hooks,claude-agent-sdk-types,openai-agents-roles}.test.ts',
+      'test/hook/{payloads,codex-payloads,qwen-payloads,copilot-payloads,opencode-payloads,opencode}.test.ts',
+    ],
+  },
   // One small file of core (R6's clock check): the same run as a whole part's, in about half a
   // minute; the first example of docs/mutation.md, which a test runs so the setup cannot rot
   // unnoticed. Not in the default run of every part (core covers it).
