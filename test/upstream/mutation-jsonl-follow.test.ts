@@ -5,11 +5,11 @@
  * first 64 KiB), that only an idle check looks for one, the followed position, what is inconclusive
  * rather than missing, that no descriptor is left open, and the not-a-person markers it is given.
  */
-import { mkdirSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { JsonValue, Observation } from '../../src/core/upstream/index.js';
-import { createClaudeJsonlSource, createRemoteHistorySource, type ClaudeJsonlSourceOptions } from '../../src/upstream/index.js';
+import { createClaudeJsonlSource, createCodexRolloutSource, createRemoteHistorySource, type ClaudeJsonlSourceOptions } from '../../src/upstream/index.js';
 import { appendLines, line, tempDir } from './helpers.js';
 
 const root = tempDir('ssk-jsonl-follow-');
@@ -123,6 +123,43 @@ describe('U6 resume: which file continues the conversation', () => {
     utimesSync(c.path, T, T);
     expect(followed(await c.check())).toBeUndefined();
     expect(followed(await c.check())).toBe('conversation resumed in next.jsonl; following it');
+  });
+});
+
+describe('U6 resume: only an idle check, continued', () => {
+  it('a file emptied in place (a new epoch, nothing read) is not idle: its candidate waits for the next check', async () => {
+    const c = await conversation();
+    c.candidate('next.jsonl', 10);
+    writeFileSync(c.path, '');
+    utimesSync(c.path, T, T);
+    const reset = await c.check();
+    expect(followed(reset)).not.toMatch(/^conversation resumed/);
+    expect(c.marker()).toMatchObject({ epoch: 1, offset: 0 });
+    expect(followed(await c.check())).toBe('conversation resumed in next.jsonl; following it');
+  });
+
+  it('a line still being read past the scan bound is not idle', async () => {
+    const c = await conversation({ scanMaxBytes: 256 });
+    c.candidate('next.jsonl', 10);
+    // A line longer than the bound, not finished yet: the long-line reader holds it.
+    appendFileSync(c.path, `{"type":"user","message":{"role":"user","content":"${'x'.repeat(2_000)}`);
+    utimesSync(c.path, T, T);
+    for (let i = 0; i < 12; i++) expect(followed(await c.check()), `check ${i}`).not.toMatch(/^conversation resumed/);
+  });
+});
+
+describe('U10: the first record read in steps of the scan bound', () => {
+  it('a session_meta ending exactly at a step is still read whole', async () => {
+    const dir = join(root, `d${n++}`);
+    mkdirSync(dir);
+    const step = 256;
+    const head = JSON.stringify({ timestamp: '2026-01-01T00:00:00.000Z', type: 'session_meta', payload: { id: 'c', source: 'exec', pad: '' } });
+    const line = JSON.stringify({ timestamp: '2026-01-01T00:00:00.000Z', type: 'session_meta', payload: { id: 'c', source: 'exec', pad: 'p'.repeat(2 * step - head.length) } });
+    expect(Buffer.byteLength(line)).toBe(2 * step);
+    const path = join(dir, 'rollout-2026-01-01T00-00-00-exact.jsonl');
+    writeFileSync(path, `${line}\n${JSON.stringify({ timestamp: '2026-01-01T00:00:01.000Z', type: 'event_msg', payload: { type: 'x' } })}\n`);
+    const source = createCodexRolloutSource({ scanMaxBytes: step });
+    expect(await source.machineDriven!({ hostId: 'gateway:local', threadId: 't', ref: { filePath: path } })).toBe('exec session (session_meta.source "exec")');
   });
 });
 

@@ -172,6 +172,40 @@ describe('U5: demand without a watch-aware store', () => {
     s.fake.state.next = () => ({ status: 'found', turns: [{ text: 'a person typed this', occurredAt: 5 }], nextMarker: { pos: 1 }, position: 'p1' });
     const r = await s.monitor.tick();
     expect([r.recorded.map((e) => e.kind), r.passedOver]).toEqual([['human_direct_message'], 0]);
+    // Recorded and kept: the link goes on (only the last miss removes one).
+    expect(r.removed).toEqual([]);
+    expect(await s.monitor.status()).toHaveLength(1);
+  });
+});
+
+describe('U5: the watch state unavailable', () => {
+  it('is inconclusive for the link and logged with the session, the agent and why', async () => {
+    const store = createMemoryStore({ now: () => 0 });
+    const failing = new Proxy(store, { get: (t, p) => (p === 'isWatched' ? () => Promise.reject(new Error('cursor table locked')) : Reflect.get(t, p)) }) as SessionStateStore;
+    const s = setup({ store: failing });
+    await s.monitor.continueSession(s.input());
+    s.fake.state.next = () => ({ status: 'found', turns: [{ text: 'typed', occurredAt: 5 }], nextMarker: { pos: 1 }, position: 'p1' });
+    const r = await s.monitor.tick();
+    expect(r.recorded).toEqual([]);
+    expect(s.logger.entries).toEqual([{ level: 'warn', message: 'upstream monitor: watch state unavailable', details: { sessionKey: TARGET, agentId: A, error: 'cursor table locked' } }]);
+    expect((await s.monitor.status())[0]).toMatchObject({ state: 'inconclusive', detail: 'watch state unavailable: cursor table locked' });
+  });
+});
+
+describe('U8: a check leaves nothing behind on the monitor', () => {
+  it('many checks add no lasting listener to the monitor\'s stop signal', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const s = setup();
+      await s.monitor.continueSession(s.input());
+      for (let i = 0; i < 30; i++) await s.monitor.tick();
+      await new Promise((r) => setTimeout(r, 20));
+      expect(warnings.filter((w) => w === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });
 
@@ -189,6 +223,9 @@ describe('U9, U10: Continue and unlink', () => {
     await s.monitor.continueSession(s.input({ sessionKey: SHARED }));
     const second = await s.monitor.continueSession(s.input({ sessionKey: OTHER, threadId: 'thread-2' }));
     expect(second).toMatchObject({ link: { state: 'new' } });
+    // Another agent's link to another key is no conflict either.
+    const other = createUpstreamMonitor({ store: s.store, links: s.links, now: s.clock.now, logger: memoryLogger(), sources: [s.fake.s] });
+    expect(await other.continueSession(continueInput('/unused', { upstreamKind: 'fake', sessionKey: 'agent:ops:adopted:x', agentId: 'ops', threadId: 'thread-ops' }))).toMatchObject({ linked: true });
     expect(second).toMatchObject({ linked: true, created: true, link: { sessionKey: OTHER, threadId: 'thread-2', state: 'new' } });
     expect(await s.monitor.continueSession(continueInput('/unused', { upstreamKind: 'fake', sessionKey: SHARED, agentId: 'ops' }))).toEqual({
       linked: false,
