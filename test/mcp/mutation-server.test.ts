@@ -11,7 +11,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { describe, expect, it } from 'vitest';
 import type { NoticeSignal } from '../../src/feed/index.js';
 import { createSessionStateMcpServer, noticeResourcesPage, RESOURCES_PAGE, type SessionStateMcpOptions } from '../../src/mcp/server.js';
-import { NOTICES_URI_TEMPLATE, noticesUri, watcherOfUri } from '../../src/mcp/uri.js';
+import { noticesUri, watcherOfUri } from '../../src/mcp/uri.js';
 import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 
@@ -123,7 +123,7 @@ describe('T8, T13, T15 the notices resources', () => {
     const c = await connect({ pending: store }, store);
     try {
       expect((await c.client.listResourceTemplates()).resourceTemplates).toEqual([
-        { uriTemplate: NOTICES_URI_TEMPLATE, name: 'notices', title: 'Pending session-state notices', description: "A watcher's pending stale-state notices, one line each (reading does not take them; session_notices does).", mimeType: 'text/plain' },
+        { uriTemplate: 'session-state://notices/{watcherSessionKey}', name: 'notices', title: 'Pending session-state notices', description: "A watcher's pending stale-state notices, one line each (reading does not take them; session_notices does).", mimeType: 'text/plain' },
       ]);
       expect(await c.client.listResources()).toEqual({ resources: [{ uri: noticesUri(LEAD), name: `notices for ${LEAD}`, mimeType: 'text/plain' }] });
       await expect(c.client.listResources({ cursor: '!!' })).rejects.toThrow('cursor: not a cursor resources/list returned (pass nextCursor as it came)');
@@ -186,5 +186,145 @@ describe('T8, T13, T15 the notices resources', () => {
     }
     await settle();
     expect(feed.listeners.size).toBe(0);
+  });
+});
+
+describe('T15 the resources/list cursor', () => {
+  /** Watchers served by key after `after`, recording each request as asked. */
+  function paged(keys: readonly unknown[]) {
+    const requests: unknown[] = [];
+    return {
+      requests,
+      pendingWatchersPage: (r: { after?: string; limit: number }) => {
+        requests.push(r);
+        return keys.filter((k) => typeof k !== 'string' || r.after === undefined || k > r.after).slice(0, r.limit) as string[];
+      },
+    };
+  }
+
+  it('round-trips keys whose UTF-8 encodes to `+`, `/` and padding, as base64url without `=`', async () => {
+    // '>>>' is "Pj4+", '???' is "Pz8/", and a length that needs "==".
+    for (const last of ['agent:main:>>>', 'agent:main:???', 'agent:main:x', 'agent:main:xy', 'agent:main:é?']) {
+      const keys = [...Array.from({ length: RESOURCES_PAGE - 1 }, (_, i) => `agent:main:${String(i).padStart(5, '0')}`), last, 'agent:main:~after'].sort();
+      const source = paged(keys);
+      const first = await noticeResourcesPage(source, undefined);
+      const lastOfPage = keys[RESOURCES_PAGE - 1]!;
+      expect(first.nextCursor, last).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(first.nextCursor).toBe(Buffer.from(lastOfPage).toString('base64url'));
+      await noticeResourcesPage(source, first.nextCursor);
+      expect(source.requests).toStrictEqual([{ limit: RESOURCES_PAGE + 1 }, { after: lastOfPage, limit: RESOURCES_PAGE + 1 }]);
+    }
+  });
+
+  it('a page of exactly RESOURCES_PAGE has no next cursor; entries that are not keys are dropped', async () => {
+    const keys = Array.from({ length: RESOURCES_PAGE }, (_, i) => `agent:main:${String(i).padStart(5, '0')}`);
+    expect('nextCursor' in (await noticeResourcesPage(paged(keys), undefined))).toBe(false);
+    const odd = await noticeResourcesPage(paged([42, null, 'agent:main:a']), undefined);
+    expect(odd.resources.map((r) => watcherOfUri(r.uri))).toEqual(['agent:main:a']);
+  });
+
+  it('refuses a cursor of another shape: other characters at either end, too long, or not UTF-8', async () => {
+    const source = paged(['agent:main:a']);
+    const good = Buffer.from('agent:main:a').toString('base64url');
+    // atob skips spaces, and 4100 'A's decode (to NULs): only the shape check refuses these.
+    for (const bad of [`!${good}`, ` ${good}`, `${good} `, 'A'.repeat(4100), Buffer.from([0xff, 0xfe, 0xfd]).toString('base64url')]) {
+      await expect(noticeResourcesPage(source, bad), bad.slice(0, 20)).rejects.toThrow('cursor: not a cursor resources/list returned (pass nextCursor as it came)');
+    }
+    expect(source.requests).toEqual([]);
+  });
+
+  it('a source with only listPending: the watchers after the cursor', async () => {
+    const pairs = ['agent:main:c', 'agent:main:a', 'agent:main:b'].map((w) => ({ watcherSessionKey: w, targetSessionKey: W1, targetAgentId: 'main', lastSeenSequence: 0, wake: 'immediate' as const }));
+    const after = await noticeResourcesPage({ listPending: () => pairs }, Buffer.from('agent:main:a').toString('base64url'));
+    expect(after.resources.map((r) => watcherOfUri(r.uri))).toEqual(['agent:main:b', 'agent:main:c']);
+  });
+});
+
+describe('T8 notices URIs', () => {
+  it('only this scheme, only a decodable and valid key', () => {
+    expect(watcherOfUri(noticesUri(LEAD))).toBe(LEAD);
+    expect(watcherOfUri(`session-statX://notices/${LEAD}`)).toBeUndefined();
+    expect(watcherOfUri('session-state://notices/%E0%A4%A')).toBeUndefined();
+    expect(watcherOfUri(noticesUri('bad key\u0000'))).toBeUndefined();
+  });
+});
+
+describe('T2, T4, T8, T13, T14 the options reach the tools and the resources', () => {
+  it('defaultAgentId fills the agent of a key that names none; listSessions offers sessions_list', async () => {
+    const store = createMemoryStore({ now: () => T0 });
+    await store.record({ sessionKey: 'team-room', agentId: 'ops', kind: 'goal_changed', actorType: 'human', summary: 'goal' });
+    const withDefault = await connect({ defaultAgentId: 'ops', listSessions: () => [] }, store);
+    try {
+      const status = await withDefault.client.callTool({ name: 'session_status', arguments: { sessionKey: 'team-room' } });
+      expect(status.structuredContent).toMatchObject({ agentId: 'ops', stateVersion: 1 });
+      expect((await withDefault.client.listTools()).tools.map((t) => t.name)).toContain('sessions_list');
+    } finally {
+      await withDefault.close();
+    }
+    const without = await connect({}, store);
+    try {
+      expect((await without.client.listTools()).tools.map((t) => t.name)).not.toContain('sessions_list');
+    } finally {
+      await without.close();
+    }
+  });
+
+  it('an unavailable store says so in the text as well', async () => {
+    let failures = 0;
+    const store = createMemoryStore({ now: () => T0 });
+    const flaky = new Proxy(store, { get: (t, p) => (p === 'pendingNotices' || p === 'drainNotices' ? () => (failures++, []) : Reflect.get(t, p)) }) as MemoryStore;
+    const c = await connect({ storeFailures: () => failures }, flaky);
+    try {
+      const r = await c.client.callTool({ name: 'session_notices', arguments: { watcherSessionKey: LEAD } });
+      expect(r.content).toEqual([{ type: 'text', text: expect.stringMatching(/\S/) }]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('bound: the list is the caller alone whoever else has notices, and its own notices read', async () => {
+    const store = createMemoryStore({ now: () => T0 });
+    for (const w of ['agent:main:aaa', LEAD]) await store.watch({ watcherSessionKey: w, targetSessionKey: W1, agentId: 'main' });
+    await store.record({ sessionKey: W1, agentId: 'main', kind: 'goal_changed', actorType: 'human', summary: 'goal' });
+    const c = await connect({ pending: store, caller: LEAD }, store);
+    try {
+      expect(await c.client.listResources()).toEqual({ resources: [{ uri: noticesUri(LEAD), name: `notices for ${LEAD}`, mimeType: 'text/plain' }] });
+      expect((await c.client.readResource({ uri: noticesUri(LEAD) })).contents[0]).toMatchObject({ uri: noticesUri(LEAD), text: expect.stringContaining(W1) });
+    } finally {
+      await c.close();
+    }
+  });
+});
+
+describe('T8 resource updates, continued', () => {
+  it('an update that cannot be sent is a warning naming the URI', async () => {
+    const feed = handFeed();
+    const c = await connect({ feed });
+    try {
+      await c.client.subscribeResource({ uri: noticesUri(LEAD) });
+      c.server.sendResourceUpdated = () => Promise.reject(new Error('transport gone'));
+      feed.fire(LEAD);
+      await settle();
+      expect(c.logger.entries).toEqual([{ level: 'warn', message: 'resources/updated not sent', details: { uri: noticesUri(LEAD), error: 'Error: transport gone' } }]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('unsubscribing one watcher leaves the others heard; unsubscribing with nothing subscribed is fine', async () => {
+    const feed = handFeed();
+    const c = await connect({ feed });
+    try {
+      await c.client.unsubscribeResource({ uri: noticesUri(LEAD) });
+      await c.client.subscribeResource({ uri: noticesUri(LEAD) });
+      await c.client.subscribeResource({ uri: noticesUri(W1) });
+      await c.client.unsubscribeResource({ uri: noticesUri(LEAD) });
+      expect(feed.listeners.size).toBe(1);
+      feed.fire(W1);
+      await settle();
+      expect(c.updates).toEqual([noticesUri(W1)]);
+    } finally {
+      await c.close();
+    }
   });
 });
