@@ -16,20 +16,9 @@ import { callServer, startUiFixture, type UiFixture } from './server-fixture.js'
 const TOKEN = 'mutation-server-token-0123456789';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Serves `s`, with some of its methods replaced. */
+/** Serves `s`, with some of its methods replaced (the rest read through to it). */
 function over(s: SqliteUiSource, replaced: Partial<UiSource>): UiSource {
-  return {
-    label: s.label,
-    sessions: (q) => s.sessions(q),
-    timeline: (q) => s.timeline(q),
-    watches: (q) => s.watches(q),
-    activity: (m) => s.activity(m),
-    changeToken: () => s.changeToken(),
-    listPending: () => s.listPending(),
-    feedSource: () => s.feedSource(),
-    close: () => s.close(),
-    ...replaced,
-  };
+  return Object.assign(Object.create(s) as UiSource, replaced);
 }
 
 /** One page's event stream: the events and comments it received so far, by name. */
@@ -62,13 +51,8 @@ function openPage(port: number): Promise<Page> {
   });
 }
 
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+/** Waits, polling, until `ok` holds; fails naming `what` after 10 s. */
+const until = (what: string, ok: () => boolean) => expect.poll(ok, { timeout: 10_000, message: `waiting for ${what}` }).toBe(true);
 
 const count = (page: Page, name: string) => page.events.filter((e) => e === name).length;
 
