@@ -36,14 +36,26 @@ export const PARTS = {
   mcp: { mutate: ['src/mcp/*.ts', '!src/mcp/stdio.ts'], target: 90, tests: ['test/mcp/{pages,mutation-server}.test.ts'] },
   // The runtime integrations (hook plans and their application, the agent CLIs' event mappings,
   // the Claude Agent SDK hooks, the OpenAI Agents tools, the OpenCode plugin), by their in-process
-  // tests; the end-to-end files run a real agent SDK against a stand-in model and stay out.
+  // tests; the end-to-end files run a real agent SDK against a stand-in model and stay out. Only
+  // these files: the base selection reaches none of this code. The payload files' checks against
+  // the pinned binaries are skipped (SSK_AGENT_BINARIES=off), their recorded fixtures stay.
   integrations: {
     mutate: ['src/integrations/**/*.ts', '!src/integrations/**/index.ts'],
     target: 90,
+    ownTestsOnly: true,
     tests: [
       'test/integrations/{claude-agent-sdk-hooks,claude-agent-sdk-types,openai-agents-roles}.test.ts',
       'test/hook/{payloads,codex-payloads,qwen-payloads,copilot-payloads,opencode-payloads,opencode}.test.ts',
     ],
+  },
+  // The hooks and `init` of the CLI (T9, T40-T63): what they plan, write, refuse and print, by
+  // in-process tests of their own (the other test/cli and test/hook files run the built CLI as a
+  // process, which a mutant in Stryker's sandbox does not reach).
+  cli: {
+    mutate: ['src/cli/{hook,init,agent-config,config-files,kit-command,json-text,shell-words}.ts'],
+    target: 90,
+    ownTestsOnly: true,
+    tests: ['test/cli/mutation-*.test.ts', 'test/cli/shell-words.test.ts'],
   },
   // One small file of core (R6's clock check): the same run as a whole part's, in about half a
   // minute; the first example of docs/mutation.md, which a test runs so the setup cannot rot

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { liveBinariesOff } from '../agents/binaries.js';
 
 /**
  * T40: Codex's own hook schemas, read out of the pinned binary. `@openai/codex` 0.171.0 compiles
@@ -18,6 +19,7 @@ export interface CodexBinary {
 
 /** The pinned Codex binary of this platform, or the reason it is not there. */
 export function codexBinary(): CodexBinary | string {
+  if (liveBinariesOff()) return 'SSK_AGENT_BINARIES=off: the checks against the Codex binary are skipped';
   try {
     const main = require.resolve('@openai/codex/package.json');
     const version = (JSON.parse(readFileSync(main, 'utf8')) as { version: string }).version;
