@@ -57,6 +57,17 @@ export const PARTS = {
     ownTestsOnly: true,
     tests: ['test/cli/mutation-*.test.ts', 'test/cli/shell-words.test.ts'],
   },
+  // The PostgreSQL store (R71-R74 and the contract on a server): its test files over one embedded
+  // server per worker (`postgres: true`, mutation/postgres-setup.ts), plus the live view's
+  // PostgreSQL reads. Left out: the SIGKILL file, the CLI and conformance runs (other processes)
+  // and the file that starts servers of its own. testing/ is the tests' server, not the store.
+  postgres: {
+    mutate: ['src/postgres/**/*.ts', '!src/postgres/index.ts', '!src/postgres/testing/**', '!src/postgres/pg-types.ts'],
+    target: 90,
+    ownTestsOnly: true,
+    postgres: true,
+    tests: ['test/postgres/{contract,config-errors,feed,pages,pending-reads,read-back,schema-name,store,wake-news}.test.ts', 'test/ui/pg-source.test.ts'],
+  },
   // One small file of core (R6's clock check): the same run as a whole part's, in about half a
   // minute; the first example of docs/mutation.md, which a test runs so the setup cannot rot
   // unnoticed. Not in the default run of every part (core covers it).

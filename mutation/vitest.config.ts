@@ -40,7 +40,7 @@ class FastFirst extends BaseSequencer {
 const PART_EXCLUDES = ['core', 'upstream'].includes(process.env.SSK_MUTATION_PART ?? 'core') ? ['test/sqlite/failures.test.ts', 'test/sqlite/differential.test.ts'] : [];
 
 /** A part's own tests (mutation/parts.mjs `tests`, `excludeTests`), in process: e.g. test/feed but the file that starts a second process. */
-const PART = (PARTS as Record<string, { tests?: string[]; excludeTests?: string[]; ownTestsOnly?: boolean }>)[process.env.SSK_MUTATION_PART ?? 'core'];
+const PART = (PARTS as Record<string, { tests?: string[]; excludeTests?: string[]; ownTestsOnly?: boolean; postgres?: boolean }>)[process.env.SSK_MUTATION_PART ?? 'core'];
 const PART_INCLUDES = PART?.tests ?? [];
 /** `ownTestsOnly`: the part's own tests without the base selection, which reaches none of its code (a static mutant would run it all). */
 const OWN_ONLY = PART?.ownTestsOnly === true;
@@ -72,6 +72,8 @@ export default defineConfig({
     // Checks against a pinned agent binary start it (seconds) for every mutant they cover; their
     // fixtures stay in the run (test/agents/binaries.ts liveBinariesOff).
     env: { SSK_AGENT_BINARIES: 'off' },
+    // A part over PostgreSQL: one server for the run (mutation/postgres-setup.ts), not one per file.
+    ...(PART?.postgres === true ? { globalSetup: ['mutation/postgres-setup.ts'] } : {}),
     // These two start other OS processes (the CLI, a watcher of a real file), which every mutant they cover would pay for.
     exclude: ['test/upstream/scan-cli.test.ts', 'test/upstream/done-when.test.ts', 'test/feed/two-process.test.ts', ...PART_EXCLUDES, ...PART_OWN_EXCLUDES],
     sequence: { sequencer: FastFirst },
