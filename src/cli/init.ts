@@ -130,15 +130,25 @@ export interface Target {
   flavor: JsonFlavor;
 }
 
+/**
+ * The user's home folder: $HOME as this thread's environment has it (what os.homedir() reads on
+ * POSIX, but from the process's own environment, which a worker thread's changes never reach), so
+ * a caller running init in a worker with a sandboxed HOME writes there; else the system's answer.
+ */
+export function userHome(): string {
+  const home = process.env['HOME'];
+  return process.platform !== 'win32' && home !== undefined && home !== '' ? home : homedir();
+}
+
 export function codexHome(): string {
-  return process.env['CODEX_HOME'] !== undefined && process.env['CODEX_HOME'] !== '' ? resolve(process.env['CODEX_HOME']) : join(homedir(), '.codex');
+  return process.env['CODEX_HOME'] !== undefined && process.env['CODEX_HOME'] !== '' ? resolve(process.env['CODEX_HOME']) : join(userHome(), '.codex');
 }
 
 /** T58: Qwen Code's own folder: $QWEN_HOME (a leading ~ is the home folder, as Qwen reads it), or ~/.qwen. */
 export function qwenHome(): string {
   const env = process.env['QWEN_HOME'];
-  if (env === undefined || env === '') return join(homedir(), '.qwen');
-  return env === '~' || env.startsWith('~/') ? join(homedir(), env.slice(2)) : resolve(env);
+  if (env === undefined || env === '') return join(userHome(), '.qwen');
+  return env === '~' || env.startsWith('~/') ? join(userHome(), env.slice(2)) : resolve(env);
 }
 
 /** T58: Qwen Code's record of approved project MCP servers ($QWEN_CODE_MCP_APPROVALS_PATH when set). */
@@ -158,13 +168,13 @@ export function qwenProjectRoot(dir: string): string {
 
 /** T55: Copilot's own folder (`COPILOT_HOME`, default ~/.copilot): user hooks, MCP servers, folder trust. */
 export function copilotHome(): string {
-  return process.env['COPILOT_HOME'] !== undefined && process.env['COPILOT_HOME'] !== '' ? resolve(process.env['COPILOT_HOME']) : join(homedir(), '.copilot');
+  return process.env['COPILOT_HOME'] !== undefined && process.env['COPILOT_HOME'] !== '' ? resolve(process.env['COPILOT_HOME']) : join(userHome(), '.copilot');
 }
 
 /** T63: OpenCode's user config folder: $XDG_CONFIG_HOME/opencode, or ~/.config/opencode. */
 export function opencodeConfigHome(): string {
   const xdg = process.env['XDG_CONFIG_HOME'];
-  return join(xdg !== undefined && xdg !== '' ? resolve(xdg) : join(homedir(), '.config'), 'opencode');
+  return join(xdg !== undefined && xdg !== '' ? resolve(xdg) : join(userHome(), '.config'), 'opencode');
 }
 
 /** T63: the plugin file init writes into an OpenCode config folder. */
@@ -179,11 +189,11 @@ function firstExisting(candidates: readonly string[]): string {
 }
 
 export function defaultDb(scope: 'project' | 'user', dir: string): string {
-  return scope === 'user' ? join(homedir(), '.session-state-kit', 'state.db') : join(dir, '.session-state-kit', 'state.db');
+  return scope === 'user' ? join(userHome(), '.session-state-kit', 'state.db') : join(dir, '.session-state-kit', 'state.db');
 }
 
 export function target(cli: AgentCli, scope: 'project' | 'user', dir: string, db: string | undefined): Target {
-  const home = homedir();
+  const home = userHome();
   const dbPath = resolve(db ?? defaultDb(scope, dir));
   if (cli === 'gemini') {
     // Gemini keeps hooks and MCP servers in one settings.json, and reads comments in it.

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach } from 'vitest';
-import { initCommand } from '../../src/cli/init.js';
+import { initCommand, userHome } from '../../src/cli/init.js';
 import { shellJoin } from '../../src/cli/shell-words.js';
 
 /**
@@ -35,6 +35,8 @@ export function useInitPlace(): InitPlace {
     for (const k of ENV) delete process.env[k];
     process.env['HOME'] = place.home;
     process.argv[1] = MAIN;
+    // Never the real home: a worker thread's HOME does not reach os.homedir(), only init's userHome().
+    if (userHome() !== place.home) throw new Error(`init would use ${userHome()} as the home folder, not the test's ${place.home}`);
   });
   afterEach(() => {
     for (const k of ENV) {
