@@ -4,7 +4,8 @@
  * test files to the in-process selection of mutation/vitest.config.ts, `excludeTests` leaves some out.
  */
 export const PARTS = {
-  core: { mutate: ['src/core/*.ts', '!src/core/index.ts'], target: 90 },
+  // T16's size-first refusals of oversized tool input are held by the tools' size-first file.
+  core: { mutate: ['src/core/*.ts', '!src/core/index.ts'], target: 90, tests: ['test/tools/size-first.test.ts'] },
   upstream: { mutate: ['src/core/upstream/**/*.ts', '!src/core/upstream/index.ts'], target: 90 },
   memory: { mutate: ['src/memory/*.ts', '!src/memory/index.ts'], target: 80 },
   // bun-sqlite.ts and node-sqlite.ts need Bun / Node 22's node:sqlite, which Node 20 cannot load in

@@ -8,6 +8,8 @@ describe('R73 routed wake-ups: the payload', () => {
     expect(watcherRouteHash('a')).toBe('e40c292c');
     expect(watcherRouteHash('foobar')).toBe('bf9cf968');
     expect(watcherRouteHash('agent:main:main')).toMatch(/^[0-9a-f]{8}$/);
+    // A hash below 0x10000000 keeps its leading zero: always 8 digits.
+    expect(watcherRouteHash('agent:main:w18')).toBe('0b93cf73');
   });
 
   it('R73 a payload names each watcher once, sorted; none is "w:", unknown is "*"', () => {
