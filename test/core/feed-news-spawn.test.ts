@@ -62,7 +62,7 @@ describe('T12 spawnParentOf: the parent a child_spawned event names', () => {
   const parent = 'agent:main:lead';
   it('T12 the agent actor of a child_spawned event, when it is an agent-scoped session key; nothing else', () => {
     expect(spawnParentOf({ kind: 'child_spawned', actorType: 'agent', actorId: parent })).toBe(parent);
-    expect(spawnParentOf({ kind: 'run_started', actorType: 'agent', actorId: parent })).toBeUndefined();
+    expect(spawnParentOf({ kind: 'run_completed', actorType: 'agent', actorId: parent })).toBeUndefined();
     expect(spawnParentOf({ kind: 'child_spawned', actorType: 'human', actorId: parent })).toBeUndefined();
     expect(spawnParentOf({ kind: 'child_spawned', actorType: 'system', actorId: parent })).toBeUndefined();
     expect(spawnParentOf({ kind: 'child_spawned', actorType: 'agent' })).toBeUndefined();
