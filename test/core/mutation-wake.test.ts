@@ -84,3 +84,24 @@ describe('R65 owed wakes', () => {
     expect(s.nextDueAt()).toBe(25_000);
   });
 });
+
+describe('R65 owed wakes handed out in key order, the earliest owed first', () => {
+  it('R65 takeDue sorts the due watchers by key whatever order they were owed in', () => {
+    const s = new WakeScheduler({ coalesceMs: 100 });
+    const order = ['agent:c:main', 'agent:a:main', 'agent:d:main', 'agent:b:main'];
+    for (const w of order) expect(s.request(w, [now], 0)).toEqual({ wake: 'now' });
+    for (const w of order) expect(s.request(w, [now], 10)).toEqual({ wake: 'later', at: 100 });
+    expect(s.takeDue(99)).toEqual([]);
+    expect(s.takeDue(100)).toEqual(['agent:a:main', 'agent:b:main', 'agent:c:main', 'agent:d:main']);
+    expect(s.takeDue(100)).toEqual([]);
+  });
+
+  it('R65 nextDueAt is the earliest owed wake when a later one was remembered after it', () => {
+    const s = new WakeScheduler({ coalesceMs: 100 });
+    s.request('agent:x:main', [now], 0);
+    s.request('agent:y:main', [now], 50);
+    s.request('agent:x:main', [now], 60); // owed at 100
+    s.request('agent:y:main', [now], 70); // owed at 150
+    expect(s.nextDueAt()).toBe(100);
+  });
+});
