@@ -37,7 +37,8 @@ export const PARTS = {
   mcp: { mutate: ['src/mcp/*.ts', '!src/mcp/stdio.ts'], target: 90, tests: ['test/mcp/{pages,mutation-server}.test.ts'] },
   // The runtime integrations (hook plans and their application, the agent CLIs' event mappings,
   // the Claude Agent SDK hooks, the OpenAI Agents tools, the OpenCode plugin), by their in-process
-  // tests; the end-to-end files run a real agent SDK against a stand-in model and stay out. Only
+  // tests. The OpenAI Agents end-to-end file runs its SDK in process against a stand-in model and
+  // is in; the Claude Agent SDK's starts the claude binary and stays out. Only
   // these files: the base selection reaches none of this code. The payload files' checks against
   // the pinned binaries are skipped (SSK_AGENT_BINARIES=off), their recorded fixtures stay.
   integrations: {
@@ -45,7 +46,9 @@ export const PARTS = {
     target: 90,
     ownTestsOnly: true,
     tests: [
-      'test/integrations/{claude-agent-sdk-hooks,claude-agent-sdk-types,openai-agents-roles}.test.ts',
+      'test/integrations/{claude-agent-sdk-hooks,claude-agent-sdk-types,openai-agents-roles,openai-agents-e2e,mutation-plans}.test.ts',
+      // One hook run per runtime in process (the runtimes' event mappings end to end).
+      'test/cli/mutation-hook.test.ts',
       'test/hook/{payloads,codex-payloads,qwen-payloads,copilot-payloads,opencode-payloads,opencode}.test.ts',
     ],
   },
