@@ -102,6 +102,7 @@ interface Shared {
 const processState = new Map<string, Shared>();
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const ID_STAMP_MASK = 0xffffffffffffn;
 
 /**
  * T62: a part id as OpenCode makes them (`prt_`, 12 hex digits of time × 4096 + a counter, 14
@@ -109,14 +110,19 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
  * later than every id in `parts`, so the kit's part follows the person's own.
  */
 export function nextPartId(parts: readonly unknown[], now: number = Date.now()): string {
-  let stamp = BigInt(Math.max(0, Math.floor(now))) * 4096n;
+  // An id keeps the low 48 bits only, so the parts' ids are compared with the stamp in that space
+  // (today's time × 4096 is past 2^48: unmasked, it would exceed every id and follow none of them).
+  let stamp = (BigInt(Math.max(0, Math.floor(now))) * 4096n) & ID_STAMP_MASK;
   for (const part of parts) {
     const id = part !== null && typeof part === 'object' ? (part as { id?: unknown }).id : undefined;
     const m = typeof id === 'string' ? /^prt_([0-9a-f]{12})/.exec(id) : null;
-    if (m !== null && BigInt(`0x${m[1]}`) + 1n > stamp) stamp = BigInt(`0x${m[1]}`) + 1n;
+    if (m === null) continue;
+    // One past the latest part, kept within 48 bits (at the very top it can only equal it).
+    const after = BigInt(`0x${m[1]}`) + 1n;
+    if (after > stamp) stamp = after > ID_STAMP_MASK ? ID_STAMP_MASK : after;
   }
   const random = [...randomBytes(14)].map((b) => BASE62[b % 62]).join('');
-  return `prt_${(stamp & 0xffffffffffffn).toString(16).padStart(12, '0')}${random}`;
+  return `prt_${stamp.toString(16).padStart(12, '0')}${random}`;
 }
 
 function firstLineOf(error: unknown): string {

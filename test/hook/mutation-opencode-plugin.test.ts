@@ -1,0 +1,209 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { HookStore } from '../../src/integrations/hook-apply.js';
+import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
+import { nextPartId, sessionStatePlugin, type OpencodeClientLike, type OpencodePartLike } from '../../src/integrations/opencode/index.js';
+
+/**
+ * T61-T62: the OpenCode plugin's own decisions, one at a time: the part ids it makes, what a bad
+ * option does, where its log lines go, a sub-agent question that fails, a part never stored, a
+ * store that fails to open, and the last instance closing the store. opencode.test.ts runs the
+ * recorded conversations through it.
+ */
+const fixture = <T = Record<string, unknown>>(name: string): T => JSON.parse(readFileSync(join(import.meta.dirname, 'opencode-payloads', `${name}.json`), 'utf8')) as T;
+type EventPayload = { event: { id: string; type: string; properties: Record<string, unknown> } };
+type ChatPayload = { input: { sessionID: string }; output: { message: { id: string; sessionID: string }; parts: OpencodePartLike[] } };
+const PROMPT = fixture<ChatPayload>('chat-message');
+const SESSION_ID = PROMPT.input.sessionID;
+const KEY = `agent:opencode:${SESSION_ID}`;
+const LEAD = 'agent:claude-code:lead';
+const T0 = 1_767_225_600_000;
+const prompt = (suffix = ''): ChatPayload => {
+  const p = structuredClone(PROMPT);
+  p.output.message.id += suffix;
+  return p;
+};
+
+function storeOf(memory: MemoryStore, extra: Partial<HookStore> = {}): HookStore {
+  return { record: (i) => memory.record(i), stateVersion: (k, a) => memory.stateVersion(k, a), resetSession: (k) => memory.resetSession(k), pendingNotices: (w) => memory.pendingNotices(w), ackNotices: (w, n) => memory.ackNotices(w, n), close: () => undefined, ...extra };
+}
+
+/** The 12 hex digits an id carries: OpenCode keeps the low 48 bits of time × 4096 + counter. */
+const hex12 = (n: bigint) => (n & 0xffffffffffffn).toString(16).padStart(12, '0');
+
+describe('T62 nextPartId: an id as OpenCode makes them, after every id of the message', () => {
+  it('T62 prt_, 12 hex digits of the time × 4096 (or one past the latest part, compared in the 48 bits an id keeps), 14 base-62 characters', () => {
+    const now = 1_767_225_600_123;
+    const id = nextPartId([], now);
+    expect(id).toMatch(/^prt_[0-9a-f]{12}[0-9A-Za-z]{14}$/);
+    expect(id.slice(4, 16)).toBe(hex12(BigInt(now) * 4096n));
+    const later = `prt_${hex12(BigInt(now) * 4096n + 77n)}ABCDEFGHIJKLMN`;
+    expect(nextPartId([{ id: later }, { id: 'prt_0000000000ffxxxxxxxxxxxxxx' }, null, 'prt_x', { id: 42 }, { id: 'msg_ffffffffffff' }], now).slice(4, 16)).toBe(hex12(BigInt(now) * 4096n + 78n));
+    // An earlier part does not pull the stamp back; an early time is padded to 12 digits.
+    expect(nextPartId([{ id: 'prt_000000000001zzzzzzzzzzzzzz' }], now).slice(4, 16)).toBe(hex12(BigInt(now) * 4096n));
+    expect(nextPartId([], 1).slice(4, 16)).toBe('000000001000');
+    expect(nextPartId([], -5).slice(4, 16)).toBe('000000000000');
+    // At the top of the 48 bits it can only equal the latest part, never wrap to the front.
+    expect(nextPartId([{ id: 'prt_ffffffffffffzzzzzzzzzzzzzz' }], 0).slice(4, 16)).toBe('ffffffffffff');
+    const many = new Set(Array.from({ length: 50 }, () => nextPartId([], now).slice(16)));
+    expect(many.size).toBe(50);
+  });
+});
+
+describe('T61 T62 the plugin around failures and bad options', () => {
+  function client(logs: string[], extra: Partial<OpencodeClientLike> = {}): OpencodeClientLike {
+    return { app: { log: async ({ body }) => void logs.push(`${body.service}|${body.level}|${body.message}`) }, ...extra };
+  }
+
+  it('T61 a bad option makes a plugin that takes no part, and says why once, as an error', async () => {
+    for (const [options, why] of [
+      [{ db: 42 as unknown as string }, 'db must be the path of the shared state database'],
+      [{ db: ':memory:' }, '--db ":memory:" is an in-memory database: nothing would be stored or shared with other sessions; pass a file path'],
+      [{ db: '' }, '--db needs a file path; an empty path opens a private temporary database that no other process shares'],
+      [{ db: '/tmp/x.db', agentId: 'bad id' }, 'agentId must be an agent id, got "bad id"'],
+    ] as const) {
+      const logs: string[] = [];
+      const warned: string[] = [];
+      const memory = createMemoryStore({ now: () => T0 });
+      const hooks = await sessionStatePlugin({ ...options, openStore: () => storeOf(memory), warn: (l) => warned.push(l) })({ client: client(logs) });
+      expect(logs).toEqual([`session-state-kit|error|session-state-kit: not taking part: ${why}`]);
+      expect(warned).toEqual([`not taking part: ${why}`]);
+      await hooks.event(fixture<EventPayload>('session-created'));
+      const p = prompt();
+      await hooks['chat.message'](p.input, p.output);
+      expect(p.output.parts).toEqual(PROMPT.output.parts);
+      expect(memory.stateVersion(KEY, 'opencode')).toBe(0);
+      await hooks.dispose();
+    }
+  });
+
+  it('T62 a log that throws or rejects holds nothing up; without a client the lines go to warn alone', async () => {
+    const memory = createMemoryStore({ now: () => T0 });
+    const warned: string[] = [];
+    const plugin = sessionStatePlugin({ db: '/tmp/a.db', openStore: () => storeOf(memory), warn: (l) => warned.push(l) });
+    for (const c of [
+      {
+        app: {
+          log: () => {
+            throw new Error('no log');
+          },
+        },
+      },
+      { app: { log: () => Promise.reject(new Error('closed')) } },
+      undefined,
+    ]) {
+      const hooks = await plugin(c === undefined ? {} : { client: c });
+      await hooks['chat.message']({} as never, { message: { id: `m${warned.length}` }, parts: [] });
+      await hooks.dispose();
+    }
+    expect(warned).toEqual(Array(3).fill('chat.message without a session id, a message id or parts: ignored'));
+  });
+
+  it('T61 a prompt without a session id, a message id or parts is ignored with one warning; the session id may come from the message', async () => {
+    const memory = createMemoryStore({ now: () => T0 });
+    const logs: string[] = [];
+    const hooks = await sessionStatePlugin({ db: '/tmp/b.db', openStore: () => storeOf(memory) })({ client: client(logs) });
+    await hooks['chat.message']({} as never, { message: { id: 'm1' }, parts: [] });
+    await hooks['chat.message']({ sessionID: SESSION_ID }, { message: {} as never, parts: [] });
+    await hooks['chat.message']({ sessionID: SESSION_ID }, { message: { id: 'm2' } } as never);
+    expect(logs).toEqual(Array(3).fill('session-state-kit|warn|session-state-kit: chat.message without a session id, a message id or parts: ignored'));
+    const p = prompt('-x');
+    await hooks['chat.message']({} as never, { message: { ...p.output.message, sessionID: SESSION_ID }, parts: p.output.parts });
+    expect(p.output.parts.at(-1)).toMatchObject({ type: 'text', sessionID: SESSION_ID, metadata: { sessionStateKit: true } });
+    expect(logs).toHaveLength(3);
+  });
+
+  it('T61 when OpenCode cannot say whether a session is a sub-agent\'s, it is taken for the person\'s, asked once', async () => {
+    const memory = createMemoryStore({ now: () => T0 });
+    const logs: string[] = [];
+    let asked = 0;
+    const hooks = await sessionStatePlugin({ db: '/tmp/c.db', openStore: () => storeOf(memory) })({
+      client: client(logs, {
+        session: {
+          get: () => {
+            asked++;
+            throw new Error('ECONNREFUSED\nstack');
+          },
+        },
+      }),
+    });
+    const first = prompt('-1');
+    await hooks['chat.message'](first.input, first.output);
+    const second = prompt('-2');
+    await hooks['chat.message'](second.input, second.output);
+    expect(asked).toBe(1);
+    expect(logs).toEqual([`session-state-kit|warn|session-state-kit: could not ask OpenCode whether session ${SESSION_ID} is a sub-agent's (ECONNREFUSED); taking it for the person's`]);
+    expect(first.output.parts.length).toBe(PROMPT.output.parts.length + 1);
+    // A parent named by OpenCode makes it a sub-agent's: nothing is added.
+    const sub = await sessionStatePlugin({ db: '/tmp/d.db', openStore: () => storeOf(memory) })({ client: client([], { session: { get: async () => ({ data: { parentID: 'ses_parent' } }) } }) });
+    const p = prompt('-sub');
+    await sub['chat.message'](p.input, p.output);
+    expect(p.output.parts).toEqual(PROMPT.output.parts);
+    // An empty parentID names no parent (a fresh store, so the key line is owed and shows the part).
+    const fresh = createMemoryStore({ now: () => T0 });
+    const empty = await sessionStatePlugin({ db: '/tmp/e.db', openStore: () => storeOf(fresh) })({ client: client([], { session: { get: async () => ({ data: { parentID: '' } }) } }) });
+    const q = prompt('-empty');
+    await empty['chat.message'](q.input, q.output);
+    expect(q.output.parts.length).toBe(PROMPT.output.parts.length + 1);
+  });
+
+  it('T62 notices in a part the turn never stored stay pending, and the idle session says so once', async () => {
+    const memory = createMemoryStore({ now: () => T0 });
+    const logs: string[] = [];
+    const hooks = await sessionStatePlugin({ db: '/tmp/f.db', openStore: () => storeOf(memory) })({ client: client(logs) });
+    memory.watch({ watcherSessionKey: KEY, targetSessionKey: LEAD, agentId: 'claude-code' });
+    memory.record({ sessionKey: LEAD, agentId: 'claude-code', kind: 'human_direct_message', actorType: 'human', summary: 'the person' });
+    const p = prompt('-idle');
+    await hooks['chat.message'](p.input, p.output);
+    expect(String(p.output.parts.at(-1)!['text'])).toContain(`Session "${LEAD}" changed`);
+    const idle = fixture<EventPayload>('session-idle');
+    expect(idle.event.properties['sessionID']).toBe(SESSION_ID);
+    await hooks.event(idle);
+    expect(logs).toEqual([`session-state-kit|info|session-state-kit: 1 notice(s) for ${KEY} were not stored with the message; left pending for the next prompt`]);
+    expect(memory.pendingNotices(KEY)).toHaveLength(1);
+    // Another session's idle, or a second idle, says nothing more.
+    await hooks.event({ event: { ...idle.event, id: `${idle.event.id}-2` } });
+    await hooks.event({ event: { ...idle.event, id: `${idle.event.id}-3`, properties: { ...idle.event.properties, sessionID: 'ses_other' } } });
+    expect(logs).toHaveLength(1);
+  });
+
+  it('T61 a store that fails to open is logged per step and tried again at the next; the last instance closes it, a failing close is no failure', async () => {
+    const memory = createMemoryStore({ now: () => T0 });
+    const logs: string[] = [];
+    let opens = 0;
+    let closes = 0;
+    const plugin = sessionStatePlugin({
+      db: '/tmp/g.db',
+      openStore: () => {
+        if (++opens === 1) throw new Error('SQLITE_BUSY: database is locked\nat open');
+        return storeOf(memory, {
+          close: () => {
+            closes++;
+            throw new Error('already closed');
+          },
+        });
+      },
+    });
+    const one = await plugin({ client: client(logs) });
+    const two = await plugin({ client: client(logs) });
+    const a = prompt('-a');
+    await one['chat.message'](a.input, a.output);
+    expect(logs).toEqual(['session-state-kit|warn|session-state-kit: chat.message: SQLITE_BUSY: database is locked; the turn goes on without the session-state log']);
+    expect(a.output.parts).toEqual(PROMPT.output.parts);
+    const b = prompt('-b');
+    await two['chat.message'](b.input, b.output);
+    expect(opens).toBe(2);
+    expect(b.output.parts.length).toBe(PROMPT.output.parts.length + 1);
+    await one.dispose();
+    expect(closes).toBe(0);
+    await two.dispose();
+    expect(closes).toBe(1);
+    // After the last one left, a new instance opens the store again.
+    const three = await plugin({ client: client(logs) });
+    const c = prompt('-c');
+    await three['chat.message'](c.input, c.output);
+    expect(opens).toBe(3);
+    await three.dispose();
+  });
+});
