@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planCodexHookEvent } from '../../src/integrations/codex/events.js';
-import { planCopilotHookEvent } from '../../src/integrations/copilot/events.js';
+import { planCopilotHookEvent, sentByCopilot } from '../../src/integrations/copilot/events.js';
 import { planGeminiHookEvent } from '../../src/integrations/gemini/events.js';
 import { planQwenHookEvent } from '../../src/integrations/qwen/events.js';
 
@@ -71,5 +71,36 @@ describe('T40 T48 T52 T56 each runtime\'s payloads as plans', () => {
     }
     for (const v of Object.values(out)) expect(typeof v).toBe('string');
     expect(out).toMatchSnapshot();
+  });
+});
+
+describe('T40 T52 T56 each runtime refuses what it cannot use, by name', () => {
+  const s = { session_id: 's-1' };
+  it('T40 T52 T56 a SessionStart source outside the runtime\'s list, a sub-agent event without its agent id', () => {
+    expect(planCodexHookEvent({ ...s, hook_event_name: 'SessionStart', source: 'teleport' }, { agentId: 'codex' })).toMatch(/^SessionStart source "teleport" is not one of /);
+    expect(planQwenHookEvent({ ...s, hook_event_name: 'SessionStart', source: 'teleport' }, { agentId: 'qwen' })).toMatch(/^SessionStart source "teleport" is not one of /);
+    expect(planCopilotHookEvent({ ...s, hook_event_name: 'SessionStart' }, { agentId: 'copilot' })).toBe('SessionStart source undefined is not one of new, startup, resume');
+    for (const event of ['SubagentStart', 'SubagentStop']) {
+      expect(planCodexHookEvent({ ...s, hook_event_name: event, agent_id: '' }, { agentId: 'codex' })).toBe(`${event} agent_id is missing or not a string`);
+      expect(planQwenHookEvent({ ...s, hook_event_name: event }, { agentId: 'qwen' })).toBe(`${event} agent_id is missing or not a string`);
+    }
+  });
+
+  it('T52 T56 a prompt no person typed is ignored with its reason', () => {
+    expect(planCopilotHookEvent({ ...s, hook_event_name: 'UserPromptSubmit', agent_id: 'a-1', prompt: 'do it' }, { agentId: 'copilot' })).toBe('UserPromptSubmit of sub-agent "a-1": the parent model\'s instruction, not a person\'s turn; ignored');
+    expect(planQwenHookEvent({ ...s, hook_event_name: 'UserPromptSubmit', agent_id: 'a-1', prompt: 'do it' }, { agentId: 'qwen' })).toBe('UserPromptSubmit inside sub-agent "a-1" is no person\'s prompt: ignored');
+    for (const prompt of ['', '  ', undefined, 7]) {
+      expect(planQwenHookEvent({ ...s, hook_event_name: 'UserPromptSubmit', prompt }, { agentId: 'qwen' })).toBe('UserPromptSubmit with an empty prompt (a tool result continuing the turn): ignored, notices wait for the next prompt');
+    }
+  });
+});
+
+describe('T54 sentByCopilot: a Claude Code payload Copilot sent', () => {
+  it('T54 only under COPILOT_CLI=1, and only with no transcript or one of Copilot\'s own', () => {
+    const yes = ['/home/u/.copilot/session-state/0a1b/events.jsonl', 'C:\\Users\\u\\.copilot\\session-state\\0a1b\\events.jsonl', undefined];
+    const no = ['/home/u/.claude/projects/p/0a1b.jsonl', '/x/session-state/a/b/events.jsonl', '/x/session-state//events.jsonl', 'session-state/a/events.jsonl', '/x/session-stateX/a/events.jsonl', '/x/session-state/a/events.jsonl.bak', '/x/session-state/a/xevents.jsonl', 5];
+    for (const t of yes) expect({ t, sent: sentByCopilot(t === undefined ? {} : { transcript_path: t }, { COPILOT_CLI: '1' }) }).toEqual({ t, sent: true });
+    for (const t of no) expect({ t, sent: sentByCopilot({ transcript_path: t }, { COPILOT_CLI: '1' }) }).toEqual({ t, sent: false });
+    for (const env of [{}, { COPILOT_CLI: '0' }, { COPILOT_CLI: 'true' }]) expect(sentByCopilot({}, env)).toBe(false);
   });
 });
