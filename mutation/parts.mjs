@@ -59,7 +59,7 @@ export const PARTS = {
     mutate: ['src/cli/{hook,init,agent-config,config-files,kit-command,json-text,shell-words}.ts'],
     target: 90,
     ownTestsOnly: true,
-    tests: ['test/cli/mutation-*.test.ts', 'test/cli/shell-words.test.ts'],
+    tests: ['test/cli/mutation-*.test.ts', 'test/cli/{shell-words,init-properties}.test.ts'],
   },
   // The PostgreSQL store (R71-R74 and the contract on a server): its test files over one embedded
   // server per worker (`postgres: true`, mutation/postgres-setup.ts), plus the live view's
