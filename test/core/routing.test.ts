@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRoutePayload, ROUTE_EVERYONE, ROUTE_PAYLOAD_MAX_BYTES, routePayload, watcherRouteHash } from '../../src/core/index.js';
+import { NEWS_PAYLOAD, parseRoutePayload, ROUTE_EVERYONE, ROUTE_PAYLOAD_MAX_BYTES, routePayload, watcherRouteHash } from '../../src/core/index.js';
 
 describe('R73 routed wake-ups: the payload', () => {
   it('R73 the routing hash is FNV-1a over UTF-16 code units, 8 lowercase hex digits (published test values)', () => {
@@ -40,6 +40,15 @@ describe('R73 routed wake-ups: the payload', () => {
     for (const p of [undefined, '', '*', 'w:abc', 'w:0123456', 'w:01234567,', 'w:01234567,89ABCDEF', ' w:01234567', 'w:01234567 ', 'x:01234567', 'w:01234567;89abcdef']) {
       expect(parseRoutePayload(p), String(p)).toBe('everyone');
     }
+  });
+
+  it('R74 a payload with news routes by its names part; the news form is the names, the commit id and a JSON array', () => {
+    expect(parseRoutePayload('w:0b93cf73;x:12;[["a"]]')).toEqual(new Set(['0b93cf73']));
+    expect(parseRoutePayload('w:;x:5;[]')).toEqual(new Set());
+    for (const p of ['w:0b93cf73;x:', 'w:0b93cf73;x:abc', 'w:0b93cf7;x:1;[]', 'w:0b93cf73;y:1;[]']) expect(parseRoutePayload(p), p).toBe('everyone');
+    expect(NEWS_PAYLOAD.exec('w:0b93cf73,811c9dc5;x:18446744073709551615;[["w","t"],\n["u"]]')?.slice(1)).toEqual(['18446744073709551615', '[["w","t"],\n["u"]]']);
+    expect(NEWS_PAYLOAD.exec('w:;x:7;[]')?.slice(1)).toEqual(['7', '[]']);
+    for (const p of ['w:0b93cf73;x:012;[]', 'w:0b93cf73;x:0;[]', `w:;x:1${'0'.repeat(20)};[]`, 'w:0b93cf73;x:1;', 'w:0b93cf73;x:1;{}', 'w:0b93cf73;x:1', '*', 'x:1;[]']) expect(NEWS_PAYLOAD.exec(p), p).toBeNull();
   });
 
   it('R73 property: every watcher a payload was made for is named in it, or the payload is everyone', () => {
