@@ -49,3 +49,17 @@ describe('R9e prepareRecordBatch names the first bad input by its index', () => 
     expect(prepareRecordBatch([], T)).toEqual([]);
   });
 });
+
+describe('R3 a record passing more watchers than allowed', () => {
+  it('R3 is refused on watchers with code range', () => {
+    const watchers = Array.from({ length: LIMITS.maxWatchersPerRecord + 1 }, (_, i) => `agent:main:w${i}`);
+    let error: ValidationError | undefined;
+    try {
+      prepareRecord({ ...good, watchers }, T);
+    } catch (e) {
+      error = e as ValidationError;
+    }
+    expect([error?.field, error?.code]).toEqual(['watchers', 'range']);
+    expect(prepareRecord({ ...good, watchers: watchers.slice(1) }, T)).toBeDefined();
+  });
+});
