@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseToml } from '@decimalturn/toml-patch';
@@ -428,5 +428,40 @@ describe('init in the user scope, where each CLI keeps its own folder', () => {
     expect(run.notes).toEqual([
       `${join(place.project, '.mcp.json')} also names a "session-state-kit" server (Claude Code's, bound to Claude Code's session): in ${place.project} Qwen Code runs that entry instead of the one in ${join(place.home, '.qwen', 'settings.json')}; run "init qwen" (project) there, whose entry takes precedence.`,
     ]);
+  });
+});
+
+describe('T45 T55 T58 T63 where each CLI\'s files are, from its variables', () => {
+  it('T45 an empty variable is no variable; QWEN_HOME may be ~; the approvals file may be named', async () => {
+    for (const k of ['CODEX_HOME', 'COPILOT_HOME', 'XDG_CONFIG_HOME', 'QWEN_HOME', 'QWEN_CODE_MCP_APPROVALS_PATH']) process.env[k] = '';
+    const wrote = async (...argv: string[]) => (await init(...argv, '--dir', place.project, '--db', join(place.root, 'team.db'))).out.filter((l) => l.startsWith('wrote ')).map((l) => l.slice(6));
+    expect(await wrote('codex', '--user')).toEqual([join(place.home, '.codex', 'hooks.json'), join(place.home, '.codex', 'config.toml')]);
+    expect(await wrote('copilot', '--user')).toEqual([join(place.home, '.copilot', 'hooks', 'session-state-kit.json'), join(place.home, '.copilot', 'mcp-config.json')]);
+    expect(await wrote('opencode', '--user')).toEqual([join(place.home, '.config', 'opencode', 'plugins', 'session-state-kit.js'), join(place.home, '.config', 'opencode', 'opencode.json')]);
+    expect(await wrote('qwen', '--user')).toEqual([join(place.home, '.qwen', 'settings.json')]);
+    expect(await wrote('qwen')).toEqual([join(place.project, '.qwen', 'settings.json'), join(place.home, '.qwen', 'mcpApprovals.json')]);
+    process.env['QWEN_HOME'] = '~';
+    process.env['QWEN_CODE_MCP_APPROVALS_PATH'] = join(place.root, 'approvals.json');
+    expect(await wrote('qwen', '--user', '--uninstall')).toEqual([]);
+    expect(await wrote('qwen', '--user')).toEqual([join(place.home, 'settings.json')]);
+    rmSync(join(place.project, '.qwen'), { recursive: true });
+    expect(await wrote('qwen')).toEqual([join(place.project, '.qwen', 'settings.json'), join(place.root, 'approvals.json')]);
+  });
+
+  it('T63 opencode writes its server where `opencode mcp add` would: the first config file that exists', async () => {
+    const db = join(place.root, 'team.db');
+    const make = (file: string) => {
+      mkdirSync(join(place.project, file, '..'), { recursive: true });
+      writeFileSync(join(place.project, file), '{}\n');
+    };
+    const serverIn = (file: string) => readJson(join(place.project, file))['mcp'] !== undefined;
+    make('.opencode/opencode.jsonc');
+    await init('opencode', '--dir', place.project, '--db', db);
+    expect(serverIn('.opencode/opencode.jsonc')).toBe(true);
+    await init('opencode', '--dir', place.project, '--db', db, '--uninstall');
+    make('.opencode/opencode.json');
+    make('opencode.jsonc');
+    await init('opencode', '--dir', place.project, '--db', db);
+    expect([serverIn('opencode.jsonc'), serverIn('.opencode/opencode.json'), serverIn('.opencode/opencode.jsonc')]).toEqual([true, false, false]);
   });
 });
