@@ -465,3 +465,40 @@ describe('T45 T55 T58 T63 where each CLI\'s files are, from its variables', () =
     expect([serverIn('opencode.jsonc'), serverIn('.opencode/opencode.json'), serverIn('.opencode/opencode.jsonc')]).toEqual([true, false, false]);
   });
 });
+
+describe('T45 what init says, by scope and direction', () => {
+  it('T45 uninstall says nothing but what it changed; the user scope owes no folder trust and no gitignore', async () => {
+    for (const cli of ['claude-code', 'codex', 'gemini', 'qwen', 'copilot', 'opencode']) {
+      await init(cli, '--dir', place.project);
+      expect({ cli, notes: (await init(cli, '--dir', place.project, '--uninstall')).notes }).toEqual({ cli, notes: [] });
+    }
+    const user = async (cli: string) => (await init(cli, '--user', '--dir', place.project)).notes;
+    expect(await user('claude-code')).toEqual([]);
+    expect(await user('copilot')).toEqual([]);
+    expect(await user('qwen')).toEqual([]);
+    expect(await user('gemini')).toEqual(['the MCP server init registers for Gemini CLI is not bound to a session (the CLI does not tell it who calls): through it a model can read and drain any session\'s notices, so use it only where every session on this database is yours (T44).']);
+    const codex = await user('codex');
+    expect(codex).toHaveLength(2);
+    expect(codex[0]).toMatch(/^Codex runs no hook it does not trust/);
+  });
+
+  it('T48 T58 T63 a settings file with comments is read as Gemini and Qwen read it, an OpenCode config with trailing commas as OpenCode does', async () => {
+    const withComment = '{\n  // mine\n  "theme": "dark"\n}\n';
+    for (const [cli, file] of [
+      ['gemini', '.gemini/settings.json'],
+      ['qwen', '.qwen/settings.json'],
+    ] as const) {
+      mkdirSync(join(place.project, file, '..'), { recursive: true });
+      writeFileSync(join(place.project, file), withComment);
+      expect((await init(cli, '--dir', place.project)).code).toBe(EXIT.ok);
+      expect(readFileSync(join(place.project, file), 'utf8')).toContain('// mine');
+    }
+    writeFileSync(join(place.project, 'opencode.json'), '{\n  // mine\n  "theme": "dark",\n}\n');
+    expect((await init('opencode', '--dir', place.project)).code).toBe(EXIT.ok);
+    expect(readFileSync(join(place.project, 'opencode.json'), 'utf8')).toContain('"session-state-kit"');
+    // Claude Code reads strict JSON: the same text is refused there, by its place.
+    mkdirSync(join(place.project, '.claude'));
+    writeFileSync(join(place.project, '.claude', 'settings.json'), withComment);
+    await expect(init('claude-code', '--dir', place.project)).rejects.toThrow(/settings\.json:2:3: not valid JSON \(comments are not allowed in this file\)/);
+  });
+});
