@@ -55,7 +55,7 @@ describe('mutation/survivors.mjs', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ssk-survivors-'));
     const unknown = run(dir, 'nope');
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toMatch(/parts: core, upstream, memory, sqlite, feed, monitor, ui, tools, mcp, integrations, clock/);
+    expect(unknown.stderr).toMatch(/parts: core, upstream, memory, sqlite, feed, monitor, ui, tools, mcp, integrations, cli, postgres, clock/);
     const missing = run(dir, 'memory');
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('no readable report at mutation/reports/memory.json');
