@@ -21,11 +21,16 @@ const grouped = (cli: AgentCli, timeout: number, database = db()) =>
   Object.fromEntries(INIT_HOOK_EVENTS[cli].map((e) => [e, [{ hooks: [{ type: 'command', command: hookLine(cli, database), timeout }] }]]));
 const server = (database: string, ...binding: string[]) => ({ command: process.execPath, args: [...launcher().slice(1), 'mcp', '--db', database, ...binding] });
 
-async function refused(argv: string[]): Promise<UsageError> {
-  const error = await init(...argv).then(
+/** What a run of init threw (undefined when it ran through). */
+async function failure(...argv: string[]): Promise<CliError | undefined> {
+  return init(...argv).then(
     () => undefined,
-    (e: unknown) => e,
+    (e: unknown) => e as CliError,
   );
+}
+
+async function refused(argv: string[]): Promise<UsageError> {
+  const error = await failure(...argv);
   expect(error).toBeInstanceOf(UsageError);
   expect((error as UsageError).exitCode).toBe(EXIT.usage);
   return error as UsageError;
@@ -277,10 +282,7 @@ describe('init sets each CLI up in a project, finds it set up, and takes it back
     const plugin = join(place.project, '.opencode', 'plugins', 'session-state-kit.js');
     mkdirSync(join(place.project, '.opencode', 'plugins'), { recursive: true });
     writeFileSync(plugin, 'export const Mine = async () => ({});\n');
-    const error = await init('opencode', '--dir', place.project).then(
-      () => undefined,
-      (e: unknown) => e as CliError,
-    );
+    const error = await failure('opencode', '--dir', place.project);
     expect(error).toBeInstanceOf(CliError);
     expect(error!.exitCode).toBe(EXIT.failure);
     expect(error!.message).toBe(`${plugin} is not a plugin file init writes (it was changed, or is someone else's); nothing was written`);
@@ -290,10 +292,7 @@ describe('init sets each CLI up in a project, finds it set up, and takes it back
 
     const other = join(place.root, 'other.db');
     writeFileSync(plugin, opencodePluginText('file:///kit/opencode.js', other));
-    const e2 = await init('opencode', '--dir', place.project).then(
-      () => undefined,
-      (e: unknown) => e as CliError,
-    );
+    const e2 = await failure('opencode', '--dir', place.project);
     expect(e2!.message).toBe(`${plugin} is init's plugin for another database (--db ${JSON.stringify(other)}); nothing was written`);
     expect(e2!.hints).toEqual([`remove it first: session-state-kit init opencode --uninstall --db ${other}`]);
     expect((await init('opencode', '--dir', place.project, '--uninstall')).notes[0]).toBe(`${plugin} is init's plugin for --db ${JSON.stringify(other)}; init leaves it (run init opencode --uninstall with that --db to remove it).`);
@@ -332,10 +331,7 @@ describe('init around what is already there', () => {
     const settings = join(place.project, '.claude', 'settings.json');
     mkdirSync(join(place.project, '.claude'));
     writeFileSync(settings, '{\n  "model": "opus",\n  // a comment\n}\n');
-    const error = await init('claude-code', '--dir', place.project).then(
-      () => undefined,
-      (e: unknown) => e as CliError,
-    );
+    const error = await failure('claude-code', '--dir', place.project);
     expect(error).toBeInstanceOf(CliError);
     expect(error!.message).toBe(`${settings}:3:3: not valid JSON (comments are not allowed in this file); nothing was written`);
     expect(error!.hints).toEqual(['fix the file (or move it away) and run init again']);
@@ -346,10 +342,7 @@ describe('init around what is already there', () => {
     const mcp = join(place.project, '.mcp.json');
     writeFileSync(mcp, '{}\n');
     chmodSync(mcp, 0o444);
-    const error = await init('claude-code', '--dir', place.project).then(
-      () => undefined,
-      (e: unknown) => e as CliError,
-    );
+    const error = await failure('claude-code', '--dir', place.project);
     expect(error!.message).toBe(`${mcp} is read-only; nothing was written`);
     expect(error!.hints).toEqual(['make the file writable (or pick another scope) and run init again']);
     expect(existsSync(join(place.project, '.claude'))).toBe(false);
