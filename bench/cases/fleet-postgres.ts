@@ -1,7 +1,7 @@
 /**
- * A PostgreSQL fleet: F listening feeds over a handful of store handles (as replicas in a few
- * processes hold them, each handle one LISTEN connection), W writers recording at once, on one
- * embedded server (default settings, fsync on). Each commit makes one new pair pending for one
+ * A PostgreSQL fleet: F listening feeds in a handful of processes (as replicas would be), each
+ * process holding one store handle (one LISTEN connection) and its share of the feeds; W writers
+ * recording at once from this process; one embedded server (default settings, fsync on). Each commit makes one new pair pending for one
  * watcher. Three cases:
  * - `routed`: each feed subscribes to a disjoint 1% of the watchers, so a commit is news for one
  *   feed; R73's NOTIFY names the watcher, and the feeds none of whose watchers it names do not read;
@@ -12,8 +12,9 @@
  * Per commit: read transactions (the feeds' readPending calls), cursor rows the server read
  * (pg_stat_user_tables, over the run) and signals; the writers' throughput against the same
  * records with no feed (`writerRatio`); commit -> signal p50/p99 for the subscribed watcher, from
- * a writer's record() returning to the first signal naming its pair (one process, one clock);
- * and the CPU time per commit of this process and of the server's processes.
+ * a writer's record() returning to the first signal naming its pair (on the machine's clock,
+ * which the processes share); and the CPU time per commit of the writers' process, the feeds'
+ * processes and the server's processes.
  *
  * The machine's speed drifts by a quarter within a minute, and the first runs of a process are
  * slower (code not yet optimized, the server's caches cold), so: one short run of each kind
@@ -21,16 +22,20 @@
  * that every case with feeds runs between two runs without; a case's writerRatio is the median
  * over its rounds of its throughput over the mean of the two runs around it.
  */
+import { fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createNoticeFeed, type NoticeFeed, type PendingSource } from '../../src/feed/index.js';
 import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
 import { startTestPostgres } from '../../src/postgres/testing/embedded.js';
 import { memoryLogger, silentLogger } from '../../src/shared/logger.js';
 import { makeResult, type CaseResult } from '../lib/report.js';
+import { bundled, runsAsScript } from '../lib/script.js';
 import { percentile, summarize } from '../lib/stats.js';
 import type { BenchGroup, CaseContext } from './context.js';
 
+const here = fileURLToPath(import.meta.url);
 const A = 'main';
 /** R74: how often the feeds confirm the news they handed out by a read, in ms. */
 const NEWS_CONFIRM_MS = 1_000;
@@ -52,7 +57,8 @@ const PLANS: Record<CaseContext['mode'], FleetPlan> = {
 };
 
 const watcher = (i: number) => `agent:main:fleet-w${i}`;
-const now = () => performance.now();
+// The machine's clock, so times taken in the feeds' processes compare with the writers'.
+const now = () => performance.timeOrigin + performance.now();
 
 type Mode = 'routed' | 'idle' | 'everything' | 'none';
 type FeedMode = Exclude<Mode, 'none'>;
@@ -67,8 +73,8 @@ interface Run {
   latencies: number[];
   /** Each record() call to its return, ms. */
   recordMs: number[];
-  /** CPU time over the writes, per commit, in microseconds: this process, the server's processes (undefined off Linux). */
-  cpu: { process: number; server: number | undefined };
+  /** CPU time over the writes, per commit, in microseconds: the writers' process, the feeds' processes, the server's processes (undefined off Linux). */
+  cpu: { writers: number; feeds: number; server: number | undefined };
 }
 
 /**
@@ -145,87 +151,171 @@ async function write(writers: PostgresStore[], commits: number, watchers: number
   return (perWriter * writers.length) / ((now() - t0) / 1000);
 }
 
-async function runCase(url: string, admin: pg.Client, postmaster: number | undefined, schema: string, plan: FleetPlan, mode: Mode, progress: (m: string) => void): Promise<Run> {
+// ---------------------------------------------------------------------------------------------
+// The feeds' processes: each holds one store handle (one LISTEN connection) and its share of the
+// feeds, as a replica process would. Nothing crosses between processes during a run: the counts
+// and the signals' times (on the machine's clock, performance.timeOrigin + now()) are asked for
+// after it.
+
+interface FeedsJob {
+  url: string;
+  schema: string;
+  mode: FeedMode;
+  /** This process's feeds: f = process, process + processes, ... below feeds. */
+  process: number;
+  processes: number;
+  feeds: number;
+  watchers: number;
+}
+type ToFeeds = { settle: true } | { mark: true } | { report: { prefix: string } } | { exit: true };
+type FromFeeds =
+  | { ready: true }
+  | { settled: true }
+  | { marked: true }
+  | { report: { reads: number; signals: number; cpuMicros: number; signalled: [string, number][] } };
+
+async function feedsProcess(job: FeedsJob): Promise<void> {
   const logger = memoryLogger();
-  const open = (maxConnections: number) => createPostgresStore({ now: () => Date.now(), connectionString: url, schema, logger, maxConnections });
-  const writers: PostgresStore[] = [];
-  for (let k = 0; k < plan.writers; k++) writers.push(await open(2));
-  const handles: PostgresStore[] = [];
-  const feeds: NoticeFeed[] = [];
+  const store = await createPostgresStore({ now: () => Date.now(), connectionString: job.url, schema: job.schema, logger, maxConnections: 4 });
   let reads = 0;
   let signals = 0;
   const signalled = new Map<string, number>();
-  if (mode !== 'none') {
-    for (let h = 0; h < plan.handles; h++) handles.push(await open(4));
-    for (let f = 0; f < plan.feeds; f++) {
-      const store = handles[f % plan.handles]!;
-      // Counts this feed's read transactions (R68: one readPending is one).
-      const counted: PendingSource = {
-        readPending: (r) => (reads++, store.readPending(r)),
-        listPending: () => store.listPending(),
-        onLocalChange: (l) => store.onLocalChange(l),
-        subscribeRemote: (l) => store.subscribeRemote(l),
-        // R74: the news a wake carries, handed out without a read.
-        wakeNews: (payload) => store.wakeNews(payload),
-        positionCovers: (position, mark) => store.positionCovers(position, mark),
-      };
-      // R74: news is confirmed by a read every second (the default is 10 s), so a run of a few
-      // seconds pays for the confirming reads too, and pays more than a feed left at the default.
-      const feed = createNoticeFeed(counted, { logger, newsConfirmMs: NEWS_CONFIRM_MS });
-      feeds.push(feed);
-      const onSignal = (s: { changed: readonly { targetSessionKey: string }[] }) => {
-        signals++;
-        const at = now();
-        for (const p of s.changed) if (!signalled.has(p.targetSessionKey)) signalled.set(p.targetSessionKey, at);
-      };
-      if (mode === 'everything') feed.subscribe(onSignal);
-      // idle: the same subscriptions to watchers no commit names, so every NOTIFY reaches every
-      // handle and every feed and none of them reads: what the wake-ups cost alone.
-      else if (mode === 'idle') for (let w = f; w < plan.watchers; w += plan.feeds) feed.subscribe(onSignal, { watcherSessionKey: `agent:main:fleet-idle${w}` });
-      else for (let w = f; w < plan.watchers; w += plan.feeds) feed.subscribe(onSignal, { watcherSessionKey: watcher(w) });
-    }
-    // Every feed's first read (R61) done before the clock starts.
-    const settle = async () => {
-      let last = -1;
-      while (reads !== last) {
-        last = reads;
-        await new Promise((r) => setTimeout(r, 300));
-      }
-    };
-    await settle();
-  }
-  const committed = new Map<string, number>();
-  await write(writers, Math.min(160, plan.commits), plan.watchers, `${mode}-warm`, new Map());
-  await new Promise((r) => setTimeout(r, 500));
-  const reads0 = reads;
-  const signals0 = signals;
-  signalled.clear();
-  const rows0 = await cursorRowsRead(admin, schema);
-  const cpu0 = process.cpuUsage();
-  const server0 = serverCpuMs(postmaster);
-  const recordMs: number[] = [];
-  const opsPerSecond = await write(writers, plan.commits, plan.watchers, mode, committed, recordMs);
-  const cpu1 = process.cpuUsage(cpu0);
-  const server1 = serverCpuMs(postmaster);
-  // The feeds finish reading what the last commits changed; then the statistics reach the server.
-  const until = Date.now() + 30_000;
-  while (mode !== 'none' && mode !== 'idle' && Date.now() < until && [...committed.keys()].some((t) => !signalled.has(t))) await new Promise((r) => setTimeout(r, 100));
-  await new Promise((r) => setTimeout(r, 800));
-  const rows1 = await cursorRowsRead(admin, schema);
-  const commits = committed.size;
-  const latencies = mode === 'none' || mode === 'idle' ? [] : [...committed].filter(([t]) => signalled.has(t)).map(([t, at]) => signalled.get(t)! - at);
-  if (mode !== 'none' && mode !== 'idle' && latencies.length < commits) throw new Error(`fleet-postgres ${mode}: ${commits - latencies.length} of ${commits} commits were never signalled`);
-  for (const f of feeds) f.close();
-  for (const s of [...writers, ...handles]) await s.close();
-  if (logger.entries.length > 0) throw new Error(`fleet-postgres ${mode}: ${logger.entries.length} failures logged, the first: ${logger.entries[0]!.message}`);
-  const cpu = {
-    process: (cpu1.user + cpu1.system) / commits,
-    server: server0 === undefined || server1 === undefined ? undefined : ((server1 - server0) * 1000) / commits,
+  const counted: PendingSource = {
+    // Counts the read transactions (R68: one readPending is one).
+    readPending: (r) => (reads++, store.readPending(r)),
+    listPending: () => store.listPending(),
+    onLocalChange: (l) => store.onLocalChange(l),
+    subscribeRemote: (l) => store.subscribeRemote(l),
+    // R74: the news a wake carries, handed out without a read.
+    wakeNews: (payload) => store.wakeNews(payload),
+    positionCovers: (position, mark) => store.positionCovers(position, mark),
   };
-  const run: Run = { commits, opsPerSecond, reads: reads - reads0, cursorRows: rows1 - rows0, signals: signals - signals0, latencies, recordMs, cpu };
-  const server = cpu.server === undefined ? '' : `, server ${cpu.server.toFixed(0)} µs`;
-  progress(`fleet-postgres ${mode}: ${opsPerSecond.toFixed(0)} commits/s, ${(run.reads / commits).toFixed(2)} read transactions and ${(run.cursorRows / commits).toFixed(1)} cursor rows per commit; CPU per commit: this process ${cpu.process.toFixed(0)} µs${server}`);
-  return run;
+  const onSignal = (s: { changed: readonly { targetSessionKey: string }[] }) => {
+    signals++;
+    const at = now();
+    for (const p of s.changed) if (!signalled.has(p.targetSessionKey)) signalled.set(p.targetSessionKey, at);
+  };
+  const feeds: NoticeFeed[] = [];
+  for (let f = job.process; f < job.feeds; f += job.processes) {
+    // R74: news is confirmed by a read every second (the default is 10 s), so a run of a few
+    // seconds pays for the confirming reads too, and pays more than a feed left at the default.
+    const feed = createNoticeFeed(counted, { logger, newsConfirmMs: NEWS_CONFIRM_MS });
+    feeds.push(feed);
+    if (job.mode === 'everything') feed.subscribe(onSignal);
+    // idle: the same subscriptions to watchers no commit names, so every NOTIFY reaches every
+    // handle and every feed and none of them reads: what the wake-ups cost alone.
+    else if (job.mode === 'idle') for (let w = f; w < job.watchers; w += job.feeds) feed.subscribe(onSignal, { watcherSessionKey: `agent:main:fleet-idle${w}` });
+    else for (let w = f; w < job.watchers; w += job.feeds) feed.subscribe(onSignal, { watcherSessionKey: watcher(w) });
+  }
+  let cpu0 = process.cpuUsage();
+  const send = (m: FromFeeds) => process.send!(m);
+  process.on('message', (m: ToFeeds) => {
+    if ('settle' in m) {
+      // Every feed's first read (R61) done before the clock starts.
+      let last = -1;
+      const check = () => (reads === last ? send({ settled: true }) : ((last = reads), setTimeout(check, 300)));
+      check();
+    } else if ('mark' in m) {
+      reads = 0;
+      signals = 0;
+      signalled.clear();
+      cpu0 = process.cpuUsage();
+      send({ marked: true });
+    } else if ('report' in m) {
+      const cpu = process.cpuUsage(cpu0);
+      send({ report: { reads, signals, cpuMicros: cpu.user + cpu.system, signalled: [...signalled].filter(([t]) => t.startsWith(m.report.prefix)) } });
+    } else {
+      for (const f of feeds) f.close();
+      void store.close().then(() => {
+        process.exitCode = logger.entries.length > 0 ? 3 : 0;
+        if (logger.entries.length > 0) process.stderr.write(`fleet-postgres feeds: ${logger.entries.length} failures logged, the first: ${logger.entries[0]!.message}\n`);
+        process.disconnect();
+      });
+    }
+  });
+  send({ ready: true });
+}
+
+/** The feeds' processes of one run, with a request that every one of them answers. */
+function startFeeds(job: Omit<FeedsJob, 'process'>) {
+  const children = Array.from({ length: job.processes }, (_, p) => {
+    const child = fork(bundled(here), ['feeds', JSON.stringify({ ...job, process: p } satisfies FeedsJob)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const waiting: ((m: FromFeeds) => void)[] = [];
+    child.on('message', (m: FromFeeds) => waiting.shift()?.(m));
+    const next = () => new Promise<FromFeeds>((r) => waiting.push(r));
+    const ready = next();
+    return { child, next, ready };
+  });
+  const exits = children.map((c) => new Promise<number | null>((r) => c.child.once('exit', (code) => r(code))));
+  return {
+    ready: () => Promise.all(children.map((c) => c.ready)),
+    ask: (m: ToFeeds) => Promise.all(children.map((c) => (c.child.send(m), c.next()))),
+    async close(): Promise<void> {
+      for (const c of children) c.child.send({ exit: true } satisfies ToFeeds);
+      const codes = await Promise.all(exits);
+      if (codes.some((c) => c !== 0)) throw new Error(`fleet-postgres ${job.mode}: a feeds process exited with ${codes.find((c) => c !== 0)}`);
+    },
+  };
+}
+
+async function runCase(url: string, admin: pg.Client, postmaster: number | undefined, schema: string, plan: FleetPlan, mode: Mode, progress: (m: string) => void): Promise<Run> {
+  const logger = memoryLogger();
+  const writers: PostgresStore[] = [];
+  for (let k = 0; k < plan.writers; k++) writers.push(await createPostgresStore({ now: () => Date.now(), connectionString: url, schema, logger, maxConnections: 2 }));
+  const feeds = mode === 'none' ? undefined : startFeeds({ url, schema, mode, processes: plan.handles, feeds: plan.feeds, watchers: plan.watchers });
+  try {
+    if (feeds) {
+      await feeds.ready();
+      await feeds.ask({ settle: true });
+    }
+    await write(writers, Math.min(160, plan.commits), plan.watchers, `${mode}-warm`, new Map());
+    await new Promise((r) => setTimeout(r, 500));
+    await feeds?.ask({ mark: true });
+    const committed = new Map<string, number>();
+    const rows0 = await cursorRowsRead(admin, schema);
+    const cpu0 = process.cpuUsage();
+    const server0 = serverCpuMs(postmaster);
+    const recordMs: number[] = [];
+    const opsPerSecond = await write(writers, plan.commits, plan.watchers, mode, committed, recordMs);
+    const cpu1 = process.cpuUsage(cpu0);
+    const server1 = serverCpuMs(postmaster);
+    const prefix = `agent:main:${mode}-`;
+    const report = async () => {
+      const rs = (await feeds!.ask({ report: { prefix } })).map((m) => ('report' in m ? m.report : undefined)!);
+      const signalled = new Map<string, number>();
+      for (const r of rs) for (const [t, at] of r.signalled) if (!signalled.has(t) || signalled.get(t)! > at) signalled.set(t, at);
+      return { reads: rs.reduce((a, r) => a + r.reads, 0), signals: rs.reduce((a, r) => a + r.signals, 0), cpuMicros: rs.reduce((a, r) => a + r.cpuMicros, 0), signalled };
+    };
+    // The feeds' CPU is over the writes (asked at once), their counts once the last commits are signalled.
+    const atEnd = feeds ? await report() : undefined;
+    let counts = atEnd;
+    const until = Date.now() + 30_000;
+    while (counts && mode !== 'idle' && Date.now() < until && [...committed.keys()].some((t) => !counts!.signalled.has(t))) {
+      await new Promise((r) => setTimeout(r, 200));
+      counts = await report();
+    }
+    await new Promise((r) => setTimeout(r, 800));
+    const rows1 = await cursorRowsRead(admin, schema);
+    const commits = committed.size;
+    const latencies = mode === 'none' || mode === 'idle' ? [] : [...committed].filter(([t]) => counts!.signalled.has(t)).map(([t, at]) => counts!.signalled.get(t)! - at);
+    if (mode !== 'none' && mode !== 'idle' && latencies.length < commits) throw new Error(`fleet-postgres ${mode}: ${commits - latencies.length} of ${commits} commits were never signalled`);
+    if (logger.entries.length > 0) throw new Error(`fleet-postgres ${mode}: ${logger.entries.length} failures logged, the first: ${logger.entries[0]!.message}`);
+    const cpu = {
+      writers: (cpu1.user + cpu1.system) / commits,
+      feeds: (atEnd?.cpuMicros ?? 0) / commits,
+      server: server0 === undefined || server1 === undefined ? undefined : ((server1 - server0) * 1000) / commits,
+    };
+    const run: Run = { commits, opsPerSecond, reads: counts?.reads ?? 0, cursorRows: rows1 - rows0, signals: counts?.signals ?? 0, latencies, recordMs, cpu };
+    const server = cpu.server === undefined ? '' : `, server ${cpu.server.toFixed(0)} µs`;
+    progress(
+      `fleet-postgres ${mode}: ${opsPerSecond.toFixed(0)} commits/s, ${(run.reads / commits).toFixed(2)} read transactions and ${(run.cursorRows / commits).toFixed(1)} cursor rows per commit; ` +
+        `CPU per commit: writers ${cpu.writers.toFixed(0)} µs, feeds ${cpu.feeds.toFixed(0)} µs${server}`,
+    );
+    return run;
+  } finally {
+    await feeds?.close();
+    for (const s of writers) await s.close();
+  }
 }
 
 export const fleetPostgresGroup: BenchGroup = {
@@ -284,8 +374,9 @@ export const fleetPostgresGroup: BenchGroup = {
             writerRatio: median(rs.map((x) => x.ratio)),
             writerRatioLowest: Math.min(...rs.map((x) => x.ratio)),
             writerRatioHighest: Math.max(...rs.map((x) => x.ratio)),
-            processCpuMicrosPerCommit: median(rs.map((x) => x.run.cpu.process)),
-            processCpuMicrosPerCommitWithoutFeeds: median(nones.map((x) => x.cpu.process)),
+            writersCpuMicrosPerCommit: median(rs.map((x) => x.run.cpu.writers)),
+            writersCpuMicrosPerCommitWithoutFeeds: median(nones.map((x) => x.cpu.writers)),
+            feedsCpuMicrosPerCommit: median(rs.map((x) => x.run.cpu.feeds)),
             ...(server === undefined || serverAlone === undefined ? {} : { serverCpuMicrosPerCommit: server, serverCpuMicrosPerCommitWithoutFeeds: serverAlone }),
             feeds: plan.feeds,
             writers: plan.writers,
@@ -294,7 +385,7 @@ export const fleetPostgresGroup: BenchGroup = {
           notes:
             "each commit makes one new pair pending for one watcher; read transactions are the feeds' readPending calls per commit; cursor rows from pg_stat_user_tables; " +
             'writerRatio: the median over the rounds of the writers\' throughput over the mean of the runs without feeds just before and just after (writerRatioLowest and writerRatioHighest: the rounds\' extremes); ' +
-            'CPU per commit over the writes (medians over the rounds), this process holding the writers and the feeds, the server from /proc; ' +
+            'CPU per commit over the writes (medians over the rounds): the writers\' process, the feeds\' processes (one store handle each), the server from /proc; ' +
             "latency from a writer's record() returning to the first signal naming its pair, over every round",
         });
       });
@@ -304,3 +395,12 @@ export const fleetPostgresGroup: BenchGroup = {
     }
   },
 };
+
+if (runsAsScript(here)) {
+  const [mode, arg] = process.argv.slice(2);
+  if (mode === 'feeds')
+    feedsProcess(JSON.parse(arg ?? '{}') as FeedsJob).catch((error: unknown) => {
+      process.stderr.write(`fleet-postgres feeds failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    });
+}

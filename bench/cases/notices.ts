@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SQL } from '../../src/sqlite/sql.js';
-import { sqliteHandle, type SqliteStore } from '../../src/sqlite/sqlite-store.js';
+import { sqliteHandle } from '../../src/sqlite/sqlite-store.js';
 import { AGENT, CURSORS, T0, appendInput, assertSamePragmas, countRows, emptyWal, loadCursors, openAdapter, openRaw } from '../lib/fixtures.js';
 import { measureInterleaved, type TaskSpec } from '../lib/measure.js';
 import { makeResult, type CaseResult } from '../lib/report.js';

@@ -99,7 +99,6 @@ export async function postgresBench(args: BenchArgs): Promise<number> {
     if (want('pg-append')) {
       const rawSchema = 'bench_raw';
       await (await open(rawSchema)).close();
-      const sqlRaw = statements(rawSchema);
       const raw = await client();
       const insertOnly = `INSERT INTO ${rawSchema}.session_state_events (dedupe_key, session_key, agent_id, session_id, kind, actor_type, actor_id, run_id, occurred_at, recorded_at, summary, payload_json) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`;
       const row = [null, TARGET, A, null, 'human_direct_message', 'human', null, null, T0, T0, 'human message via telegram', null];
