@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { HOOK_RUNTIMES, HOOK_USAGE, hookCommand, runClaudeCodeHook, type HookRuntime, type HookStore } from '../../src/cli/hook.js';
 import { EXIT } from '../../src/cli/io.js';
 import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
+import { hookStoreOver } from '../hook/memory-hook-store.js';
 
 /**
  * T9, T17, T40, T48, T53, T56: the `hook` command in process: its command-line refusals, and one
@@ -26,14 +27,7 @@ interface Run {
 /** One hook run against a memory store; `store` overrides parts of the store the hook sees. */
 async function run(runtime: HookRuntime, input: string, memory: MemoryStore, o: { write?: (t: string) => Promise<void>; reachesReader?: () => boolean; store?: Partial<HookStore>; env?: Record<string, string>; openStore?: () => HookStore } = {}): Promise<Run> {
   const r: Run = { out: [], warnings: [], opened: 0, closed: 0 };
-  const base: HookStore = {
-    record: (i) => memory.record(i),
-    stateVersion: (k, a) => memory.stateVersion(k, a),
-    resetSession: (k) => memory.resetSession(k),
-    pendingNotices: (w) => memory.pendingNotices(w),
-    ackNotices: (w, n) => memory.ackNotices(w, n),
-    close: () => void r.closed++,
-  };
+  const base = hookStoreOver(memory, { close: () => void r.closed++ });
   await runClaudeCodeHook({
     input,
     runtime,

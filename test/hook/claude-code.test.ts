@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
 import { createSqliteStore } from '../../src/sqlite/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { HOOK_MAX_NOTICES, runClaudeCodeHook, type HookStore } from '../../src/cli/hook.js';
+import { HOOK_MAX_NOTICES, runClaudeCodeHook } from '../../src/cli/hook.js';
 import { tempDir, useBuiltCli } from '../cli/helpers.js';
 import { runHook } from './run-hook.js';
+import { hookStoreOver } from './memory-hook-store.js';
 
 const payload = (name: string) => readFileSync(join(import.meta.dirname, 'payloads', `${name}.json`), 'utf8');
 /** A recorded payload with one field changed (undefined drops it): only that field is wrong. */
@@ -24,9 +25,9 @@ async function hook(store: MemoryStore, input: string, options: { write?: (text:
   await runClaudeCodeHook({
     input,
     agentId: options.agentId ?? 'claude-code',
-    openStore: (): HookStore => {
+    openStore: () => {
       opened++;
-      return { record: (i) => store.record(i), stateVersion: (k, a) => store.stateVersion(k, a), resetSession: (k) => store.resetSession(k), pendingNotices: (w) => store.pendingNotices(w), ackNotices: (w, n) => store.ackNotices(w, n), close: () => undefined };
+      return hookStoreOver(store);
     },
     write: options.write ?? (async (text) => void out.push(text)),
     warn: (line) => void warnings.push(line),

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { HookStore } from '../../src/integrations/hook-apply.js';
-import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
+import { createMemoryStore } from '../../src/memory/index.js';
 import { nextPartId, sessionStatePlugin, type OpencodeClientLike, type OpencodePartLike } from '../../src/integrations/opencode/index.js';
+import { hookStoreOver } from './memory-hook-store.js';
 
 /**
  * T61-T62: the OpenCode plugin's own decisions, one at a time: the part ids it makes, what a bad
@@ -25,9 +25,6 @@ const prompt = (suffix = ''): ChatPayload => {
   return p;
 };
 
-function storeOf(memory: MemoryStore, extra: Partial<HookStore> = {}): HookStore {
-  return { record: (i) => memory.record(i), stateVersion: (k, a) => memory.stateVersion(k, a), resetSession: (k) => memory.resetSession(k), pendingNotices: (w) => memory.pendingNotices(w), ackNotices: (w, n) => memory.ackNotices(w, n), close: () => undefined, ...extra };
-}
 
 /** The 12 hex digits an id carries: OpenCode keeps the low 48 bits of time × 4096 + counter. */
 const hex12 = (n: bigint) => (n & 0xffffffffffffn).toString(16).padStart(12, '0');
@@ -66,7 +63,7 @@ describe('T61 T62 the plugin around failures and bad options', () => {
       const logs: string[] = [];
       const warned: string[] = [];
       const memory = createMemoryStore({ now: () => T0 });
-      const hooks = await sessionStatePlugin({ ...options, openStore: () => storeOf(memory), warn: (l) => warned.push(l) })({ client: client(logs) });
+      const hooks = await sessionStatePlugin({ ...options, openStore: () => hookStoreOver(memory), warn: (l) => warned.push(l) })({ client: client(logs) });
       expect(logs).toEqual([`session-state-kit|error|session-state-kit: not taking part: ${why}`]);
       expect(warned).toEqual([`not taking part: ${why}`]);
       await hooks.event(fixture<EventPayload>('session-created'));
@@ -81,7 +78,7 @@ describe('T61 T62 the plugin around failures and bad options', () => {
   it('T62 a log that throws or rejects holds nothing up; without a client the lines go to warn alone', async () => {
     const memory = createMemoryStore({ now: () => T0 });
     const warned: string[] = [];
-    const plugin = sessionStatePlugin({ db: '/tmp/a.db', openStore: () => storeOf(memory), warn: (l) => warned.push(l) });
+    const plugin = sessionStatePlugin({ db: '/tmp/a.db', openStore: () => hookStoreOver(memory), warn: (l) => warned.push(l) });
     for (const c of [
       {
         app: {
@@ -103,7 +100,7 @@ describe('T61 T62 the plugin around failures and bad options', () => {
   it('T61 a prompt without a session id, a message id or parts is ignored with one warning; the session id may come from the message', async () => {
     const memory = createMemoryStore({ now: () => T0 });
     const logs: string[] = [];
-    const hooks = await sessionStatePlugin({ db: '/tmp/b.db', openStore: () => storeOf(memory) })({ client: client(logs) });
+    const hooks = await sessionStatePlugin({ db: '/tmp/b.db', openStore: () => hookStoreOver(memory) })({ client: client(logs) });
     await hooks['chat.message']({} as never, { message: { id: 'm1' }, parts: [] });
     await hooks['chat.message']({ sessionID: SESSION_ID }, { message: {} as never, parts: [] });
     await hooks['chat.message']({ sessionID: SESSION_ID }, { message: { id: 'm2' } } as never);
@@ -118,7 +115,7 @@ describe('T61 T62 the plugin around failures and bad options', () => {
     const memory = createMemoryStore({ now: () => T0 });
     const logs: string[] = [];
     let asked = 0;
-    const hooks = await sessionStatePlugin({ db: '/tmp/c.db', openStore: () => storeOf(memory) })({
+    const hooks = await sessionStatePlugin({ db: '/tmp/c.db', openStore: () => hookStoreOver(memory) })({
       client: client(logs, {
         session: {
           get: () => {
@@ -136,13 +133,13 @@ describe('T61 T62 the plugin around failures and bad options', () => {
     expect(logs).toEqual([`session-state-kit|warn|session-state-kit: could not ask OpenCode whether session ${SESSION_ID} is a sub-agent's (ECONNREFUSED); taking it for the person's`]);
     expect(first.output.parts.length).toBe(PROMPT.output.parts.length + 1);
     // A parent named by OpenCode makes it a sub-agent's: nothing is added.
-    const sub = await sessionStatePlugin({ db: '/tmp/d.db', openStore: () => storeOf(memory) })({ client: client([], { session: { get: async () => ({ data: { parentID: 'ses_parent' } }) } }) });
+    const sub = await sessionStatePlugin({ db: '/tmp/d.db', openStore: () => hookStoreOver(memory) })({ client: client([], { session: { get: async () => ({ data: { parentID: 'ses_parent' } }) } }) });
     const p = prompt('-sub');
     await sub['chat.message'](p.input, p.output);
     expect(p.output.parts).toEqual(PROMPT.output.parts);
     // An empty parentID names no parent (a fresh store, so the key line is owed and shows the part).
     const fresh = createMemoryStore({ now: () => T0 });
-    const empty = await sessionStatePlugin({ db: '/tmp/e.db', openStore: () => storeOf(fresh) })({ client: client([], { session: { get: async () => ({ data: { parentID: '' } }) } }) });
+    const empty = await sessionStatePlugin({ db: '/tmp/e.db', openStore: () => hookStoreOver(fresh) })({ client: client([], { session: { get: async () => ({ data: { parentID: '' } }) } }) });
     const q = prompt('-empty');
     await empty['chat.message'](q.input, q.output);
     expect(q.output.parts.length).toBe(PROMPT.output.parts.length + 1);
@@ -151,7 +148,7 @@ describe('T61 T62 the plugin around failures and bad options', () => {
   it('T62 notices in a part the turn never stored stay pending, and the idle session says so once', async () => {
     const memory = createMemoryStore({ now: () => T0 });
     const logs: string[] = [];
-    const hooks = await sessionStatePlugin({ db: '/tmp/f.db', openStore: () => storeOf(memory) })({ client: client(logs) });
+    const hooks = await sessionStatePlugin({ db: '/tmp/f.db', openStore: () => hookStoreOver(memory) })({ client: client(logs) });
     memory.watch({ watcherSessionKey: KEY, targetSessionKey: LEAD, agentId: 'claude-code' });
     memory.record({ sessionKey: LEAD, agentId: 'claude-code', kind: 'human_direct_message', actorType: 'human', summary: 'the person' });
     const p = prompt('-idle');
@@ -177,7 +174,7 @@ describe('T61 T62 the plugin around failures and bad options', () => {
       db: '/tmp/g.db',
       openStore: () => {
         if (++opens === 1) throw new Error('SQLITE_BUSY: database is locked\nat open');
-        return storeOf(memory, {
+        return hookStoreOver(memory, {
           close: () => {
             closes++;
             throw new Error('already closed');

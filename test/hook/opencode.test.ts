@@ -6,6 +6,7 @@ import { NOTICES_PREAMBLE } from '../../src/tools/text.js';
 import { HOOK_MAX_NOTICES, type HookStore } from '../../src/integrations/hook-apply.js';
 import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
 import { nextPartId, sessionStatePlugin, type OpencodeHooksLike, type OpencodePartLike } from '../../src/integrations/opencode/index.js';
+import { hookStoreOver } from './memory-hook-store.js';
 
 /**
  * T61-T62: the kit's OpenCode plugin in-process, fed the payloads the pinned OpenCode handed a
@@ -58,7 +59,7 @@ async function harness(options: { parentOf?: (id: string) => string | undefined;
   const gets: string[] = [];
   const plugin = sessionStatePlugin({
     db: options.db ?? '/tmp/team.db',
-    openStore: options.openStore ?? ((): HookStore => ({ record: (i) => store.record(i), stateVersion: (k, a) => store.stateVersion(k, a), resetSession: (k) => store.resetSession(k), pendingNotices: (w) => store.pendingNotices(w), ackNotices: (w, n) => store.ackNotices(w, n), close: () => undefined })),
+    openStore: options.openStore ?? (() => hookStoreOver(store)),
   });
   const input = {
     client: {
