@@ -171,3 +171,28 @@ describe('stats', () => {
     }
   });
 });
+
+describe('order (R26: UTF-16 code units, where SQLite walks its keys in UTF-8 byte order)', () => {
+  it('heads and cursors sort a key with an astral character before one with U+FFFD', async () => {
+    const path = join(dir, 'order.db');
+    const s = new SqliteStore({ path, now: () => T0, logger: silentLogger });
+    // UTF-8 puts U+FFFD (EF BF BD) before U+1F600 (F0 ...); UTF-16 puts U+1F600 (D83D ...) first.
+    const bmp = 'agent:main:\uFFFD';
+    const astral = 'agent:main:\u{1F600}';
+    for (const key of [bmp, astral]) s.record({ sessionKey: key, agentId: 'main', kind: 'compacted', actorType: 'system', summary: 'compacted' });
+    s.watch({ watcherSessionKey: astral, targetSessionKey: bmp, agentId: 'main' });
+    for (const t of [bmp, astral]) s.watch({ watcherSessionKey: 'agent:main:w', targetSessionKey: t, agentId: 'main' });
+    // A head another program wrote at 0 with nothing retained: its history starts at 0, not 1 (R32).
+    sqliteHandle(s).prepare("INSERT INTO session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) VALUES ('agent:main:zero', 'main', 0, 0, 0)").run();
+    const r = SqliteStateReader.open(path);
+    try {
+      const heads = await r.heads();
+      expect(heads.map((h) => h.sessionKey)).toEqual(['agent:main:zero', astral, bmp]);
+      expect(heads.find((h) => h.sessionKey === 'agent:main:zero')).toMatchObject({ stateVersion: 0, retainedEvents: 0, earliestAvailableSequence: 0 });
+      expect((await r.cursors()).map((c) => `${c.watcherSessionKey} ${c.targetSessionKey}`)).toEqual([`agent:main:w ${astral}`, `agent:main:w ${bmp}`, `${astral} ${bmp}`]);
+    } finally {
+      await r.close();
+      s.close();
+    }
+  });
+});
