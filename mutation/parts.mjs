@@ -13,11 +13,14 @@ export const PARTS = {
   // The read model (state-reader.ts) is reached in process by the live view's source tests, which
   // read pages without a server; inspect's run the built CLI as a process, which a mutant in
   // Stryker's sandbox does not reach. The view's HTTP tests stay out: a static mutant runs the
-  // whole selection, and with them a from-scratch run was estimated at five hours.
+  // whole selection, and with them a from-scratch run was estimated at five hours. The store's
+  // change reads (R68-R72: pending-reads.ts, the feed's methods) are held by the feed's in-process
+  // files, as in the feed part; inspect's reads by the read model's own file (read-model), and T15's
+  // pages and T12's spawn parents by theirs.
   sqlite: {
     mutate: ['src/sqlite/**/*.ts', '!src/sqlite/index.ts', '!src/sqlite/driver/bun-sqlite.ts', '!src/sqlite/driver/node-sqlite.ts'],
     target: 80,
-    tests: ['test/ui/{mutation-pages,feed-source,read-only-dir}.test.ts'],
+    tests: ['test/ui/{mutation-pages,feed-source,read-only-dir}.test.ts', 'test/feed/*.test.ts', 'test/sqlite/{pages,spawn-parents,read-model}.test.ts'],
   },
   // The change feed (R60-R73): its in-process tests (mutation/vitest.config.ts adds test/feed for
   // this part; the two-process file starts other OS processes and stays out).
