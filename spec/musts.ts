@@ -34,6 +34,8 @@ export const UNTESTABLE: Record<string, string> = {
   R70: 'file watching is the SQLite adapter\'s, outside the wire contract',
   R73: 'a wake-up message between processes (NOTIFY) and a feed\'s answer to it are below the wire contract, which has no feed (the feed\'s and the PostgreSQL store\'s own tests hold it)',
   R74: 'news carried in a wake-up message between processes, and a feed\'s use of it, are below the wire contract, which has no feed (the feed\'s and the PostgreSQL store\'s own tests hold it)',
+  R75: 'which channels a wake-up message goes to, and which a process listens on, are below the wire contract, which has no feed (the PostgreSQL store\'s and the feed\'s own tests hold it)',
+  R76: 'how a listening connection reads its socket is the PostgreSQL adapter\'s, below the wire contract (its own tests hold it)',
   R71: 'the feed\'s timers are the host\'s, outside the wire contract',
   R72: 'the feed\'s timers are the host\'s, outside the wire contract',
   R80: 'the live view is a host tool, outside the wire contract',

@@ -4,9 +4,11 @@
  * recording at once from this process; one embedded server (default settings, fsync on). Each commit makes one new pair pending for one
  * watcher. Three cases:
  * - `routed`: each feed subscribes to a disjoint 1% of the watchers, so a commit is news for one
- *   feed; R73's NOTIFY names the watcher, and the feeds none of whose watchers it names do not read;
- * - `idle`: as many subscriptions, to watchers no commit names: every NOTIFY reaches every handle
- *   and every feed, and nobody reads (what the wake-ups cost alone);
+ *   feed; R73's NOTIFY names the watcher and carries its news (R74), goes to the watcher's wake
+ *   group's channel (R75), where only the processes serving that group listen, and a busy process
+ *   takes a burst of wakes in one read (R76);
+ * - `idle`: as many subscriptions, to watchers no commit names: the wake-ups alone (R75: they reach
+ *   a process only when a commit's wake group is one of its watchers' groups), and nobody reads;
  * - `everything`: every feed subscribes to every watcher (today's worst case), so every feed reads
  *   every commit.
  * Per commit: read transactions (the feeds' readPending calls), cursor rows the server read
@@ -23,7 +25,9 @@
  * over its rounds of its throughput over the mean of the two runs around it.
  */
 import { fork } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createNoticeFeed, type NoticeFeed, type PendingSource } from '../../src/feed/index.js';
@@ -37,8 +41,14 @@ import type { BenchGroup, CaseContext } from './context.js';
 
 const here = fileURLToPath(import.meta.url);
 const A = 'main';
-/** R74: how often the feeds confirm the news they handed out by a read, in ms. */
-const NEWS_CONFIRM_MS = 1_000;
+/**
+ * R74: how often the feeds confirm the news they handed out by a read: the default (10 s), with
+ * runs long enough (over 10 s) that each feed's confirming read falls inside one. Diagnosis knobs,
+ * off in the published runs: SSK_FLEET_CONFIRM_MS (newsConfirmMs), SSK_FLEET_HOLD_MS (R76's
+ * wakeHoldMs), SSK_FLEET_COMMITS (commits per full run), SSK_FLEET_MODES, SSK_FLEET_PROFILE.
+ */
+const NEWS_CONFIRM_MS = process.env['SSK_FLEET_CONFIRM_MS'] === undefined ? undefined : Number(process.env['SSK_FLEET_CONFIRM_MS']);
+const WAKE_HOLD_MS = process.env['SSK_FLEET_HOLD_MS'] === undefined ? undefined : Number(process.env['SSK_FLEET_HOLD_MS']);
 
 interface FleetPlan {
   /** Measured rounds; each runs every case with feeds once, each between two runs without. */
@@ -52,7 +62,7 @@ interface FleetPlan {
 }
 
 const PLANS: Record<CaseContext['mode'], FleetPlan> = {
-  full: { rounds: 5, feeds: 100, handles: 5, writers: 16, watchers: 1_000, commits: 3_200 },
+  full: { rounds: 5, feeds: 100, handles: 5, writers: 16, watchers: 1_000, commits: Number(process.env['SSK_FLEET_COMMITS'] ?? 24_000) },
   smoke: { rounds: 1, feeds: 100, handles: 5, writers: 16, watchers: 1_000, commits: 640 },
 };
 
@@ -62,12 +72,16 @@ const now = () => performance.timeOrigin + performance.now();
 
 type Mode = 'routed' | 'idle' | 'everything' | 'none';
 type FeedMode = Exclude<Mode, 'none'>;
-const FEED_MODES: readonly FeedMode[] = ['routed', 'idle', 'everything'];
+const ALL_FEED_MODES: readonly FeedMode[] = ['routed', 'idle', 'everything'];
+// SSK_FLEET_MODES=routed,idle: only those cases (a diagnosis; the published runs take all three).
+const FEED_MODES: readonly FeedMode[] = ALL_FEED_MODES.filter((m) => (process.env['SSK_FLEET_MODES']?.split(',') ?? ALL_FEED_MODES).includes(m));
 
 interface Run {
   commits: number;
   opsPerSecond: number;
   reads: number;
+  /** Wakes handed to feeds (R75). */
+  wakes: number;
   cursorRows: number;
   signals: number;
   latencies: number[];
@@ -115,7 +129,7 @@ async function postmasterPid(admin: pg.Client): Promise<number | undefined> {
 }
 
 const LABELS: Record<FeedMode, (plan: FleetPlan) => string> = {
-  routed: (p) => `${p.feeds} feeds, each subscribed to a disjoint 1% of ${p.watchers} watchers (R73 routed NOTIFY); commit -> signal`,
+  routed: (p) => `${p.feeds} feeds, each subscribed to a disjoint 1% of ${p.watchers} watchers (R73-R76: named, news-carrying, grouped wakes); commit -> signal`,
   idle: (p) => `${p.feeds} feeds, each subscribed to ${p.watchers / p.feeds} watchers no commit names (the wake-ups alone, no read); record()`,
   everything: (p) => `${p.feeds} feeds, each subscribed to every watcher (the worst case); commit -> signal`,
 };
@@ -172,12 +186,20 @@ type FromFeeds =
   | { ready: true }
   | { settled: true }
   | { marked: true }
-  | { report: { reads: number; signals: number; cpuMicros: number; signalled: [string, number][] } };
+  | { report: { reads: number; wakes: number; signals: number; cpuMicros: number; signalled: [string, number][] } };
 
 async function feedsProcess(job: FeedsJob): Promise<void> {
   const logger = memoryLogger();
-  const store = await createPostgresStore({ now: () => Date.now(), connectionString: job.url, schema: job.schema, logger, maxConnections: 4 });
+  const store = await createPostgresStore({ now: () => Date.now(), connectionString: job.url, schema: job.schema, logger, maxConnections: 4, ...(WAKE_HOLD_MS === undefined ? {} : { wakeHoldMs: WAKE_HOLD_MS }) });
   let reads = 0;
+  /** Wakes the handle handed to a feed (R75: only those that may concern one of its watchers). */
+  let wakes = 0;
+  const counting = new Map<(payload?: string) => void, (payload?: string) => void>();
+  const counter = (l: (payload?: string) => void) => {
+    let c = counting.get(l);
+    if (!c) counting.set(l, (c = (p?: string) => ((wakes++), l(p))));
+    return c;
+  };
   let signals = 0;
   const signalled = new Map<string, number>();
   const counted: PendingSource = {
@@ -185,7 +207,9 @@ async function feedsProcess(job: FeedsJob): Promise<void> {
     readPending: (r) => (reads++, store.readPending(r)),
     listPending: () => store.listPending(),
     onLocalChange: (l) => store.onLocalChange(l),
-    subscribeRemote: (l) => store.subscribeRemote(l),
+    subscribeRemote: (l, interest) => store.subscribeRemote(counter(l), interest),
+    // R75: the feed tells the handle which watchers' wake groups to listen on.
+    remoteInterest: (l, interest) => store.remoteInterest(counter(l), interest),
     // R74: the news a wake carries, handed out without a read.
     wakeNews: (payload) => store.wakeNews(payload),
     positionCovers: (position, mark) => store.positionCovers(position, mark),
@@ -197,9 +221,7 @@ async function feedsProcess(job: FeedsJob): Promise<void> {
   };
   const feeds: NoticeFeed[] = [];
   for (let f = job.process; f < job.feeds; f += job.processes) {
-    // R74: news is confirmed by a read every second (the default is 10 s), so a run of a few
-    // seconds pays for the confirming reads too, and pays more than a feed left at the default.
-    const feed = createNoticeFeed(counted, { logger, newsConfirmMs: NEWS_CONFIRM_MS });
+    const feed = createNoticeFeed(counted, { logger, ...(NEWS_CONFIRM_MS === undefined ? {} : { newsConfirmMs: NEWS_CONFIRM_MS }) });
     feeds.push(feed);
     if (job.mode === 'everything') feed.subscribe(onSignal);
     // idle: the same subscriptions to watchers no commit names, so every NOTIFY reaches every
@@ -209,6 +231,16 @@ async function feedsProcess(job: FeedsJob): Promise<void> {
   }
   let cpu0 = process.cpuUsage();
   const send = (m: FromFeeds) => process.send!(m);
+  // SSK_FLEET_PROFILE=<dir>: a CPU profile of each feeds process over the writes alone (mark to
+  // report), so start-up reads do not hide where a commit's cost goes.
+  const profileDir = process.env['SSK_FLEET_PROFILE'];
+  const inspector = profileDir ? new Session() : undefined;
+  const post = (method: string) => new Promise<unknown>((ok, fail) => inspector!.post(method, (e, r) => (e ? fail(e) : ok(r))));
+  if (inspector) {
+    inspector.connect();
+    await post('Profiler.enable');
+  }
+  let profiling = false;
   process.on('message', (m: ToFeeds) => {
     if ('settle' in m) {
       // Every feed's first read (R61) done before the clock starts.
@@ -218,12 +250,18 @@ async function feedsProcess(job: FeedsJob): Promise<void> {
     } else if ('mark' in m) {
       reads = 0;
       signals = 0;
+      wakes = 0;
       signalled.clear();
       cpu0 = process.cpuUsage();
-      send({ marked: true });
+      if (inspector && !profiling) void post('Profiler.start').then(() => ((profiling = true), send({ marked: true })));
+      else send({ marked: true });
     } else if ('report' in m) {
       const cpu = process.cpuUsage(cpu0);
-      send({ report: { reads, signals, cpuMicros: cpu.user + cpu.system, signalled: [...signalled].filter(([t]) => t.startsWith(m.report.prefix)) } });
+      if (profiling) {
+        profiling = false;
+        void post('Profiler.stop').then((r) => writeFileSync(join(profileDir!, `feeds-${job.mode}-${job.process}-${process.pid}.cpuprofile`), JSON.stringify((r as { profile: unknown }).profile)));
+      }
+      send({ report: { reads, wakes, signals, cpuMicros: cpu.user + cpu.system, signalled: [...signalled].filter(([t]) => t.startsWith(m.report.prefix)) } });
     } else {
       for (const f of feeds) f.close();
       void store.close().then(() => {
@@ -284,7 +322,7 @@ async function runCase(url: string, admin: pg.Client, postmaster: number | undef
       const rs = (await feeds!.ask({ report: { prefix } })).map((m) => ('report' in m ? m.report : undefined)!);
       const signalled = new Map<string, number>();
       for (const r of rs) for (const [t, at] of r.signalled) if (!signalled.has(t) || signalled.get(t)! > at) signalled.set(t, at);
-      return { reads: rs.reduce((a, r) => a + r.reads, 0), signals: rs.reduce((a, r) => a + r.signals, 0), cpuMicros: rs.reduce((a, r) => a + r.cpuMicros, 0), signalled };
+      return { reads: rs.reduce((a, r) => a + r.reads, 0), wakes: rs.reduce((a, r) => a + r.wakes, 0), signals: rs.reduce((a, r) => a + r.signals, 0), cpuMicros: rs.reduce((a, r) => a + r.cpuMicros, 0), signalled };
     };
     // The feeds' CPU is over the writes (asked at once), their counts once the last commits are signalled.
     const atEnd = feeds ? await report() : undefined;
@@ -305,10 +343,10 @@ async function runCase(url: string, admin: pg.Client, postmaster: number | undef
       feeds: (atEnd?.cpuMicros ?? 0) / commits,
       server: server0 === undefined || server1 === undefined ? undefined : ((server1 - server0) * 1000) / commits,
     };
-    const run: Run = { commits, opsPerSecond, reads: counts?.reads ?? 0, cursorRows: rows1 - rows0, signals: counts?.signals ?? 0, latencies, recordMs, cpu };
+    const run: Run = { commits, opsPerSecond, reads: counts?.reads ?? 0, wakes: counts?.wakes ?? 0, cursorRows: rows1 - rows0, signals: counts?.signals ?? 0, latencies, recordMs, cpu };
     const server = cpu.server === undefined ? '' : `, server ${cpu.server.toFixed(0)} µs`;
     progress(
-      `fleet-postgres ${mode}: ${opsPerSecond.toFixed(0)} commits/s, ${(run.reads / commits).toFixed(2)} read transactions and ${(run.cursorRows / commits).toFixed(1)} cursor rows per commit; ` +
+      `fleet-postgres ${mode}: ${opsPerSecond.toFixed(0)} commits/s, ${(run.wakes / commits).toFixed(2)} feed wakes, ${(run.reads / commits).toFixed(3)} read transactions and ${(run.cursorRows / commits).toFixed(1)} cursor rows per commit; ` +
         `CPU per commit: writers ${cpu.writers.toFixed(0)} µs, feeds ${cpu.feeds.toFixed(0)} µs${server}`,
     );
     return run;
@@ -367,6 +405,7 @@ export const fleetPostgresGroup: BenchGroup = {
           latency: summarize(rs.flatMap((x) => (mode === 'idle' ? x.run.recordMs : x.run.latencies))),
           extra: {
             readTransactionsPerCommit: sum((r) => r.reads) / commits,
+            feedWakesPerCommit: sum((r) => r.wakes) / commits,
             cursorRowsReadPerCommit: sum((r) => r.cursorRows) / commits,
             signalsPerCommit: sum((r) => r.signals) / commits,
             writerOpsPerSecond: median(rs.map((x) => x.run.opsPerSecond)),
@@ -386,7 +425,8 @@ export const fleetPostgresGroup: BenchGroup = {
             "each commit makes one new pair pending for one watcher; read transactions are the feeds' readPending calls per commit; cursor rows from pg_stat_user_tables; " +
             'writerRatio: the median over the rounds of the writers\' throughput over the mean of the runs without feeds just before and just after (writerRatioLowest and writerRatioHighest: the rounds\' extremes); ' +
             'CPU per commit over the writes (medians over the rounds): the writers\' process, the feeds\' processes (one store handle each), the server from /proc; ' +
-            "latency from a writer's record() returning to the first signal naming its pair, over every round",
+            "latency from a writer's record() returning to the first signal naming its pair, over every round; " +
+            `feeds at their defaults (newsConfirmMs ${NEWS_CONFIRM_MS ?? 'default, 10000'}, wakeHoldMs ${WAKE_HOLD_MS ?? 'default, 10'}); feedWakesPerCommit: wakes a handle handed to a feed (R75)`,
         });
       });
     } finally {

@@ -66,6 +66,13 @@ export interface WakeNews {
 }
 
 /** T15: a keyed page of the watchers with a pending notice: those strictly after `after` in key order, at most `limit`. */
+/**
+ * R75: the wakes a remote subscription wants: `'all'`, or those naming one of these R73 routing
+ * hashes (the subscribed watchers' hashes). A source MAY deliver more (a wake naming nobody in
+ * particular, another hash of the same wake group); the feed still decides by R73.
+ */
+export type WakeInterest = 'all' | readonly string[];
+
 export interface PendingWatchersPageRequest {
   /** The last watcher of the previous page; absent: from the first. */
   after?: string;
@@ -96,7 +103,13 @@ export interface PendingSource {
    * payload when there is one (R73: the watchers the commit changed, by routing hash); a call
    * without one (a reconnect, an older writer) means anything may have changed.
    */
-  subscribeRemote?(listener: (payload?: string) => void): MaybePromise<() => void>;
+  subscribeRemote?(listener: (payload?: string) => void, interest?: WakeInterest): MaybePromise<() => void>;
+  /**
+   * R75: what a remote subscription now wants to hear of (the listener given to subscribeRemote).
+   * Resolves once the server delivers every later commit's wake for that interest, so a read after
+   * it misses nothing; a source without it delivers every wake, as before.
+   */
+  remoteInterest?(listener: (payload?: string) => void, interest: WakeInterest): MaybePromise<void>;
   /**
    * R74: the news a server push's payload carries, or undefined when it carries none the source
    * can vouch for (the feed then reads). Pure and synchronous: it reads nothing.

@@ -58,3 +58,17 @@ export function parseRoutePayload(payload: string | undefined): ReadonlySet<stri
   if (names === undefined) return 'everyone';
   return new Set(names === 'w:' ? [] : names.slice(2).split(','));
 }
+
+/**
+ * R75: a wake group (4,096 of them). A PostgreSQL commit's wake also goes to its group's channel,
+ * so a process listens for the groups of the watchers it serves and is not woken for the rest.
+ * The routing hash is multiplied by 0x9e3779b1 (Fibonacci hashing) before its top 12 bits are
+ * taken: FNV-1a's own top bits barely move between keys that differ in their last characters
+ * (agent:main:w1, w2, ...), which would crowd such keys into few groups.
+ */
+export const WAKE_GROUP_DIGITS = 3;
+
+/** R75: the wake group of an R73 routing hash (8 hex digits), as three hex digits. */
+export function wakeGroupOf(routeHash: string): string {
+  return (Math.imul(parseInt(routeHash, 16), 0x9e3779b1) >>> 20).toString(16).padStart(WAKE_GROUP_DIGITS, '0');
+}

@@ -57,6 +57,14 @@ export class Audience {
     return this.awaitingSnapshot.size > 0;
   }
 
+  /** Bumped whenever interest() may answer differently. */
+  interestVersion = 0;
+
+  /** R75: the wakes this audience wants: everything while someone hears every watcher, else its watchers' routing hashes. */
+  interest(): 'all' | string[] {
+    return this.everyone.size > 0 ? 'all' : [...this.hashWatchers.keys()];
+  }
+
   /** Whether a change of this watcher's pair reaches anyone here. */
   listensTo(watcherSessionKey: string): boolean {
     return this.everyone.size > 0 || this.byWatcher.has(watcherSessionKey);
@@ -67,8 +75,10 @@ export class Audience {
     const sub: Subscriber = { listener, watcherSessionKey: watcher, fresh: true, serving: false };
     this.subscribers.add(sub);
     this.awaitingSnapshot.add(sub);
-    if (watcher === undefined) this.everyone.add(sub);
-    else {
+    if (watcher === undefined) {
+      if (this.everyone.size === 0) this.interestVersion++;
+      this.everyone.add(sub);
+    } else {
       let set = this.byWatcher.get(watcher);
       if (!set) {
         this.byWatcher.set(watcher, (set = new Set()));
@@ -79,8 +89,10 @@ export class Audience {
     return () => {
       if (!this.subscribers.delete(sub)) return false;
       this.awaitingSnapshot.delete(sub);
-      if (watcher === undefined) this.everyone.delete(sub);
-      else {
+      if (watcher === undefined) {
+        this.everyone.delete(sub);
+        if (this.everyone.size === 0) this.interestVersion++;
+      } else {
         const set = this.byWatcher.get(watcher);
         set?.delete(sub);
         if (set?.size === 0) {
@@ -174,6 +186,7 @@ export class Audience {
   /** Called once as a watcher key enters byWatcher. */
   private addRoute(watcher: string): void {
     const h = watcherRouteHash(watcher);
+    if (!this.hashWatchers.has(h)) this.interestVersion++;
     this.hashWatchers.set(h, (this.hashWatchers.get(h) ?? 0) + 1);
   }
 
@@ -182,6 +195,9 @@ export class Audience {
     const h = watcherRouteHash(watcher);
     const n = (this.hashWatchers.get(h) ?? 1) - 1;
     if (n > 0) this.hashWatchers.set(h, n);
-    else this.hashWatchers.delete(h);
+    else {
+      this.hashWatchers.delete(h);
+      this.interestVersion++;
+    }
   }
 }

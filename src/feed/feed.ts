@@ -281,6 +281,43 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     return true;
   };
 
+  /** R75: a source that can narrow which wakes reach this feed. */
+  const narrows = typeof source.remoteInterest === 'function';
+  /** R75: what the source was last told this feed wants (undefined: no remote subscription yet). */
+  let interest: { version: number; told: 'all' | ReadonlySet<string> } | undefined;
+  let telling = false;
+
+  /**
+   * R75: tells the source what the subscribers now want, once per burst of subscribes (a process
+   * subscribing 10,000 watchers in a loop tells once). When it wants more than before, a read
+   * follows the source's answer: a commit before its LISTEN took effect woke nobody here.
+   */
+  const tellInterest = () => {
+    if (!narrows || telling || !running || interest === undefined || interest.version === audience.interestVersion) return;
+    telling = true;
+    const gen = generation;
+    void Promise.resolve()
+      .then(async () => {
+        while (running && gen === generation && interest !== undefined && interest.version !== audience.interestVersion) {
+          const version = audience.interestVersion;
+          const next = audience.interest();
+          const before = interest.told;
+          await source.remoteInterest!(remoteWake, next);
+          if (gen !== generation) return;
+          interest = { version, told: next === 'all' ? 'all' : new Set(next) };
+          const widened = before !== 'all' && (next === 'all' || next.some((h) => !before.has(h)));
+          if (widened) void refresh();
+        }
+      })
+      .catch((error: unknown) => {
+        // The source keeps its last interest; wakes the feed does not hear are read by R74's and R63's reads.
+        safeLog('error', 'notice feed: telling the source which wakes to deliver failed', errorDetails(error));
+      })
+      .finally(() => {
+        telling = false;
+      });
+  };
+
   const start = () => {
     running = true;
     generation++;
@@ -292,12 +329,24 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     }
     if (source.subscribeRemote) {
       const gen = generation;
+      let version = -1;
+      let told: 'all' | string[] = 'all';
       Promise.resolve()
-        .then(() => source.subscribeRemote!(remoteWake))
+        .then(() => {
+          version = audience.interestVersion;
+          told = audience.interest();
+          return source.subscribeRemote!(remoteWake, told);
+        })
         .then(
           (stop) => {
-            if (gen === generation) stopRemote = stop;
-            else stop();
+            if (gen !== generation) return stop();
+            stopRemote = stop;
+            if (!narrows) return;
+            // R75: the connection may have begun listening for these watchers only now, after this
+            // feed's first read: a commit between the two is in durable state, and this read sees it.
+            interest = { version, told: told === 'all' ? 'all' : new Set(told) };
+            void refresh();
+            tellInterest();
           },
           (error: unknown) => safeLog('error', 'notice feed: subscribing to server push failed; polling only', errorDetails(error)),
         );
@@ -321,6 +370,7 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
       }
     }
     stopLocal = stopRemote = undefined;
+    interest = undefined;
     // Nobody listens: the next subscriber starts from a fresh snapshot (R61), not from a stale position.
     position = undefined;
     lastToken = undefined;
@@ -334,9 +384,13 @@ export function createNoticeFeed(source: PendingSource, options: NoticeFeedOptio
     if (typeof listener !== 'function') throw new TypeError('subscribe: listener must be a function');
     const remove = audience.add(listener, subOptions.watcherSessionKey);
     if (!running) start();
-    else void refresh(); // R61: the newcomer's first signals come from a snapshot read
+    else {
+      void refresh(); // R61: the newcomer's first signals come from a snapshot read
+      tellInterest();
+    }
     return () => {
       if (remove() && audience.size === 0 && running) stop();
+      else tellInterest();
     };
   };
 

@@ -5,7 +5,7 @@
  *
  * @module session-state-kit/feed
  */
-export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, PendingWatchersPageRequest, StorePendingSource, WakeNews } from './types.js';
+export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, PendingWatchersPageRequest, StorePendingSource, WakeInterest, WakeNews } from './types.js';
 export { createNoticeFeed, DEFAULT_NEWS_CONFIRM_MS, DEFAULT_POLL_INTERVAL_MS } from './feed.js';
 export type { FileWatcher, NoticeFeed, NoticeFeedOptions, NoticeSignal } from './types.js';
 export type { AbortSignalLike, KitAbortSignal } from '../shared/abort.js';

@@ -8,7 +8,7 @@ import type { PendingPair } from '../../spec/index.js';
  * beside the store contract (spec/schemas/feed-source.ts), so the stores implement it without
  * importing the feed.
  */
-export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, PendingWatchersPageRequest, StorePendingSource, WakeNews } from '../../spec/index.js';
+export type { FeedPosition, PairChange, PendingPair, PendingRead, PendingReadRequest, PendingSource, PendingWatchersPageRequest, StorePendingSource, WakeInterest, WakeNews } from '../../spec/index.js';
 
 /** R60: one signal: a watcher and its pairs that are news. */
 export interface NoticeSignal {

@@ -9,6 +9,8 @@ export {
   PostgresStore,
   createPostgresStore,
   postgresStoreFactory,
+  DEFAULT_WAKE_HOLD_MS,
+  MAX_WAKE_HOLD_MS,
   type PostgresStoreOptions,
 } from './postgres-store.js';
 export type { PgPoolSettings, PgQueryable } from './pg-types.js';

@@ -49,7 +49,7 @@ import {
   type PruneConfig,
   spawnParentOf,
 } from '../core/index.js';
-import type { FeedPosition, PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource, WakeNews } from '../../spec/index.js';
+import type { FeedPosition, PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest, StorePendingSource, WakeInterest, WakeNews } from '../../spec/index.js';
 import type { SessionsPageRequest, SessionsPageRow } from '../tools/handlers.js';
 import { BadRows } from '../shared/pending-rows.js';
 import { checkPosition, listPendingWith, needsTransaction, readPendingWith } from './pending-reads.js';
@@ -64,6 +64,7 @@ import { classifyOpenError, CorruptStateError, describeError, isRetryable, Postg
 import { checkedEventFromPgRow, cursorArrays, cursorFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
 import { MIGRATIONS, TABLES, migrate, quoteIdent, validateSchemaName, type PgMigrationStep } from './schema.js';
 import { statements, type Statements } from './sql.js';
+import { wakeChannels } from './wake-channels.js';
 import { newsPayloadParts, parseWakeNews, positionCovers } from './wake-news.js';
 
 /**
@@ -99,6 +100,24 @@ export interface PostgresStoreOptions extends Omit<CreateOptions, 'now'> {
   maxConnections?: number;
   /** How long opening a connection may take before it counts as unreachable (default 5000 ms). */
   connectionTimeoutMs?: number;
+  /**
+   * R76: after a wake, how long the listening connection waits before reading the next ones, so
+   * a busy process handles a burst of commits' wakes at once (default 10 ms; 0: every wake at once).
+   * The first wake after a quiet spell is never held.
+   */
+  wakeHoldMs?: number;
+}
+
+/** R76: the default hold, and the most a store accepts (a wake held longer would be a slow notice). */
+export const DEFAULT_WAKE_HOLD_MS = 10;
+export const MAX_WAKE_HOLD_MS = 1_000;
+
+function validateWakeHold(value: unknown): number {
+  if (value === undefined) return DEFAULT_WAKE_HOLD_MS;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_WAKE_HOLD_MS) {
+    throw new RangeError(`wakeHoldMs must be an integer from 0 to ${MAX_WAKE_HOLD_MS}, got ${String(value)}`);
+  }
+  return value;
 }
 
 /** Internal: tests simulate other releases with other migration lists. @internal */
@@ -191,7 +210,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     // One channel per schema: stores in other schemas of the database are not woken.
     this.channel = `ssk_${BigInt.asUintN(64, BigInt(this.schemaKey)).toString(36)}`;
     this.pruneLock = [0x53534b31, int32(this.schemaKey)];
-    this.remote = new RemoteListener(this.pgm, this.clientConfig, this.channel, this.logger, this.target);
+    this.remote = new RemoteListener(this.pgm, this.clientConfig, this.channel, this.logger, this.target, validateWakeHold(options.wakeHoldMs));
   }
 
   /** Opens a store: connects, checks the server, migrates the schema, prunes (opening a store prunes, R29). */
@@ -199,6 +218,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     resolvePruneConfig(options); // RangeError before any connection
     if (options.schema !== undefined) validateSchemaName(options.schema); // over 63 bytes the server truncates it
     resolveClock(options.now); // R6: a non-function clock is refused before any connection
+    validateWakeHold(options.wakeHoldMs);
     if (options.noticeLink !== undefined) validateNoticeLinkTemplate(options.noticeLink); // R23b
     const pgm = await loadPg();
     const poolConfig: pg.PoolConfig = {
@@ -323,8 +343,13 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
       const news = cursors.filter((_, i) => changed[i]);
       // R74: the changed pairs' states ride along when they fit; otherwise R73's names alone.
       const parts = news.length > 0 ? newsPayloadParts(news) : undefined;
-      if (parts) await this.run(c, 'upsertCursorsNews', [...cursorArrays(cursors, changed), this.channel, parts.head, parts.tail]);
-      else await this.run(c, 'upsertCursorsNotify', [...cursorArrays(cursors, changed), this.channel, routePayload(news.map((x) => x.watcherSessionKey))]);
+      const named = news.map((x) => x.watcherSessionKey);
+      // R75: the store's channel and the watchers' wake groups' (one payload per commit: R74's carries its transaction).
+      if (parts) await this.run(c, 'upsertCursorsNews', [...cursorArrays(cursors, changed), wakeChannels(this.channel, named, true), parts.head, parts.tail]);
+      else {
+        const payload = routePayload(named);
+        await this.run(c, 'upsertCursorsNotify', [...cursorArrays(cursors, changed), wakeChannels(this.channel, payload === ROUTE_EVERYONE ? ROUTE_EVERYONE : named, false), payload]);
+      }
     } else await this.run(c, 'upsertCursors', cursorArrays(cursors, changed));
   }
 
@@ -435,7 +460,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
       this.tx(async (c) => {
         const gone = await this.run<{ pending: boolean }>(c, 'deleteCursor', [r.watcherSessionKey, r.targetSessionKey, r.agentId]);
         pending = gone.rows.some((x) => x.pending);
-        if (pending) await this.run(c, 'notify', [this.channel, routePayload([r.watcherSessionKey])]);
+        if (pending) await this.run(c, 'notify', [wakeChannels(this.channel, [r.watcherSessionKey], false), routePayload([r.watcherSessionKey])]);
         return { unwatched: (gone.rowCount ?? 0) > 0 };
       }),
     );
@@ -581,7 +606,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
         const expired = await this.run<{ pending: boolean }>(c, 'deleteIdleCursors', [cutoff]);
         const pendingGone = expired.rows.some((x) => x.pending);
         // R73: which watchers' cursors expired is not read back: everyone.
-        if (pendingGone) await this.run(c, 'notify', [this.channel, ROUTE_EVERYONE]);
+        if (pendingGone) await this.run(c, 'notify', [wakeChannels(this.channel, ROUTE_EVERYONE, false), ROUTE_EVERYONE]);
         return pendingGone;
       });
     });
@@ -623,7 +648,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
       this.tx(async (c) => {
         const gone = await this.run<{ pending: boolean }>(c, 'deleteCursorsOfWatcher', [sessionKey]);
         const pending = gone.rows.some((x) => x.pending);
-        if (pending) await this.run(c, 'notify', [this.channel, routePayload([sessionKey])]);
+        if (pending) await this.run(c, 'notify', [wakeChannels(this.channel, [sessionKey], false), routePayload([sessionKey])]);
         return pending;
       }),
     );
@@ -644,7 +669,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
         const ofWatcher = await this.run<{ pending: boolean }>(c, 'deleteCursorsOfWatcher', [sessionKey]);
         const pending = onTarget.rows.some((x) => x.pending) || ofWatcher.rows.some((x) => x.pending);
         // R73: the watchers of the deleted target are not read back: everyone.
-        if (pending) await this.run(c, 'notify', [this.channel, ROUTE_EVERYONE]);
+        if (pending) await this.run(c, 'notify', [wakeChannels(this.channel, ROUTE_EVERYONE, false), ROUTE_EVERYONE]);
         return pending;
       }, [this.identityLock(sessionKey, agentId)]),
     );
@@ -750,9 +775,24 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
    * listening connection reconnects with backoff, LISTENs again and then calls the listener once,
    * so the feed re-reads durable state: a notification lost while disconnected loses no notice.
    */
-  async subscribeRemote(listener: (payload?: string) => void): Promise<() => void> {
+  async subscribeRemote(listener: (payload?: string) => void, interest?: WakeInterest): Promise<() => void> {
     this.assertOpen();
-    return this.remote.add(listener);
+    return this.remote.add(listener, interest);
+  }
+
+  /**
+   * R75: what a subscription wants to hear of now: the connection listens on those watchers' wake
+   * groups (or on the store's channel, for everything), and hands the listener only wakes that may
+   * concern it. Resolves once the server listens for them.
+   */
+  async remoteInterest(listener: (payload?: string) => void, interest: WakeInterest): Promise<void> {
+    this.assertOpen();
+    await this.remote.interest(listener, interest);
+  }
+
+  /** R75: the channels this handle's listening connection listens on now (for tests and tools). */
+  get remoteChannels(): string[] {
+    return this.remote.channels;
   }
 
   /** R74: the pairs a NOTIFY of this store's writers carries, checked; undefined for any other payload. */

@@ -39,11 +39,11 @@ export function statements(schema: string) {
       'RETURNING (SELECT sequence FROM e) AS sequence',
     // Cursor rows in one statement; the NOTIFY rides along (delivered at commit, R62).
     upsertCursorsNotify:
-      `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} CROSS JOIN (SELECT pg_notify($10, $11)) AS notify ` +
+      `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} CROSS JOIN (SELECT count(pg_notify(ch, $11)) FROM unnest($10::text[]) AS ch) AS notify ` +
       upsertCursorsTail,
     // R74: the same, its NOTIFY carrying the news: the server writes its transaction's id between the two halves.
     upsertCursorsNews:
-      `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} CROSS JOIN (SELECT pg_notify($10, $11 || pg_current_xact_id()::text || $12)) AS notify ` +
+      `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} CROSS JOIN (SELECT count(pg_notify(ch, $11 || pg_current_xact_id()::text || $12)) FROM unnest($10::text[]) AS ch) AS notify ` +
       upsertCursorsTail,
     upsertCursors: `INSERT INTO ${C} (${CURSOR_COLUMNS}, changed_xid) SELECT ${cursorValues} FROM ${unnestCursors} ` + upsertCursorsTail,
     // R68: the reader's new position, and the pairs changed by transactions an old position did not see.
@@ -65,7 +65,8 @@ export function statements(schema: string) {
     pendingPairsOfWatchers: `SELECT ${pairColumns} FROM ${C} WHERE watcher_session_key = ANY($1::text[]) AND notified > last_seen`,
     allPendingPairs: `SELECT ${pairColumns} FROM ${C} WHERE notified > last_seen`,
     // R73: the payload names the watchers the commit changed (routePayload), or everyone.
-    notify: 'SELECT pg_notify($1, $2)',
+    // R75: $1 is the wake's channels (src/postgres/wake-channels.ts), the store's own first.
+    notify: 'SELECT count(pg_notify(ch, $2)) FROM unnest($1::text[]) AS ch',
     // reads
     cursor: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND target_session_key = $2 AND target_agent_id = $3`,
     cursorForUpdate: `SELECT ${CURSOR_COLUMNS} FROM ${C} WHERE watcher_session_key = $1 AND target_session_key = $2 AND target_agent_id = $3 FOR UPDATE`,

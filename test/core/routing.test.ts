@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NEWS_PAYLOAD, parseRoutePayload, ROUTE_EVERYONE, ROUTE_PAYLOAD_MAX_BYTES, routePayload, watcherRouteHash } from '../../src/core/index.js';
+import { NEWS_PAYLOAD, parseRoutePayload, ROUTE_EVERYONE, ROUTE_PAYLOAD_MAX_BYTES, routePayload, WAKE_GROUP_DIGITS, wakeGroupOf, watcherRouteHash } from '../../src/core/index.js';
 
 describe('R73 routed wake-ups: the payload', () => {
   it('R73 the routing hash is FNV-1a over UTF-16 code units, 8 lowercase hex digits (published test values)', () => {
@@ -61,5 +61,24 @@ describe('R73 routed wake-ups: the payload', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('R75 wake groups', () => {
+  it('R75 a group is the top 12 bits of the routing hash times 0x9e3779b1, as three hex digits', () => {
+    // Worked by hand with 64-bit arithmetic: 0x12345678 * 0x9e3779b1 mod 2^32 = 0xf6d..., and so on.
+    expect(wakeGroupOf('12345678')).toBe('f6d');
+    expect(wakeGroupOf('ffffffff')).toBe('61c');
+    expect(wakeGroupOf('811c9dc5')).toBe('46a');
+    expect(wakeGroupOf('00000000')).toBe('000');
+    expect(WAKE_GROUP_DIGITS).toBe(3);
+  });
+
+  it('R75 keys that differ only in their last characters spread over the groups as random ones would', () => {
+    // 1,000 keys thrown at random into 4,096 groups fill about 886; FNV-1a's own top 12 bits fill 685 here.
+    for (const make of [(i: number) => `agent:main:fleet-w${i}`, (i: number) => `agent:main:subagent:${i.toString(16)}`]) {
+      const groups = new Set(Array.from({ length: 1000 }, (_, i) => wakeGroupOf(watcherRouteHash(make(i)))));
+      expect(groups.size).toBeGreaterThanOrEqual(850);
+    }
   });
 });
