@@ -65,7 +65,6 @@ export interface WakeNews {
   changes: PairChange[];
 }
 
-/** T15: a keyed page of the watchers with a pending notice: those strictly after `after` in key order, at most `limit`. */
 /**
  * R75: the wakes a remote subscription wants: `'all'`, or those naming one of these R73 routing
  * hashes (the subscribed watchers' hashes). A source MAY deliver more (a wake naming nobody in
@@ -73,6 +72,7 @@ export interface WakeNews {
  */
 export type WakeInterest = 'all' | readonly string[];
 
+/** T15: a keyed page of the watchers with a pending notice: those strictly after `after` in key order, at most `limit`. */
 export interface PendingWatchersPageRequest {
   /** The last watcher of the previous page; absent: from the first. */
   after?: string;

@@ -108,8 +108,9 @@ export interface PostgresStoreOptions extends Omit<CreateOptions, 'now'> {
   wakeHoldMs?: number;
 }
 
-/** R76: the default hold, and the most a store accepts (a wake held longer would be a slow notice). */
+/** R76: the default hold after a wake, in ms. */
 export const DEFAULT_WAKE_HOLD_MS = 10;
+/** R76: the longest hold a store accepts, in ms (a wake held longer would be a slow notice). */
 export const MAX_WAKE_HOLD_MS = 1_000;
 
 function validateWakeHold(value: unknown): number {
