@@ -34,7 +34,8 @@ export class RemoteListener {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private backoffMs = 100;
   private stopped = false;
-  private holding = false;
+  /** R76: the socket handle whose reads are held, and the timer that ends the hold. */
+  private held: { handle: SocketHandle; timer: ReturnType<typeof setTimeout> } | undefined;
   pid: number | undefined;
 
   constructor(
@@ -116,22 +117,29 @@ export class RemoteListener {
    * so this uses the socket handle's readStop/readStart where they exist, and holds nothing where not.
    */
   private hold(client: pg.Client): void {
-    if (this.holdMs === 0 || this.holding) return;
+    if (this.holdMs === 0 || this.held !== undefined) return;
     const handle = (client as unknown as { connection?: { stream?: { _handle?: SocketHandle | null } } }).connection?.stream?._handle;
     if (typeof handle?.readStop !== 'function' || typeof handle.readStart !== 'function') return;
-    this.holding = true;
     handle.readStop();
-    const t = setTimeout(() => {
-      this.holding = false;
-      // A connection closed meanwhile has no handle to read from.
-      if (client !== this.client) return;
-      try {
-        handle.readStart!();
-      } catch {
-        // closing: its end/error handler takes over
-      }
-    }, this.holdMs);
-    t.unref?.();
+    const timer = setTimeout(() => this.release(), this.holdMs);
+    timer.unref?.();
+    this.held = { handle, timer };
+  }
+
+  /**
+   * Reads again at once: at the hold's end, and before a connection is ended, which waits for the
+   * server's end of the socket, a thing only a reading socket sees.
+   */
+  private release(): void {
+    const held = this.held;
+    if (held === undefined) return;
+    this.held = undefined;
+    clearTimeout(held.timer);
+    try {
+      held.handle.readStart!();
+    } catch {
+      // a handle already closed: nothing to read
+    }
   }
 
   /** Brings the connection's LISTENs to what the listeners need now. */
@@ -201,6 +209,7 @@ export class RemoteListener {
 
   private dropped(client: pg.Client, error: unknown): void {
     if (client !== this.client) return;
+    this.release();
     this.client = undefined;
     this.listening = new Set();
     this.pid = undefined;
@@ -231,6 +240,7 @@ export class RemoteListener {
     // A listener added while we waited (add() cleared `stopped`) owns the connection that just came up.
     if (!this.stopped) return;
     const client = this.client;
+    this.release();
     this.client = undefined;
     this.listening = new Set();
     this.pid = undefined;

@@ -233,4 +233,21 @@ describe('R76 held reads of wakes', () => {
     await held.close();
     await prompt.close();
   });
+
+  it('R76 a store closed while its listening connection holds reads still closes (the socket is read again to see its end)', async () => {
+    const schema = pgc.schema();
+    const a = await open(schema);
+    const held = await open(schema, { wakeHoldMs: MAX_WAKE_HOLD_MS });
+    const W = 'agent:main:closing-watcher';
+    let woke = 0;
+    await held.subscribeRemote(() => void woke++, [watcherRouteHash(W)]);
+    await a.watch({ watcherSessionKey: W, targetSessionKey: 'agent:main:closing-target', agentId: A });
+    const before = woke;
+    await typed(a, 'agent:main:closing-target');
+    await waitFor('the wake that starts a hold', () => woke > before);
+    // Ending a connection waits for the server's end of the socket, which a socket that does not read never sees.
+    const closed = await Promise.race([held.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still open after 10 s'), 10_000))]);
+    expect(closed).toBe('closed');
+    await a.close();
+  });
 });
