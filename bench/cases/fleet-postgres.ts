@@ -2,7 +2,8 @@
  * A PostgreSQL fleet: F listening feeds in a handful of processes (as replicas would be), each
  * process holding one store handle (one LISTEN connection) and its share of the feeds; W writers
  * recording at once from this process; one embedded server (default settings, fsync on). Each commit makes one new pair pending for one
- * watcher. Three cases:
+ * watcher. The feeds' processes are forked once and live through every run, as replicas do; each
+ * run opens its own handle and feeds in them. Four cases:
  * - `routed`: each feed subscribes to a disjoint 1% of the watchers, so a commit is news for one
  *   feed; R73's NOTIFY names the watcher and carries its news (R74), goes to the watcher's wake
  *   group's channel (R75), where only the processes serving that group listen, and a busy process
@@ -10,7 +11,11 @@
  * - `idle`: as many subscriptions, to watchers no commit names: the wake-ups alone (R75: they reach
  *   a process only when a commit's wake group is one of its watchers' groups), and nobody reads;
  * - `everything`: every feed subscribes to every watcher (today's worst case), so every feed reads
- *   every commit.
+ *   every commit;
+ * - `bare`: no feed and no kit code in those processes, only a plain client per process that
+ *   LISTENs on the channels its routed feeds would: what PostgreSQL itself charges the writers for
+ *   a process listening (every listening backend of a database is signalled on every NOTIFY up to
+ *   PostgreSQL 18), the floor under `routed`.
  * Per commit: read transactions (the feeds' readPending calls), cursor rows the server read
  * (pg_stat_user_tables, over the run) and signals; the writers' throughput against the same
  * records with no feed (`writerRatio`); commit -> signal p50/p99 for the subscribed watcher, from
@@ -31,7 +36,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createNoticeFeed, type NoticeFeed, type PendingSource } from '../../src/feed/index.js';
+import { watcherRouteHash } from '../../src/core/index.js';
 import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
+import { groupsOf, listenedChannels } from '../../src/postgres/wake-channels.js';
 import { startTestPostgres } from '../../src/postgres/testing/embedded.js';
 import { memoryLogger, silentLogger } from '../../src/shared/logger.js';
 import { makeResult, type CaseResult } from '../lib/report.js';
@@ -70,9 +77,11 @@ const watcher = (i: number) => `agent:main:fleet-w${i}`;
 // The machine's clock, so times taken in the feeds' processes compare with the writers'.
 const now = () => performance.timeOrigin + performance.now();
 
-type Mode = 'routed' | 'idle' | 'everything' | 'none';
+type Mode = 'routed' | 'idle' | 'everything' | 'bare' | 'none';
 type FeedMode = Exclude<Mode, 'none'>;
-const ALL_FEED_MODES: readonly FeedMode[] = ['routed', 'idle', 'everything'];
+const ALL_FEED_MODES: readonly FeedMode[] = ['routed', 'idle', 'everything', 'bare'];
+/** Cases that signal nothing: their latency is the writers' own record() call. */
+const SILENT: ReadonlySet<Mode> = new Set(['none', 'idle', 'bare']);
 // SSK_FLEET_MODES=routed,idle: only those cases (a diagnosis; the published runs take all three).
 const FEED_MODES: readonly FeedMode[] = ALL_FEED_MODES.filter((m) => (process.env['SSK_FLEET_MODES']?.split(',') ?? ALL_FEED_MODES).includes(m));
 
@@ -135,6 +144,7 @@ const LABELS: Record<FeedMode, (plan: FleetPlan) => string> = {
   routed: (p) => `${p.feeds} feeds, each subscribed to a disjoint 1% of ${p.watchers} watchers (R73-R76: named, news-carrying, grouped wakes); commit -> signal`,
   idle: (p) => `${p.feeds} feeds, each subscribed to ${p.watchers / p.feeds} watchers no commit names (the wake-ups alone, no read); record()`,
   everything: (p) => `${p.feeds} feeds, each subscribed to every watcher (the worst case); commit -> signal`,
+  bare: (p) => `no feeds: in each of the ${p.handles} processes one plain pg client LISTENs on the channels its routed feeds would (PostgreSQL's own cost of a listener); record()`,
 };
 
 const median = (xs: readonly number[]): number => percentile([...xs].sort((a, b) => a - b), 0.5);
@@ -184,30 +194,53 @@ interface FeedsJob {
   feeds: number;
   watchers: number;
 }
-type ToFeeds = { settle: true } | { mark: true } | { report: { prefix: string } } | { exit: true };
+type ToFeeds = { job: FeedsJob } | { settle: true } | { mark: true } | { report: { prefix: string } } | { end: true } | { exit: true };
 type FromFeeds =
   | { ready: true }
   | { settled: true }
   | { marked: true }
+  | { ended: true }
   | { report: { reads: number; wakes: number; signals: number; failures: string[]; cpuMicros: number; signalled: [string, number][] } };
 
-async function feedsProcess(job: FeedsJob): Promise<void> {
+/** One run's store handle and feeds in a feeds process, and what they counted. */
+interface FeedsRun {
+  job: FeedsJob;
+  store: PostgresStore;
+  feeds: NoticeFeed[];
+  logger: ReturnType<typeof memoryLogger>;
+  reads: number;
+  wakes: number;
+  signals: number;
+  signalled: Map<string, number>;
+  /** The bare case's plain listening client. */
+  bare?: pg.Client;
+}
+
+async function openRun(job: FeedsJob): Promise<FeedsRun> {
   const logger = memoryLogger();
   const store = await createPostgresStore({ now: () => Date.now(), connectionString: job.url, schema: job.schema, logger, maxConnections: 4, ...(WAKE_HOLD_MS === undefined ? {} : { wakeHoldMs: WAKE_HOLD_MS }) });
-  let reads = 0;
+  const run: FeedsRun = { job, store, feeds: [], logger, reads: 0, wakes: 0, signals: 0, signalled: new Map() };
+  if (job.mode === 'bare') {
+    // The channels this process's routed feeds would listen on (R75), on a plain client that only
+    // counts what arrives: what the server and the kernel charge for a listener, before any kit code.
+    const hashes: string[] = [];
+    for (let f = job.process; f < job.feeds; f += job.processes) for (let w = f; w < job.watchers; w += job.feeds) hashes.push(watcherRouteHash(watcher(w)));
+    const client = new pg.Client({ connectionString: job.url });
+    await client.connect();
+    client.on('notification', () => run.wakes++);
+    await client.query([...listenedChannels(store.notifyChannel, [groupsOf(hashes)])].map((c) => `LISTEN ${c}`).join('; '));
+    run.bare = client;
+  }
   /** Wakes the handle handed to a feed (R75: only those that may concern one of its watchers). */
-  let wakes = 0;
   const counting = new Map<(payload?: string) => void, (payload?: string) => void>();
   const counter = (l: (payload?: string) => void) => {
     let c = counting.get(l);
-    if (!c) counting.set(l, (c = (p?: string) => ((wakes++), l(p))));
+    if (!c) counting.set(l, (c = (p?: string) => ((run.wakes++), l(p))));
     return c;
   };
-  let signals = 0;
-  const signalled = new Map<string, number>();
   const counted: PendingSource = {
     // Counts the read transactions (R68: one readPending is one).
-    readPending: (r) => (reads++, store.readPending(r)),
+    readPending: (r) => (run.reads++, store.readPending(r)),
     listPending: () => store.listPending(),
     onLocalChange: (l) => store.onLocalChange(l),
     subscribeRemote: (l, interest) => store.subscribeRemote(counter(l), interest),
@@ -218,20 +251,30 @@ async function feedsProcess(job: FeedsJob): Promise<void> {
     positionCovers: (position, mark) => store.positionCovers(position, mark),
   };
   const onSignal = (s: { changed: readonly { targetSessionKey: string }[] }) => {
-    signals++;
+    run.signals++;
     const at = now();
-    for (const p of s.changed) if (!signalled.has(p.targetSessionKey)) signalled.set(p.targetSessionKey, at);
+    for (const p of s.changed) if (!run.signalled.has(p.targetSessionKey)) run.signalled.set(p.targetSessionKey, at);
   };
-  const feeds: NoticeFeed[] = [];
-  for (let f = job.process; f < job.feeds; f += job.processes) {
+  for (let f = job.process; job.mode !== 'bare' && f < job.feeds; f += job.processes) {
     const feed = createNoticeFeed(counted, { logger, ...(NEWS_CONFIRM_MS === undefined ? {} : { newsConfirmMs: NEWS_CONFIRM_MS }) });
-    feeds.push(feed);
+    run.feeds.push(feed);
     if (job.mode === 'everything') feed.subscribe(onSignal);
     // idle: the same subscriptions to watchers no commit names, so every NOTIFY reaches every
     // handle and every feed and none of them reads: what the wake-ups cost alone.
     else if (job.mode === 'idle') for (let w = f; w < job.watchers; w += job.feeds) feed.subscribe(onSignal, { watcherSessionKey: `agent:main:fleet-idle${w}` });
     else for (let w = f; w < job.watchers; w += job.feeds) feed.subscribe(onSignal, { watcherSessionKey: watcher(w) });
   }
+  return run;
+}
+
+/**
+ * A feeds process: a replica, alive for the whole group. Each run opens its own store handle (one
+ * LISTEN connection) and feeds on that run's schema and closes them at the run's end; the process,
+ * and so its compiled code, stays, as a replica's would (a process forked per run spends a fifth
+ * of its CPU in the JIT's first compilations).
+ */
+async function feedsProcess(): Promise<void> {
+  let run: FeedsRun | undefined;
   let cpu0 = process.cpuUsage();
   const send = (m: FromFeeds) => process.send!(m);
   // SSK_FLEET_PROFILE=<dir>: a CPU profile of each feeds process over the writes alone (mark to
@@ -244,71 +287,87 @@ async function feedsProcess(job: FeedsJob): Promise<void> {
     await post('Profiler.enable');
   }
   let profiling = false;
+  const fail = (error: unknown) => {
+    process.stderr.write(`fleet-postgres feeds failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  };
   process.on('message', (m: ToFeeds) => {
-    if ('settle' in m) {
+    if ('job' in m) {
+      openRun(m.job).then((r) => ((run = r), send({ ready: true })), fail);
+    } else if ('settle' in m) {
       // Every feed's first read (R61) done before the clock starts.
       let last = -1;
-      const check = () => (reads === last ? send({ settled: true }) : ((last = reads), setTimeout(check, 300)));
+      const check = () => (run!.reads === last ? send({ settled: true }) : ((last = run!.reads), setTimeout(check, 300)));
       check();
     } else if ('mark' in m) {
-      reads = 0;
-      signals = 0;
-      wakes = 0;
-      signalled.clear();
+      const r = run!;
+      r.reads = 0;
+      r.signals = 0;
+      r.wakes = 0;
+      r.signalled.clear();
       cpu0 = process.cpuUsage();
       if (inspector && !profiling) void post('Profiler.start').then(() => ((profiling = true), send({ marked: true })));
       else send({ marked: true });
     } else if ('report' in m) {
+      const r = run!;
       const cpu = process.cpuUsage(cpu0);
       if (profiling) {
         profiling = false;
-        void post('Profiler.stop').then((r) => writeFileSync(join(profileDir!, `feeds-${job.mode}-${job.process}-${process.pid}.cpuprofile`), JSON.stringify((r as { profile: unknown }).profile)));
+        void post('Profiler.stop').then((p) => writeFileSync(join(profileDir!, `feeds-${r.job.mode}-${r.job.process}-${process.pid}-${Date.now()}.cpuprofile`), JSON.stringify((p as { profile: unknown }).profile)));
       }
       // A read that fails is logged and tried again on the next tick (R63): counted, not fatal; that
       // every commit still reaches its subscriber is checked from `signalled`.
-      const failures = logger.entries.splice(0).map((e) => `${e.message} ${JSON.stringify(e.details ?? {})}`);
-      send({ report: { reads, wakes, signals, failures, cpuMicros: cpu.user + cpu.system, signalled: [...signalled].filter(([t]) => t.startsWith(m.report.prefix)) } });
+      const failures = r.logger.entries.splice(0).map((e) => `${e.message} ${JSON.stringify(e.details ?? {})}`);
+      send({ report: { reads: r.reads, wakes: r.wakes, signals: r.signals, failures, cpuMicros: cpu.user + cpu.system, signalled: [...r.signalled].filter(([t]) => t.startsWith(m.report.prefix)) } });
+    } else if ('end' in m) {
+      const r = run!;
+      run = undefined;
+      for (const f of r.feeds) f.close();
+      Promise.all([r.bare?.end(), r.store.close()]).then(() => send({ ended: true }), fail);
     } else {
-      for (const f of feeds) f.close();
-      void store.close().then(() => {
-        process.exitCode = 0;
-        process.disconnect();
-      });
+      process.exitCode = 0;
+      process.disconnect();
     }
   });
-  send({ ready: true });
 }
 
-/** The feeds' processes of one run, with a request that every one of them answers. */
-function startFeeds(job: Omit<FeedsJob, 'process'>) {
-  const children = Array.from({ length: job.processes }, (_, p) => {
-    const child = fork(bundled(here), ['feeds', JSON.stringify({ ...job, process: p } satisfies FeedsJob)], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    const waiting: ((m: FromFeeds) => void)[] = [];
-    child.on('message', (m: FromFeeds) => waiting.shift()?.(m));
-    const next = () => new Promise<FromFeeds>((r) => waiting.push(r));
-    const ready = next();
-    return { child, next, ready };
+/** The feeds' processes, forked once for the group; each run is a job sent to all of them. */
+function startFleet(processes: number) {
+  const children = Array.from({ length: processes }, () => {
+    const child = fork(bundled(here), ['feeds'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const waiting: { ok: (m: FromFeeds) => void; fail: (e: Error) => void }[] = [];
+    let gone: Error | undefined;
+    child.on('message', (m: FromFeeds) => waiting.shift()?.ok(m));
+    // A process that dies mid-run fails the run's question instead of leaving it waiting.
+    child.once('exit', (code) => {
+      gone = new Error(`fleet-postgres: a feeds process exited with ${code}`);
+      for (const w of waiting.splice(0)) w.fail(gone);
+    });
+    const next = () => new Promise<FromFeeds>((ok, fail) => (gone ? fail(gone) : waiting.push({ ok, fail })));
+    return { child, next };
   });
   const exits = children.map((c) => new Promise<number | null>((r) => c.child.once('exit', (code) => r(code))));
   return {
-    ready: () => Promise.all(children.map((c) => c.ready)),
-    ask: (m: ToFeeds) => Promise.all(children.map((c) => (c.child.send(m), c.next()))),
+    processes,
+    ask: (m: ToFeeds | ((p: number) => ToFeeds)) => Promise.all(children.map((c, p) => (c.child.send(typeof m === 'function' ? m(p) : m), c.next()))),
     async close(): Promise<void> {
       for (const c of children) c.child.send({ exit: true } satisfies ToFeeds);
       const codes = await Promise.all(exits);
-      if (codes.some((c) => c !== 0)) throw new Error(`fleet-postgres ${job.mode}: a feeds process exited with ${codes.find((c) => c !== 0)}`);
+      if (codes.some((c) => c !== 0)) throw new Error(`fleet-postgres: a feeds process exited with ${codes.find((c) => c !== 0)}`);
     },
   };
 }
+type Fleet = ReturnType<typeof startFleet>;
 
-async function runCase(url: string, admin: pg.Client, postmaster: number | undefined, schema: string, plan: FleetPlan, mode: Mode, progress: (m: string) => void): Promise<Run> {
+async function runCase(url: string, admin: pg.Client, postmaster: number | undefined, schema: string, plan: FleetPlan, mode: Mode, fleet: Fleet, progress: (m: string) => void): Promise<Run> {
   const logger = memoryLogger();
   const writers: PostgresStore[] = [];
   for (let k = 0; k < plan.writers; k++) writers.push(await createPostgresStore({ now: () => Date.now(), connectionString: url, schema, logger, maxConnections: 2 }));
-  const feeds = mode === 'none' ? undefined : startFeeds({ url, schema, mode, processes: plan.handles, feeds: plan.feeds, watchers: plan.watchers });
+  const feedMode = mode === 'none' ? undefined : mode;
+  const feeds = feedMode === undefined ? undefined : fleet;
   try {
-    if (feeds) {
-      await feeds.ready();
+    if (feeds && feedMode) {
+      await feeds.ask((p) => ({ job: { url, schema, mode: feedMode, process: p, processes: plan.handles, feeds: plan.feeds, watchers: plan.watchers } }));
       await feeds.ask({ settle: true });
     }
     await write(writers, Math.min(160, plan.commits), plan.watchers, `${mode}-warm`, new Map());
@@ -336,15 +395,15 @@ async function runCase(url: string, admin: pg.Client, postmaster: number | undef
     const atEnd = feeds ? await report() : undefined;
     let counts = atEnd;
     const until = Date.now() + 30_000;
-    while (counts && mode !== 'idle' && Date.now() < until && [...committed.keys()].some((t) => !counts!.signalled.has(t))) {
+    while (counts && !SILENT.has(mode) && Date.now() < until && [...committed.keys()].some((t) => !counts!.signalled.has(t))) {
       await new Promise((r) => setTimeout(r, 200));
       counts = await report();
     }
     await new Promise((r) => setTimeout(r, 800));
     const rows1 = await cursorRowsRead(admin, schema);
     const commits = committed.size;
-    const latencies = mode === 'none' || mode === 'idle' ? [] : [...committed].filter(([t]) => counts!.signalled.has(t)).map(([t, at]) => counts!.signalled.get(t)! - at);
-    if (mode !== 'none' && mode !== 'idle' && latencies.length < commits) throw new Error(`fleet-postgres ${mode}: ${commits - latencies.length} of ${commits} commits were never signalled`);
+    const latencies = SILENT.has(mode) ? [] : [...committed].filter(([t]) => counts!.signalled.has(t)).map(([t, at]) => counts!.signalled.get(t)! - at);
+    if (!SILENT.has(mode) && latencies.length < commits) throw new Error(`fleet-postgres ${mode}: ${commits - latencies.length} of ${commits} commits were never signalled`);
     if (logger.entries.length > 0) throw new Error(`fleet-postgres ${mode}: ${logger.entries.length} failures logged, the first: ${logger.entries[0]!.message}`);
     const cpu = {
       writers: (cpu1.user + cpu1.system) / commits,
@@ -361,7 +420,7 @@ async function runCase(url: string, admin: pg.Client, postmaster: number | undef
     );
     return run;
   } finally {
-    await feeds?.close();
+    await feeds?.ask({ end: true });
     for (const s of writers) await s.close();
   }
 }
@@ -374,17 +433,18 @@ export const fleetPostgresGroup: BenchGroup = {
     const server = await startTestPostgres({ settings: { max_connections: '200' } });
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
+    const fleet = startFleet(plan.handles);
     try {
       const postmaster = await postmasterPid(admin);
       let n = 0;
       const run = async (mode: Mode, p: FleetPlan): Promise<Run> => {
         const schema = `bench_fleet_${mode}_${n++}`;
         await (await createPostgresStore({ now: () => Date.now(), connectionString: server.url, schema, logger: silentLogger })).close();
-        return runCase(server.url, admin, postmaster, schema, p, mode, ctx.progress);
+        return runCase(server.url, admin, postmaster, schema, p, mode, fleet, ctx.progress);
       };
       ctx.progress('fleet-postgres: a short run of each case first, not counted');
       for (const mode of ['none', ...FEED_MODES] as const) await run(mode, { ...plan, commits: Math.min(plan.commits, 640) });
-      const measured: Record<FeedMode, { run: Run; ratio: number }[]> = { routed: [], idle: [], everything: [] };
+      const measured: Record<FeedMode, { run: Run; ratio: number }[]> = { routed: [], idle: [], everything: [], bare: [] };
       const first = await run('none', plan);
       let before = first.opsPerSecond;
       const nones = [first];
@@ -411,8 +471,8 @@ export const fleetPostgresGroup: BenchGroup = {
           size: `${plan.writers} writers, ${plan.feeds} feeds over ${plan.handles} handles, ${plan.rounds} round(s) of ${plan.commits} commits`,
           unit: 'notice',
           unitsPerOp: 1,
-          // idle signals nothing, so its latency is the writers' own: record() called to returned.
-          latency: summarize(rs.flatMap((x) => (mode === 'idle' ? x.run.recordMs : x.run.latencies))),
+          // idle and bare signal nothing, so their latency is the writers' own: record() called to returned.
+          latency: summarize(rs.flatMap((x) => (SILENT.has(mode) ? x.run.recordMs : x.run.latencies))),
           extra: {
             readTransactionsPerCommit: sum((r) => r.reads) / commits,
             feedWakesPerCommit: sum((r) => r.wakes) / commits,
@@ -442,6 +502,7 @@ export const fleetPostgresGroup: BenchGroup = {
         });
       });
     } finally {
+      await fleet.close().catch((error: unknown) => ctx.progress(`fleet-postgres: ${error instanceof Error ? error.message : String(error)}`));
       await admin.end().catch(() => {});
       await server.stop();
     }
@@ -449,9 +510,8 @@ export const fleetPostgresGroup: BenchGroup = {
 };
 
 if (runsAsScript(here)) {
-  const [mode, arg] = process.argv.slice(2);
-  if (mode === 'feeds')
-    feedsProcess(JSON.parse(arg ?? '{}') as FeedsJob).catch((error: unknown) => {
+  if (process.argv[2] === 'feeds')
+    feedsProcess().catch((error: unknown) => {
       process.stderr.write(`fleet-postgres feeds failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(1);
     });
