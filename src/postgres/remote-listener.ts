@@ -149,10 +149,15 @@ export class RemoteListener {
     return run;
   }
 
+  /** R75: the channels the listeners' interests need now. */
+  private wanted(): Set<string> {
+    return listenedChannels(this.channel, [...this.entries.values()].map((e) => e.groups));
+  }
+
   private async apply(): Promise<void> {
     const client = this.client;
     if (!client || this.entries.size === 0) return;
-    const want = listenedChannels(this.channel, [...this.entries.values()].map((e) => e.groups));
+    const want = this.wanted();
     const statements = [...[...want].filter((c) => !this.listening.has(c)).map((c) => `LISTEN ${c}`), ...[...this.listening].filter((c) => !want.has(c)).map((c) => `UNLISTEN ${c}`)];
     if (statements.length === 0) return;
     try {
@@ -178,7 +183,7 @@ export class RemoteListener {
       });
       try {
         await client.connect();
-        const want = listenedChannels(this.channel, [...this.entries.values()].map((e) => e.groups));
+        const want = this.wanted();
         await client.query([...want].map((c) => `LISTEN ${c}`).join('; '));
         if (this.stopped) {
           await client.end().catch(() => {});
