@@ -82,7 +82,7 @@ type FeedMode = Exclude<Mode, 'none'>;
 const ALL_FEED_MODES: readonly FeedMode[] = ['routed', 'idle', 'everything', 'bare'];
 /** Cases that signal nothing: their latency is the writers' own record() call. */
 const SILENT: ReadonlySet<Mode> = new Set(['none', 'idle', 'bare']);
-// SSK_FLEET_MODES=routed,idle: only those cases (a diagnosis; the published runs take all three).
+// SSK_FLEET_MODES=routed,idle: only those cases (a diagnosis; the published runs take all four).
 const FEED_MODES: readonly FeedMode[] = ALL_FEED_MODES.filter((m) => (process.env['SSK_FLEET_MODES']?.split(',') ?? ALL_FEED_MODES).includes(m));
 
 interface Run {
