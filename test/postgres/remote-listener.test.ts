@@ -168,6 +168,8 @@ describe('R63 the listener connection over its life', () => {
     const [h1] = hashesInDistinctGroups(1, 'drop');
     await rl.add(a.fn, [h1!]);
     expect(a.calls).toEqual([undefined]);
+    // A first connect is not a return: nothing logged.
+    expect(log.entries).toEqual([]);
     const pid = rl.pid;
     expect(pid).toBeTypeOf('number');
     const admin = await pgc.admin();
@@ -175,6 +177,8 @@ describe('R63 the listener connection over its life', () => {
     await waitFor('the listener to come back', () => rl.pid !== undefined && rl.pid !== pid);
     await waitFor('the wake after reconnecting', () => a.calls.length === 2);
     expect(a.calls).toEqual([undefined, undefined]);
+    // The connection's error and its end are one drop.
+    expect(log.entries.filter((e) => /listening connection dropped/.test(e.message))).toHaveLength(1);
     const dropped = log.entries.find((e) => /listening connection dropped; reconnecting/.test(e.message));
     expect(dropped?.level).toBe('warn');
     expect(dropped?.details?.['target']).toBe('test target');
@@ -190,7 +194,7 @@ describe('R63 the listener connection over its life', () => {
   });
 
   it('R63 a listener added while the connection is away is listened for when it comes back, and woken then', async () => {
-    const { rl, channel } = listener();
+    const { rl, channel, log, applicationName } = listener();
     const [h1, h2] = hashesInDistinctGroups(2, 'away');
     const a = recorder();
     const b = recorder();
@@ -207,7 +211,13 @@ describe('R63 the listener connection over its life', () => {
     expect(rl.channels).toContain(groupChannel(channel, wakeGroupOf(h2!)));
     await notify(groupChannel(channel, wakeGroupOf(h2!)), `w:${h2!}`);
     await waitFor('the new listener\'s wake', () => b.calls.length === 2);
+    // One connection came back, once: no second connect from the backoff's timer.
+    await sleep(400);
     expect(a.calls).toEqual([undefined, undefined]);
+    expect(b.calls).toEqual([undefined, `w:${h2!}`]);
+    expect(await connectionsOf(applicationName)).toBe(1);
+    // Adding while away changed no channels on a connection that was not there, and logged nothing.
+    expect(log.entries.filter((e) => /changing the channels listened on failed/.test(e.message))).toEqual([]);
     await rl.stop();
   });
 
@@ -242,6 +252,47 @@ describe('R63 the listener connection over its life', () => {
     for (let i = 0; i < 100 && (await connectionsOf(applicationName)) > 0; i++) await sleep(50);
     expect(await connectionsOf(applicationName)).toBe(0);
     expect(a.calls).toEqual([]);
+  });
+
+  it('a change of channels that fails is logged with the target and leaves the channels as they were', async () => {
+    const { rl, channel, log } = listener();
+    const [h1, h2] = hashesInDistinctGroups(2, 'fails');
+    const a = recorder();
+    await rl.add(a.fn, [h1!]);
+    const before = rl.channels;
+    // The connection fails its next statement, as one going away would.
+    const client = (rl as unknown as { client: { query: (sql: string) => Promise<unknown> } }).client;
+    const query = client.query.bind(client);
+    client.query = () => Promise.reject(Object.assign(new Error('connection going away'), { code: '57P01' }));
+    await rl.interest(a.fn, [h2!]);
+    expect(rl.channels).toEqual(before);
+    const failed = log.entries.filter((e) => e.message === 'postgres store: changing the channels listened on failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.level).toBe('warn');
+    expect(failed[0]!.details?.['target']).toBe('test target');
+    // Back to working: the next change goes through.
+    client.query = query;
+    await rl.interest(a.fn, [h2!]);
+    expect(rl.channels).toContain(groupChannel(channel, wakeGroupOf(h2!)));
+    await rl.stop();
+  });
+
+  it('a listener added while a stop waits for the connect keeps the connection that comes up', async () => {
+    const { rl, channel, applicationName } = listener();
+    const a = recorder();
+    const b = recorder();
+    const adding = rl.add(a.fn, 'all');
+    const stopping = rl.stop();
+    const again = rl.add(b.fn, 'all');
+    await Promise.all([adding, stopping, again]);
+    await sleep(100);
+    expect(rl.pid).toBeTypeOf('number');
+    expect(await connectionsOf(applicationName)).toBe(1);
+    await notify(channel, 'w:abc');
+    await waitFor('the wake', () => b.calls.includes('w:abc'));
+    // `a` was stopped before the connection came up: it hears nothing.
+    expect(a.calls).toEqual([]);
+    await rl.stop();
   });
 
   it('a listener added after a stop opens a connection again', async () => {
