@@ -94,6 +94,16 @@ describe('R81 the sessions page: heads merged with keys that only watch', () => 
     expect([exact.rows.length, exact.more]).toEqual([3, false]);
   });
 
+  it('the first page starts before every key, an upper-case one too', async () => {
+    const { store, reader } = fresh();
+    // A head's key may be any key; a watcher's is an agent's (agent:...).
+    store.record(human('Alpha'));
+    store.watch(watch('agent:main:w', 'Alpha'));
+    const r = reader();
+    expect((await r.sessionsPage({ limit: 10 })).rows.map((x) => x.sessionKey)).toEqual(['Alpha', 'agent:main:w']);
+    expect((await r.cursorsPage({ limit: 10 })).map((c) => `${c.targetSessionKey}<-${c.watcherSessionKey}`)).toEqual(['Alpha<-agent:main:w']);
+  });
+
   it('order is by UTF-8 bytes: a key with an astral character after one with U+FFFD, heads and watchers alike', async () => {
     const { store, reader } = fresh();
     const astral = 'agent:main:\u{1F600}';
@@ -205,6 +215,16 @@ describe('R80 the feed source a reader hands a feed', () => {
     expect((await source.listPending!()).map((p) => `${p.watcherSessionKey}->${p.targetSessionKey}`)).toEqual(['agent:main:w->agent:main:t']);
     const read = await source.readPending!({ snapshot: 'all' });
     expect(read.snapshot?.map((p) => p.targetSessionKey)).toEqual(['agent:main:t']);
+  });
+
+  it('a file of the release that brought change marks (step 8) is read by marks', async () => {
+    const path = join(dir, `marks${files++}.db`);
+    const raw = connect(path);
+    migrate(raw, path, MIGRATIONS.slice(0, 8));
+    raw.close();
+    const r = SqliteStateReader.open(path);
+    open.push(r);
+    expect(typeof r.feedSource().readPending).toBe('function');
   });
 
   it('a file an older release wrote (no change marks): no marked read, the full pending read instead', async () => {
