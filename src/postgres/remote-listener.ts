@@ -19,6 +19,14 @@ interface Entry {
 const NEWS = /^w:[0-9a-f,]*;x:/;
 
 /**
+ * The statements that take a connection listening on `from` to listening on `to`, sent as one
+ * round trip: a new channel is listened on before an old one is left, so no commit falls between.
+ */
+function changeStatements(from: ReadonlySet<string>, to: ReadonlySet<string>): string[] {
+  return [...[...to].filter((c) => !from.has(c)).map((c) => `LISTEN ${c}`), ...[...from].filter((c) => !to.has(c)).map((c) => `UNLISTEN ${c}`)];
+}
+
+/**
  * The dedicated LISTEN connection behind subscribeRemote, with reconnection. R75: it listens on
  * the channels its listeners' interests need (wake-channels.ts) and hands a wake only to the
  * listeners it may concern, so a commit costs the processes, and the feeds, that serve its watchers.
@@ -158,10 +166,9 @@ export class RemoteListener {
     const client = this.client;
     if (!client || this.entries.size === 0) return;
     const want = this.wanted();
-    const statements = [...[...want].filter((c) => !this.listening.has(c)).map((c) => `LISTEN ${c}`), ...[...this.listening].filter((c) => !want.has(c)).map((c) => `UNLISTEN ${c}`)];
+    const statements = changeStatements(this.listening, want);
     if (statements.length === 0) return;
     try {
-      // One round trip; a new channel is listened on before an old one is left, so no commit falls between.
       await client.query(statements.join('; '));
       if (client === this.client) this.listening = want;
     } catch (error) {
@@ -184,7 +191,7 @@ export class RemoteListener {
       try {
         await client.connect();
         const want = this.wanted();
-        await client.query([...want].map((c) => `LISTEN ${c}`).join('; '));
+        await client.query(changeStatements(new Set(), want).join('; '));
         if (this.stopped) {
           await client.end().catch(() => {});
           return;
