@@ -6,20 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { createNoticeFeed, type NoticeSignal, type PendingSource } from '../../src/feed/index.js';
 import { createPostgresStore } from '../../src/postgres/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { usePostgres } from './server.js';
+import { usePostgres, waitFor } from './server.js';
 
 const pg = usePostgres();
 const T0 = Date.UTC(2026, 0, 1);
 const A = 'main';
 const W = 'agent:main:main';
 
-async function waitFor(what: string, test: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('createNoticeFeed over PostgreSQL', () => {
   it('a notice raised on one machine reaches a feed on another by server push, also across a dropped listening connection', async () => {

@@ -12,17 +12,10 @@ import { RemoteListener } from '../../src/postgres/remote-listener.js';
 import { allChannel, groupChannel, listenedChannels } from '../../src/postgres/wake-channels.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { freePort } from '../../src/postgres/testing/embedded.js';
-import { usePostgres } from './server.js';
+import { usePostgres, waitFor } from './server.js';
 
 const pgc = usePostgres();
 
-async function waitFor(what: string, test: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hash = (w: string) => watcherRouteHash(`agent:main:${w}`);

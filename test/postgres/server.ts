@@ -65,3 +65,12 @@ export function usePostgres(options: { settings?: Record<string, string> } = {})
   };
   return ctx;
 }
+
+/** Polls `test` every 20 ms until it holds, or throws naming `what` after `timeoutMs`. */
+export async function waitFor(what: string, test: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -9,7 +9,7 @@ import { routePayload } from '../../src/core/index.js';
 import { createNoticeFeed } from '../../src/feed/index.js';
 import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { usePostgres } from './server.js';
+import { usePostgres, waitFor } from './server.js';
 
 const pg = usePostgres();
 const A = 'main';
@@ -30,13 +30,6 @@ async function closeAll(stores: PostgresStore[]): Promise<void> {
   for (const s of stores) await s.close();
 }
 
-async function waitFor(what: string, test: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('postgres: several machines at once', () => {
   it('R5 R7 concurrent records on one identity: unique sequences, the head is the highest, and a reader never finds an event below a version it already saw', async () => {

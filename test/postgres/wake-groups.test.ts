@@ -11,7 +11,7 @@ import { createNoticeFeed, type NoticeSignal } from '../../src/feed/index.js';
 import { createPostgresStore, MAX_WAKE_HOLD_MS, type PostgresStore } from '../../src/postgres/index.js';
 import { allChannel, concerns, groupChannel, listenedChannels, MAX_LISTENED_GROUPS, namedGroups, wakeChannels } from '../../src/postgres/wake-channels.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { usePostgres } from './server.js';
+import { usePostgres, waitFor } from './server.js';
 
 const pgc = usePostgres();
 const T0 = Date.UTC(2026, 0, 1);
@@ -32,13 +32,6 @@ function watchersInDistinctGroups(n: number, avoid: readonly string[] = []): str
   return out;
 }
 
-async function waitFor(what: string, test: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function open(schema: string, extra: { wakeHoldMs?: number } = {}): Promise<PostgresStore> {
   return createPostgresStore({ now: () => T0, connectionString: pgc.url(), schema, logger: pgc.log, ...extra });

@@ -12,7 +12,7 @@ import { createPostgresStore } from '../../src/postgres/index.js';
 import { TABLES } from '../../src/postgres/schema.js';
 import { newsPayloadParts, parseWakeNews, positionCovers } from '../../src/postgres/wake-news.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { usePostgres } from './server.js';
+import { usePostgres, waitFor } from './server.js';
 
 const pg = usePostgres();
 const T0 = Date.UTC(2026, 0, 1);
@@ -22,13 +22,6 @@ function cursor(watcher: string, target: string, lastSeen: number, notified: num
   return { watcherSessionKey: watcher, targetSessionKey: target, targetAgentId: A, lastSeenSequence: lastSeen, notifiedSequence: notified, materialSequence: notified, provenance, updatedAt: T0 };
 }
 
-async function waitFor(what: string, test: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('R74 the payload', () => {
   it('R74 carries each changed pair with its state and the transaction id the server writes between the halves', () => {
