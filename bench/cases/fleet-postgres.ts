@@ -202,6 +202,23 @@ type FromFeeds =
   | { ended: true }
   | { report: { reads: number; wakes: number; signals: number; failures: string[]; cpuMicros: number; signalled: [string, number][] } };
 
+/** This process's feeds (f = process, process + processes, ... below feeds), each as its watchers' indices (w = f, f + feeds, ...: a disjoint share). */
+function shareOf(job: FeedsJob): number[][] {
+  const share: number[][] = [];
+  for (let f = job.process; f < job.feeds; f += job.processes) {
+    const watchers: number[] = [];
+    for (let w = f; w < job.watchers; w += job.feeds) watchers.push(w);
+    share.push(watchers);
+  }
+  return share;
+}
+
+/** A feeds process that cannot go on says why and exits 1, which fails the run waiting on it. */
+function failFeeds(error: unknown): never {
+  process.stderr.write(`fleet-postgres feeds failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+}
+
 /** One run's store handle and feeds in a feeds process, and what they counted. */
 interface FeedsRun {
   job: FeedsJob;
@@ -223,8 +240,7 @@ async function openRun(job: FeedsJob): Promise<FeedsRun> {
   if (job.mode === 'bare') {
     // The channels this process's routed feeds would listen on (R75), on a plain client that only
     // counts what arrives: what the server and the kernel charge for a listener, before any kit code.
-    const hashes: string[] = [];
-    for (let f = job.process; f < job.feeds; f += job.processes) for (let w = f; w < job.watchers; w += job.feeds) hashes.push(watcherRouteHash(watcher(w)));
+    const hashes = shareOf(job).flatMap((watchers) => watchers.map((w) => watcherRouteHash(watcher(w))));
     const client = new pg.Client({ connectionString: job.url });
     await client.connect();
     client.on('notification', () => run.wakes++);
@@ -255,14 +271,14 @@ async function openRun(job: FeedsJob): Promise<FeedsRun> {
     const at = now();
     for (const p of s.changed) if (!run.signalled.has(p.targetSessionKey)) run.signalled.set(p.targetSessionKey, at);
   };
-  for (let f = job.process; job.mode !== 'bare' && f < job.feeds; f += job.processes) {
+  for (const watchers of job.mode === 'bare' ? [] : shareOf(job)) {
     const feed = createNoticeFeed(counted, { logger, ...(NEWS_CONFIRM_MS === undefined ? {} : { newsConfirmMs: NEWS_CONFIRM_MS }) });
     run.feeds.push(feed);
     if (job.mode === 'everything') feed.subscribe(onSignal);
     // idle: the same subscriptions to watchers no commit names, so every NOTIFY reaches every
     // handle and every feed and none of them reads: what the wake-ups cost alone.
-    else if (job.mode === 'idle') for (let w = f; w < job.watchers; w += job.feeds) feed.subscribe(onSignal, { watcherSessionKey: `agent:main:fleet-idle${w}` });
-    else for (let w = f; w < job.watchers; w += job.feeds) feed.subscribe(onSignal, { watcherSessionKey: watcher(w) });
+    else if (job.mode === 'idle') for (const w of watchers) feed.subscribe(onSignal, { watcherSessionKey: `agent:main:fleet-idle${w}` });
+    else for (const w of watchers) feed.subscribe(onSignal, { watcherSessionKey: watcher(w) });
   }
   return run;
 }
@@ -287,13 +303,9 @@ async function feedsProcess(): Promise<void> {
     await post('Profiler.enable');
   }
   let profiling = false;
-  const fail = (error: unknown) => {
-    process.stderr.write(`fleet-postgres feeds failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  };
   process.on('message', (m: ToFeeds) => {
     if ('job' in m) {
-      openRun(m.job).then((r) => ((run = r), send({ ready: true })), fail);
+      openRun(m.job).then((r) => ((run = r), send({ ready: true })), failFeeds);
     } else if ('settle' in m) {
       // Every feed's first read (R61) done before the clock starts.
       let last = -1;
@@ -323,7 +335,7 @@ async function feedsProcess(): Promise<void> {
       const r = run!;
       run = undefined;
       for (const f of r.feeds) f.close();
-      Promise.all([r.bare?.end(), r.store.close()]).then(() => send({ ended: true }), fail);
+      Promise.all([r.bare?.end(), r.store.close()]).then(() => send({ ended: true }), failFeeds);
     } else {
       process.exitCode = 0;
       process.disconnect();
@@ -348,7 +360,6 @@ function startFleet(processes: number) {
   });
   const exits = children.map((c) => new Promise<number | null>((r) => c.child.once('exit', (code) => r(code))));
   return {
-    processes,
     ask: (m: ToFeeds | ((p: number) => ToFeeds)) => Promise.all(children.map((c, p) => (c.child.send(typeof m === 'function' ? m(p) : m), c.next()))),
     async close(): Promise<void> {
       for (const c of children) c.child.send({ exit: true } satisfies ToFeeds);
@@ -511,8 +522,5 @@ export const fleetPostgresGroup: BenchGroup = {
 
 if (runsAsScript(here)) {
   if (process.argv[2] === 'feeds')
-    feedsProcess().catch((error: unknown) => {
-      process.stderr.write(`fleet-postgres feeds failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    });
+    feedsProcess().catch(failFeeds);
 }
