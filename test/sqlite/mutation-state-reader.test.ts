@@ -38,6 +38,11 @@ function fresh(now: () => number = () => T0): { store: SqliteStore; path: string
 
 const human = (sessionKey: string, agentId = A) => ({ sessionKey, agentId, kind: 'human_direct_message' as const, actorType: 'human' as const, actorId: 'telegram:42', summary: 'a person typed' });
 const watch = (watcherSessionKey: string, targetSessionKey: string) => ({ watcherSessionKey, targetSessionKey, agentId: A });
+/** A sessions page as its keys and whether there is more. */
+async function page(r: SqliteStateReader, q: Parameters<SqliteStateReader['sessionsPage']>[0]): Promise<[string[], boolean]> {
+  const p = await r.sessionsPage(q);
+  return [p.rows.map((x) => x.sessionKey), p.more];
+}
 
 describe('R81 the sessions page: heads merged with keys that only watch', () => {
   it('keys with a head and keys that only watch interleave in key order, a page at a time, the watcher-only ones as (key, \'\')', async () => {
@@ -54,15 +59,11 @@ describe('R81 the sessions page: heads merged with keys that only watch', () => 
     expect(all.rows.find((x) => x.sessionKey === 'agent:main:b')).toEqual({ sessionKey: 'agent:main:b', agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true });
     expect(all.rows.find((x) => x.sessionKey === 'agent:main:a')!.watcherOnly).toBeUndefined();
     // Pages of two: a b | c d | e.
-    const p1 = await r.sessionsPage({ limit: 2 });
-    expect([p1.rows.map((x) => x.sessionKey), p1.more]).toEqual([['agent:main:a', 'agent:main:b'], true]);
-    const p2 = await r.sessionsPage({ limit: 2, after: { sessionKey: 'agent:main:b', agentId: '' } });
-    expect([p2.rows.map((x) => x.sessionKey), p2.more]).toEqual([['agent:main:c', 'agent:main:d'], true]);
-    const p3 = await r.sessionsPage({ limit: 2, after: { sessionKey: 'agent:main:d', agentId: '' } });
-    expect([p3.rows.map((x) => x.sessionKey), p3.more]).toEqual([['agent:main:e'], false]);
+    expect(await page(r, { limit: 2 })).toEqual([['agent:main:a', 'agent:main:b'], true]);
+    expect(await page(r, { limit: 2, after: { sessionKey: 'agent:main:b', agentId: '' } })).toEqual([['agent:main:c', 'agent:main:d'], true]);
+    expect(await page(r, { limit: 2, after: { sessionKey: 'agent:main:d', agentId: '' } })).toEqual([['agent:main:e'], false]);
     // Exactly a page: no more.
-    const five = await r.sessionsPage({ limit: 5 });
-    expect([five.rows.length, five.more]).toEqual([5, false]);
+    expect(await page(r, { limit: 5 })).toEqual([['agent:main:a', 'agent:main:b', 'agent:main:c', 'agent:main:d', 'agent:main:e'], false]);
   });
 
   it('watcher-only keys past the heads\' page wait for a later page; a search matches them by ASCII case-folded substring; an agent filter leaves them out', async () => {
@@ -72,10 +73,8 @@ describe('R81 the sessions page: heads merged with keys that only watch', () => 
     for (const w of ['agent:main:x-Worker', 'agent:main:y-worker', 'agent:main:z']) store.watch(watch(w, 'agent:main:a'));
     const r = reader();
     // The heads' page (a, b) and one more key: the watchers after b wait.
-    const p1 = await r.sessionsPage({ limit: 1 });
-    expect([p1.rows.map((x) => x.sessionKey), p1.more]).toEqual([['agent:main:a'], true]);
-    const p2 = await r.sessionsPage({ limit: 2, after: { sessionKey: 'agent:main:a', agentId: A } });
-    expect([p2.rows.map((x) => x.sessionKey), p2.more]).toEqual([['agent:main:b', 'agent:main:x-Worker'], true]);
+    expect(await page(r, { limit: 1 })).toEqual([['agent:main:a'], true]);
+    expect(await page(r, { limit: 2, after: { sessionKey: 'agent:main:a', agentId: A } })).toEqual([['agent:main:b', 'agent:main:x-Worker'], true]);
     const search = await r.sessionsPage({ limit: 10, search: 'WORKER' });
     expect(search.rows.map((x) => x.sessionKey)).toEqual(['agent:main:x-Worker', 'agent:main:y-worker']);
     expect((await r.sessionsPage({ limit: 10, agent: A })).rows.map((x) => x.sessionKey)).toEqual(['agent:main:a', 'agent:main:b']);
@@ -86,12 +85,9 @@ describe('R81 the sessions page: heads merged with keys that only watch', () => 
     // The target has no head either (nothing recorded): three keys that only watch.
     for (const w of ['agent:main:w1', 'agent:main:w2', 'agent:main:w3']) store.watch(watch(w, 'agent:main:t'));
     const r = reader();
-    const p1 = await r.sessionsPage({ limit: 2 });
-    expect([p1.rows.map((x) => x.sessionKey), p1.more]).toEqual([['agent:main:w1', 'agent:main:w2'], true]);
-    const p2 = await r.sessionsPage({ limit: 2, after: { sessionKey: 'agent:main:w2', agentId: '' } });
-    expect([p2.rows.map((x) => x.sessionKey), p2.more]).toEqual([['agent:main:w3'], false]);
-    const exact = await r.sessionsPage({ limit: 3 });
-    expect([exact.rows.length, exact.more]).toEqual([3, false]);
+    expect(await page(r, { limit: 2 })).toEqual([['agent:main:w1', 'agent:main:w2'], true]);
+    expect(await page(r, { limit: 2, after: { sessionKey: 'agent:main:w2', agentId: '' } })).toEqual([['agent:main:w3'], false]);
+    expect(await page(r, { limit: 3 })).toEqual([['agent:main:w1', 'agent:main:w2', 'agent:main:w3'], false]);
   });
 
   it('the first page starts before every key, an upper-case one too', async () => {
