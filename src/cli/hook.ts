@@ -1,4 +1,5 @@
 import { fstatSync, statSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { CLAUDE_CODE_AGENT, CLAUDE_HOOK_EVENTS, planClaudeHookEvent, type ClaudeHookInput } from '../integrations/claude-agent-sdk/events.js';
 import { CODEX_AGENT, CODEX_CONTEXT_EVENTS, planCodexHookEvent } from '../integrations/codex/events.js';
 import { COPILOT_AGENT, COPILOT_CONTEXT_EVENTS, planCopilotHookEvent, sentByCopilot } from '../integrations/copilot/events.js';
@@ -243,18 +244,45 @@ function withCause(message: string, details?: Record<string, unknown>): string {
   return text === undefined ? message : `${message}: ${text.split('\n')[0]!.slice(0, 160)}`;
 }
 
-function readStdin(): Promise<string> {
+/**
+ * What `hook` takes from its process: stdin, stdout, the environment and a clock. The command passes
+ * its own process's; in-process tests pass streams and descriptors of their own.
+ */
+export interface HookProcess {
+  stdin: Readable & { isTTY?: boolean };
+  env: Env;
+  /** Resolves once the text was handed over, rejects if it could not be. */
+  write: (text: string) => Promise<void>;
+  /** T17: whether stdout leads to a reader. */
+  reachesReader: () => boolean;
+  /** Milliseconds from an arbitrary origin (T9's budget counts from the first reading). */
+  now: () => number;
+}
+
+const ownProcess = (): HookProcess => ({
+  stdin: process.stdin,
+  env: process.env,
+  write: (text) =>
+    new Promise((resolve, reject) => {
+      process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
+    }),
+  reachesReader: () => stdoutReachesReader(1),
+  now: () => performance.now(),
+});
+
+/** T17: the whole payload, refused past MAX_INPUT_BYTES or when it is not valid UTF-8. */
+export function readHookInput(stdin: Readable, maxBytes = MAX_INPUT_BYTES): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    process.stdin.on('data', (chunk: Buffer) => {
+    stdin.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_INPUT_BYTES) {
-        process.stdin.destroy();
-        reject(new Error(`input is larger than ${MAX_INPUT_BYTES} bytes`));
+      if (size > maxBytes) {
+        stdin.destroy();
+        reject(new Error(`input is larger than ${maxBytes} bytes`));
       } else chunks.push(chunk);
     });
-    process.stdin.on('end', () => {
+    stdin.on('end', () => {
       // T17: a lossy decode would turn distinct session ids into one key (each bad byte becomes U+FFFD).
       try {
         resolve(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(Buffer.concat(chunks)));
@@ -262,17 +290,19 @@ function readStdin(): Promise<string> {
         reject(new Error('input is not valid UTF-8'));
       }
     });
-    process.stdin.on('error', reject);
+    stdin.on('error', reject);
   });
 }
 
 /**
- * T17: whether stdout leads anywhere. Node gives a process whose stdout was closed /dev/null in its
- * place, where every write succeeds; that device (and /dev/null given explicitly) reaches nobody.
+ * T17: whether a descriptor (stdout: 1) leads anywhere. Node gives a process whose stdout was closed
+ * /dev/null in its place, where every write succeeds; that device (and /dev/null given explicitly)
+ * reaches nobody. A descriptor that cannot be read counts as a reader: the notices are then
+ * acknowledged as printed, as before T17.
  */
-function stdoutReachesReader(): boolean {
+export function stdoutReachesReader(fd: number): boolean {
   try {
-    const out = fstatSync(1);
+    const out = fstatSync(fd);
     if (!out.isCharacterDevice()) return true;
     const devNull = statSync('/dev/null');
     return !(out.rdev === devNull.rdev && out.ino === devNull.ino && out.dev === devNull.dev);
@@ -281,14 +311,8 @@ function stdoutReachesReader(): boolean {
   }
 }
 
-function writeStdout(text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
-  });
-}
-
 /** `session-state-kit hook claude-code ...`: exits 0 whatever the input (1 only for a bad command line). */
-export async function hookCommand(argv: readonly string[], io: Io): Promise<ExitCode> {
+export async function hookCommand(argv: readonly string[], io: Io, proc: HookProcess = ownProcess()): Promise<ExitCode> {
   if (wantsHelp(argv)) return (io.out(HOOK_USAGE), EXIT.ok);
   const warn = (line: string) => io.err(`session-state-kit hook: ${line.replace(/[\r\n]+/g, ' ')}\n`);
   let values: { db?: string | undefined; agent?: string | undefined };
@@ -318,29 +342,29 @@ export async function hookCommand(argv: readonly string[], io: Io): Promise<Exit
     warn(`${problem}; see: session-state-kit hook --help`);
     return EXIT.failure;
   }
-  if (process.stdin.isTTY) {
+  if (proc.stdin.isTTY === true) {
     const name = { 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', copilot: 'GitHub Copilot CLI' }[known ?? 'claude-code'];
     warn(`reads a ${name} hook payload (JSON) on stdin; nothing to read from a terminal`);
     return EXIT.ok;
   }
   let input: string;
   try {
-    input = await readStdin();
+    input = await readHookInput(proc.stdin);
   } catch (error) {
     warn(`could not read stdin: ${messageOf(error)}`);
     return EXIT.ok;
   }
   const path = values.db!;
-  const started = performance.now();
+  const started = proc.now();
   await runClaudeCodeHook({
-    elapsedMs: () => performance.now() - started,
+    elapsedMs: () => proc.now() - started,
     input,
     runtime: known,
     agentId,
-    env: process.env,
+    env: proc.env,
     warn,
-    write: writeStdout,
-    reachesReader: stdoutReachesReader,
+    write: proc.write,
+    reachesReader: proc.reachesReader,
     openStore: async () => {
       const { loadSqlite } = await import('./load-sqlite.js');
       const { createSqliteStore } = await loadSqlite();
