@@ -49,14 +49,20 @@ export interface FileChange {
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
-/**
- * Runs `work` holding this user's init lock: a file created exclusively in the temp folder. A lock
- * whose holder is gone (its pid no longer runs) is taken over; one held longer than `waitMs` fails
- * the run with the holder named.
- */
-export function withInitLock<T>(work: () => T, waitMs = 30_000): T {
+/** This user's init lock: one file in the temp folder, so every init of the user's shares it. */
+export function initLockPath(): string {
   const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-  const lock = join(tmpdir(), `session-state-kit-init-${uid}.lock`);
+  return join(tmpdir(), `session-state-kit-init-${uid}.lock`);
+}
+
+/**
+ * Runs `work` holding the init lock: a file created exclusively, holding the holder's pid. A lock
+ * whose holder is gone (its pid no longer runs) is taken over; one held longer than `waitMs` fails
+ * the run with the holder named. `lock` is for tests (the temp folder is the process's, not a thread's).
+ */
+export function withInitLock<T>(work: () => T, o: { waitMs?: number; lock?: string } = {}): T {
+  const waitMs = o.waitMs ?? 30_000;
+  const lock = o.lock ?? initLockPath();
   const deadline = Date.now() + waitMs;
   for (;;) {
     try {
