@@ -535,7 +535,7 @@ function patchManagedToml(text: string, before: Record<string, unknown>, after: 
   // toml-patch drops blank lines that open a document; they are the user's, so they come back.
   const lead = /^(\r?\n)*/.exec(text)![0];
   const body = text.slice(lead.length);
-  const finish = (patched: string) => (patched === '' || patched.endsWith('\n') || !(text === '' || text.endsWith('\n')) ? patched : `${patched}\n`);
+  const finish = (patched: string) => (patched === '' || patched.endsWith('\n') || !(text === '' || text.endsWith('\n')) ? patched : `${patched}${text.endsWith('\r\n') ? '\r\n' : '\n'}`);
   const plain = () => {
     const patched = patchToml(body, after, { inlineTableStart: 4 });
     return finish(lead + (patched.trim() === '' ? '' : patched));
@@ -565,7 +565,10 @@ function patchManagedToml(text: string, before: Record<string, unknown>, after: 
       .join('\n\n');
     sections.push(printed.trim());
   }
-  const appended = finish(`${lead}${kept}${kept === '' || kept.endsWith('\n\n') ? '' : kept.endsWith('\n') ? '\n' : '\n\n'}${sections.join('\n\n')}`);
+  // A file written with CRLF gets its new sections in CRLF too.
+  const eol = /\r\n/.test(text) ? '\r\n' : '\n';
+  const gap = kept === '' || kept.endsWith(`${eol}${eol}`) ? '' : kept.endsWith('\n') ? eol : `${eol}${eol}`;
+  const appended = finish(`${lead}${kept}${gap}${sections.join('\n\n').replace(/\n/g, eol)}`);
   try {
     if (JSON.stringify(normalize(parseToml(appended))) === JSON.stringify(normalize(after))) return appended;
   } catch {
