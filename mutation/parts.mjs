@@ -49,7 +49,7 @@ export const PARTS = {
     target: 90,
     ownTestsOnly: true,
     tests: [
-      'test/integrations/{claude-agent-sdk-hooks,claude-agent-sdk-types,openai-agents-roles,openai-agents-e2e,mutation-plans,mutation-claude-hooks,mutation-hook-apply,mutation-hook-plan,mutation-delegation}.test.ts',
+      'test/integrations/{claude-agent-sdk-hooks,claude-agent-sdk-types,openai-agents-roles,openai-agents-e2e,mutation-plans,mutation-claude-hooks,mutation-hook-apply,mutation-hook-plan,mutation-delegation,mutation-openai-notices}.test.ts',
       // One hook run per runtime in process (the runtimes' event mappings end to end).
       'test/cli/mutation-hook.test.ts',
       'test/hook/{payloads,codex-payloads,qwen-payloads,copilot-payloads,opencode-payloads,opencode,mutation-opencode-plugin}.test.ts',

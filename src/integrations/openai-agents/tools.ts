@@ -12,10 +12,15 @@ export interface SessionFunctionToolsOptions extends SessionToolsOptions {
   only?: readonly ToolName[];
 }
 
-/** The peer's `tool`, loaded when first needed, so importing this entry point without the peer says what to install. */
-function agentsTool(): typeof toolFunction {
+const requirePeer = (): unknown => createRequire(import.meta.url)('@openai/agents');
+
+/**
+ * The peer's `tool`, loaded when first needed, so importing this entry point without the peer says
+ * what to install. `load` is for tests (the peer is installed wherever the tests run).
+ */
+export function agentsTool(load: () => unknown = requirePeer): typeof toolFunction {
   try {
-    return (createRequire(import.meta.url)('@openai/agents') as { tool: typeof toolFunction }).tool;
+    return (load() as { tool: typeof toolFunction }).tool;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') {
