@@ -1,9 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { nextPartId, sessionStatePlugin, type OpencodeClientLike, type OpencodePartLike } from '../../src/integrations/opencode/index.js';
 import { hookStoreOver } from './memory-hook-store.js';
+import { SqliteStore } from '../../src/sqlite/sqlite-store.js';
+import { silentLogger } from '../../src/shared/logger.js';
 
 /**
  * T61-T62: the OpenCode plugin's own decisions, one at a time: the part ids it makes, what a bad
@@ -202,5 +205,81 @@ describe('T61 T62 the plugin around failures and bad options', () => {
     await three['chat.message'](c.input, c.output);
     expect(opens).toBe(3);
     await three.dispose();
+  });
+
+  it('T62 a process remembers the last 4096 message ids it handled: an older one is handled again, a remembered one never', async () => {
+    const memory = createMemoryStore({ now: () => T0 });
+    let planned = 0;
+    // Each prompt handled reads the session's pending notices once: that read counts the prompts handled.
+    const hooks = await sessionStatePlugin({ db: '/tmp/cap.db', openStore: () => hookStoreOver(memory, { pendingNotices: (w) => (planned++, memory.pendingNotices(w)) }) })({});
+    const send = async (id: string) => {
+      const p = prompt();
+      p.output.message.id = id;
+      await hooks['chat.message'](p.input, p.output);
+    };
+    for (let i = 0; i < 4096; i++) await send(`msg_${i}`);
+    expect(planned).toBe(4096);
+    await send('msg_0');
+    expect(planned).toBe(4096);
+    // The 4097th id pushes the oldest out, and only it.
+    await send('msg_4096');
+    expect(planned).toBe(4097);
+    await send('msg_1');
+    expect(planned).toBe(4097);
+    await send('msg_0');
+    expect(planned).toBe(4098);
+    await hooks.dispose();
+  });
+
+  it('T61 without a store passed in, plugin instances on one database and agent share one SQLite store and one memory of ids, dropped with the last', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ssk-opencode-shared-'));
+    try {
+      const db = join(dir, 'state.db');
+      const logs: string[] = [];
+      const one = await sessionStatePlugin({ db })({ client: client(logs) });
+      const two = await sessionStatePlugin({ db })({ client: client(logs) });
+      const other = await sessionStatePlugin({ db, agentId: 'opencode-b' })({ client: client(logs) });
+      const a = prompt('-shared');
+      await one['chat.message'](a.input, a.output);
+      expect(a.output.parts.length).toBe(PROMPT.output.parts.length + 1);
+      // The same message through the second instance of this process: handled once.
+      const again = prompt('-shared');
+      await two['chat.message'](again.input, again.output);
+      expect(again.output.parts).toEqual(PROMPT.output.parts);
+      // Another agent id is its own state: the same message id is its own.
+      const b = prompt('-shared');
+      await other['chat.message'](b.input, b.output);
+      expect(b.output.parts.length).toBe(PROMPT.output.parts.length + 1);
+      expect(logs).toEqual([]);
+      const reader = new SqliteStore({ path: db, logger: silentLogger, now: Date.now });
+      try {
+        expect(reader.stateVersion(KEY, 'opencode')).toBeGreaterThan(0);
+        expect(reader.stateVersion(`agent:opencode-b:${SESSION_ID}`, 'opencode-b')).toBeGreaterThan(0);
+        // A notice waits for the session: only a prompt that is handled hands it over.
+        reader.watch({ watcherSessionKey: KEY, targetSessionKey: LEAD, agentId: 'claude-code' });
+        reader.record({ sessionKey: LEAD, agentId: 'claude-code', kind: 'human_direct_message', actorType: 'human', summary: 'a person typed' });
+        expect(reader.pendingNotices(KEY)).toHaveLength(1);
+      } finally {
+        reader.close();
+      }
+      await one.dispose();
+      await other.dispose();
+      // Still in use by `two`: the store stays open, and the message stays remembered.
+      const remembered = prompt('-shared');
+      await two['chat.message'](remembered.input, remembered.output);
+      expect(remembered.output.parts).toEqual(PROMPT.output.parts);
+      expect(logs).toEqual([]);
+      await two.dispose();
+      // All gone: a new instance starts with a fresh memory of ids; the message is handled again.
+      const three = await sessionStatePlugin({ db })({ client: client(logs) });
+      const d = prompt('-shared');
+      await three['chat.message'](d.input, d.output);
+      expect(d.output.parts.length).toBe(PROMPT.output.parts.length + 1);
+      expect(String(d.output.parts.at(-1)!['text'])).toContain(`Session "${LEAD}" changed (other actor).`);
+      await three.dispose();
+      expect(logs).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
