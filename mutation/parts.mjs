@@ -20,7 +20,7 @@ export const PARTS = {
   sqlite: {
     mutate: ['src/sqlite/**/*.ts', '!src/sqlite/index.ts', '!src/sqlite/driver/bun-sqlite.ts', '!src/sqlite/driver/node-sqlite.ts'],
     target: 80,
-    tests: ['test/ui/{mutation-pages,feed-source,read-only-dir}.test.ts', 'test/feed/*.test.ts', 'test/sqlite/{pages,spawn-parents,read-model,mutation-state-reader}.test.ts'],
+    tests: ['test/ui/{mutation-pages,feed-source,read-only-dir}.test.ts', 'test/feed/*.test.ts', 'test/sqlite/{pages,spawn-parents,read-model,mutation-state-reader,mutation-state-reader-open}.test.ts'],
   },
   // The change feed (R60-R73): its in-process tests (mutation/vitest.config.ts adds test/feed for
   // this part; the two-process file starts other OS processes and stays out).

@@ -135,19 +135,26 @@ export interface SqliteStateReaderOptions {
    * false and reports the problem instead.
    */
   immutableFallback?: boolean;
+  /**
+   * Opens one read-only connection to a path or `file:` URI (default: openStateConnectionReadOnly
+   * with `driver`). Tests pass one that refuses as SQLite does for a reader who may not write the
+   * folder, which a process running as root never sees.
+   */
+  open?: (path: string) => SqliteConnection;
 }
 
 function openView(path: string, options: SqliteStateReaderOptions): { db: SqliteConnection; mode: SqliteReadMode } {
   const driverOptions = options.driver === undefined ? {} : { driver: options.driver };
-  if (options.immutableFallback === false) return { db: openStateConnectionReadOnly(path, driverOptions), mode: 'shared' };
+  const open = options.open ?? ((p: string) => openStateConnectionReadOnly(p, driverOptions));
+  if (options.immutableFallback === false) return { db: open(path), mode: 'shared' };
   // Absolute: with URI filenames on, a relative name that begins with "file:" would be read as one.
   const file = resolve(path);
   try {
-    return { db: openStateConnectionReadOnly(file, driverOptions), mode: 'shared' };
+    return { db: open(file), mode: 'shared' };
   } catch (error) {
     if (!NEEDS_SHARED_MEMORY.test(sqliteCode(error)) || existsSync(`${file}-wal`) || !readable(file)) throw error;
     try {
-      return { db: openStateConnectionReadOnly(`${pathToFileURL(file).href}?immutable=1`, driverOptions), mode: 'immutable' };
+      return { db: open(`${pathToFileURL(file).href}?immutable=1`), mode: 'immutable' };
     } catch (immutableError) {
       throw new ReadOnlyDirectoryError(path, { cause: immutableError });
     }
