@@ -242,25 +242,36 @@ describe('T61 T62 the plugin around failures and bad options', () => {
       const a = prompt('-shared');
       await one['chat.message'](a.input, a.output);
       expect(a.output.parts.length).toBe(PROMPT.output.parts.length + 1);
-      // The same message through the second instance of this process: handled once.
-      const again = prompt('-shared');
-      await two['chat.message'](again.input, again.output);
-      expect(again.output.parts).toEqual(PROMPT.output.parts);
-      // Another agent id is its own state: the same message id is its own.
-      const b = prompt('-shared');
-      await other['chat.message'](b.input, b.output);
-      expect(b.output.parts.length).toBe(PROMPT.output.parts.length + 1);
-      expect(logs).toEqual([]);
       const reader = new SqliteStore({ path: db, logger: silentLogger, now: Date.now });
       try {
         expect(reader.stateVersion(KEY, 'opencode')).toBeGreaterThan(0);
-        expect(reader.stateVersion(`agent:opencode-b:${SESSION_ID}`, 'opencode-b')).toBeGreaterThan(0);
         // A notice waits for the session: only a prompt that is handled hands it over.
         reader.watch({ watcherSessionKey: KEY, targetSessionKey: LEAD, agentId: 'claude-code' });
         reader.record({ sessionKey: LEAD, agentId: 'claude-code', kind: 'human_direct_message', actorType: 'human', summary: 'a person typed' });
         expect(reader.pendingNotices(KEY)).toHaveLength(1);
       } finally {
         reader.close();
+      }
+      // The same message through the second instance of this process: handled once (the notice stays).
+      const again = prompt('-shared');
+      await two['chat.message'](again.input, again.output);
+      expect(again.output.parts).toEqual(PROMPT.output.parts);
+      const pending = new SqliteStore({ path: db, logger: silentLogger, now: Date.now });
+      try {
+        expect(pending.pendingNotices(KEY)).toHaveLength(1);
+      } finally {
+        pending.close();
+      }
+      // Another agent id is its own state: the same message id is its own.
+      const b = prompt('-shared');
+      await other['chat.message'](b.input, b.output);
+      expect(b.output.parts.length).toBe(PROMPT.output.parts.length + 1);
+      expect(logs).toEqual([]);
+      const check = new SqliteStore({ path: db, logger: silentLogger, now: Date.now });
+      try {
+        expect(check.stateVersion(`agent:opencode-b:${SESSION_ID}`, 'opencode-b')).toBeGreaterThan(0);
+      } finally {
+        check.close();
       }
       await one.dispose();
       await other.dispose();
