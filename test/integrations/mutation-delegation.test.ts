@@ -40,6 +40,8 @@ describe('T36 agent ids from agent names', () => {
     expect(agentIdFromName('é')).toBe('agent');
     expect(agentIdFromName('')).toBe('agent');
     expect(agentIdFromName('a'.repeat(70))).toBe('a'.repeat(64));
+    // A run of such characters is one -.
+    expect(agentIdFromName('a  &  b')).toBe('a-b');
   });
 });
 
@@ -177,5 +179,26 @@ describe('T36 child sessions for delegated runs', () => {
     quiet.runner.emit('agent_handoff', {}, quiet.root, agent('W'));
     quiet.runner.emit('agent_tool_start', {}, quiet.root, quiet.tracker.agentTool(agent('T') as never, {} as never), badShape);
     await expect(quiet.tracker.settled()).resolves.toBeUndefined();
+  });
+});
+
+describe('T36 quiet paths: nothing to log', () => {
+  it('a handoff without onChildSession, a plain tool, and an agent tool announced without details log nothing', async () => {
+    const logger = memoryLogger();
+    const { runner, root, tracker } = setup({ logger });
+    runner.emit('agent_handoff', {}, root, agent('Writer'));
+    const plain = { type: 'function', name: 'search' };
+    runner.emit('agent_tool_start', {}, root, plain, { toolCall: { type: 'function_call', callId: 'c1' } });
+    runner.emit('agent_tool_end', {}, root, plain, 'done', { toolCall: { callId: 'c1' } });
+    const worker = agent('Worker');
+    const tool = tracker.agentTool(worker as never, {} as never);
+    runner.emit('agent_tool_start', {}, root, tool, {});
+    runner.emit('agent_tool_end', {}, root, tool, 'done', {});
+    await tracker.settled();
+    expect(logger.entries).toEqual([]);
+    expect(tracker.children().map((c) => [c.agentId, c.via])).toEqual([
+      ['Writer', 'handoff'],
+      ['Worker', 'agent-tool'],
+    ]);
   });
 });
