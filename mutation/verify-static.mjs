@@ -7,7 +7,7 @@
 // on the first failure) and put the file back. Prints one line per mutant, `killed` or `survived`,
 // and exits 0; a run that cannot start (no report, a dirty file) exits 1. Edits src/ while it runs:
 // run it in a checkout where nothing else is editing or testing, and never beside a Stryker run.
-// `--all`: every survivor, static or not. perTest coverage charges code to the test running when
+// `--all`: every survivor, static or not; `--only=<text>`: those of files whose path holds it. perTest coverage charges code to the test running when
 // it ran, and code that runs in a server's request callbacks (the live view) can be charged to
 // another test than the one that waits for it, so Stryker may run only tests that cannot kill it.
 import { spawnSync } from 'node:child_process';
@@ -16,10 +16,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { partFromArgs, readReport, reportPath, selectMutants } from './report.mjs';
 
-const { name, rest } = partFromArgs('node mutation/verify-static.mjs <part> [--all] [test files...]');
+const { name, rest } = partFromArgs('node mutation/verify-static.mjs <part> [--all] [--only=<path text>] [test files...]');
 const all = rest.includes('--all');
-const files = rest.filter((a) => a !== '--all');
-const mutants = selectMutants(readReport(name), (m) => (all || m.static) && m.status === 'Survived');
+// `--only=hook.ts`: only the survivors in files whose path holds that text.
+const only = rest.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const files = rest.filter((a) => !a.startsWith('--'));
+const mutants = selectMutants(readReport(name), (m) => (all || m.static) && m.status === 'Survived').filter((m) => only === undefined || m.file.includes(only));
 
 /** Offset of a report location (line and column both 1-based) in `source`. */
 function offsetOf(source, { line, column }) {

@@ -71,6 +71,7 @@ describe('T45 withInitLock', () => {
     }
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_600);
     expect(failure).toBeInstanceOf(ConfigWriteError);
+    expect((failure as Error).name).toBe('ConfigWriteError');
     expect((failure as Error).message).toBe(`another init (pid ${process.pid}) has held ${lock} for 2 s; nothing was written`);
     expect(ran).toBe(false);
     expect(readFileSync(lock, 'utf8')).toBe(String(process.pid));

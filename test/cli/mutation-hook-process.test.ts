@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HOOK_BUDGET_MS, hookCommand, readHookInput, stdoutReachesReader, type HookProcess } from '../../src/cli/hook.js';
+import { HOOK_BUDGET_MS, HOOK_RUNTIMES, hookCommand, readHookInput, stdoutReachesReader, type HookProcess, type HookRuntime } from '../../src/cli/hook.js';
 import { EXIT } from '../../src/cli/io.js';
 import { SqliteStore } from '../../src/sqlite/sqlite-store.js';
 import { silentLogger } from '../../src/shared/logger.js';
@@ -203,5 +203,37 @@ describe('T9 the hook command over its process', () => {
     expect(r.written).toEqual([]);
     expect(r.err).toHaveLength(1);
     expect(r.err[0]).toMatch(/^session-state-kit hook: state database unavailable: \S/);
+  });
+
+  it('T40 with no --agent, each runtime writes under its own agent id', async () => {
+    const starts: [string, string, string][] = [
+      ['claude-code', 'payloads', 'session-start-startup'],
+      ['codex', 'codex-payloads', 'session-start-startup'],
+      ['qwen', 'qwen-payloads', 'session-start-startup'],
+      ['copilot', 'copilot-payloads', 'session-start-new'],
+    ];
+    for (const [runtime, folder, name] of starts) {
+      const db = join(dir, `${runtime}.db`);
+      const text = readFileSync(join(HOOK_DIR, folder, `${name}.json`), 'utf8');
+      const r = await hook([runtime, '--db', db], { stdin: stdinOf([text]) });
+      expect({ runtime, err: r.err }).toEqual({ runtime, err: [] });
+      expect(r.written.join('')).toContain(`Session-state key of this session: \\"agent:${HOOK_RUNTIMES[runtime as HookRuntime].defaultAgent}:`);
+    }
+  });
+
+  it('T17 a start shows no notices: with stdout reaching nobody there is nothing to leave pending, and no warning', async () => {
+    const db = join(dir, 'state.db');
+    const r = await hook(['claude-code', '--db', db], { stdin: stdinOf([payload('session-start-startup')]), reachesReader: () => false });
+    expect(r.err).toEqual([]);
+    expect(r.written).toHaveLength(1);
+  });
+
+  it('T9 a warning is one line: line breaks in what it quotes become one space each run', async () => {
+    const r = await hook(['claude-code', '--db', join(dir, 'x.db'), '--ag\r\n\nent=x'], { stdin: stdinOf(['{}']) });
+    expect(r.code).toBe(EXIT.failure);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]!.endsWith('\n')).toBe(true);
+    expect(r.err[0]!.slice(0, -1)).not.toMatch(/[\r\n]/);
+    expect(r.err[0]).toContain('--ag ent');
   });
 });

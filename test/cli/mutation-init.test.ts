@@ -60,15 +60,25 @@ describe('init refuses a bad command line by name, and writes nothing', () => {
     [['codex', '--db', '  '], '--db needs a file both CLIs can share, got "  "'],
     [['codex', '--db', ':memory:'], '--db needs a file both CLIs can share, got ":memory:"'],
   ];
+  /** What each refusal tells the person to do next. */
+  const hintsOf = (message: string): string[] =>
+    /^(init needs|unexpected arguments|--project and --user)/.test(message)
+      ? ['see: session-state-kit init --help']
+      : message.startsWith('--trust is for codex: init never trusts')
+        ? ['Copilot asks on its first interactive run in the folder; doctor says whether it trusts it']
+        : [];
   it.each(cases)('T45 init %j: %s', async (argv, message) => {
     const error = await refused([...argv, '--dir', place.project]);
     expect(error.message).toBe(message);
+    expect(error.hints).toEqual(hintsOf(message));
     expect(filesUnder(place.root)).toEqual([]);
   });
 
   it('T45 a --dir that does not exist, and a --db that is a folder or not SQLite, are refused before anything is written', async () => {
     const missing = join(place.root, 'nowhere');
-    expect((await refused(['claude-code', '--dir', missing])).message).toBe(`--dir ${missing} does not exist`);
+    const gone = await refused(['claude-code', '--dir', missing]);
+    expect(gone.message).toBe(`--dir ${missing} does not exist`);
+    expect(gone.hints).toEqual([]);
     const folder = join(place.root, 'folder.db');
     mkdirSync(folder);
     const e1 = await refused(['claude-code', '--dir', place.project, '--db', folder]);
