@@ -52,7 +52,7 @@ export const PARTS = {
       'test/integrations/{claude-agent-sdk-hooks,claude-agent-sdk-types,openai-agents-roles,openai-agents-e2e,mutation-plans,mutation-claude-hooks,mutation-hook-apply,mutation-hook-plan,mutation-delegation,mutation-openai-notices}.test.ts',
       // One hook run per runtime in process (the runtimes' event mappings end to end).
       'test/cli/mutation-hook.test.ts',
-      'test/hook/{payloads,codex-payloads,qwen-payloads,copilot-payloads,opencode-payloads,opencode,mutation-opencode-plugin,mutation-opencode-plugin-steps,mutation-opencode-events}.test.ts',
+      'test/hook/{payloads,codex-payloads,qwen-payloads,copilot-payloads,opencode-payloads,opencode,mutation-opencode-plugin,mutation-opencode-plugin-steps,mutation-opencode-events,mutation-plan-events}.test.ts',
     ],
   },
   // The hooks and `init` of the CLI (T9, T40-T63): what they plan, write, refuse and print, by

@@ -235,10 +235,12 @@ describe('T61 T62 the plugin around failures and bad options', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ssk-opencode-shared-'));
     try {
       const db = join(dir, 'state.db');
+      // A clock that stands still: on a busy machine a first open could pass the budget (T9).
+      const still = () => 0;
       const logs: string[] = [];
-      const one = await sessionStatePlugin({ db })({ client: client(logs) });
-      const two = await sessionStatePlugin({ db })({ client: client(logs) });
-      const other = await sessionStatePlugin({ db, agentId: 'opencode-b' })({ client: client(logs) });
+      const one = await sessionStatePlugin({ db, clock: still })({ client: client(logs) });
+      const two = await sessionStatePlugin({ db, clock: still })({ client: client(logs) });
+      const other = await sessionStatePlugin({ db, agentId: 'opencode-b', clock: still })({ client: client(logs) });
       const a = prompt('-shared');
       await one['chat.message'](a.input, a.output);
       expect(a.output.parts.length).toBe(PROMPT.output.parts.length + 1);
@@ -282,7 +284,7 @@ describe('T61 T62 the plugin around failures and bad options', () => {
       expect(logs).toEqual([]);
       await two.dispose();
       // All gone: a new instance starts with a fresh memory of ids; the message is handled again.
-      const three = await sessionStatePlugin({ db })({ client: client(logs) });
+      const three = await sessionStatePlugin({ db, clock: still })({ client: client(logs) });
       const d = prompt('-shared');
       await three['chat.message'](d.input, d.output);
       expect(d.output.parts.length).toBe(PROMPT.output.parts.length + 1);

@@ -201,4 +201,56 @@ describe('T36 quiet paths: nothing to log', () => {
       ['Worker', 'agent-tool'],
     ]);
   });
+
+  it('events announced without details log nothing either, at the runner and at the worker', async () => {
+    const logger = memoryLogger();
+    const { runner, root, tracker } = setup({ logger });
+    const worker = agent('Worker');
+    const tool = tracker.agentTool(worker as never, {} as never);
+    runner.emit('agent_tool_start', {}, root, tool, undefined);
+    runner.emit('agent_tool_end', {}, root, tool, 'done', undefined);
+    worker.emit('agent_tool_start', {}, tool, undefined);
+    worker.emit('agent_tool_end', {}, tool, 'done', undefined);
+    await tracker.settled();
+    expect(logger.entries).toEqual([]);
+  });
+});
+
+describe('T36 R9 a listener that fails is named in the log line', () => {
+  it('each of the runner\'s and the worker\'s listeners, by its event', async () => {
+    const logger = memoryLogger();
+    const { runner, root, tracker } = setup({ logger });
+    const worker = agent('Worker');
+    const tool = tracker.agentTool(worker as never, {} as never);
+    const broken = {
+      get toolCall(): never {
+        throw new Error('details unreadable');
+      },
+    };
+    runner.emit('agent_tool_start', {}, root, tool, broken);
+    runner.emit('agent_tool_end', {}, root, tool, 'done', broken);
+    worker.emit('agent_tool_start', {}, tool, broken);
+    worker.emit('agent_tool_end', {}, tool, 'done', broken);
+    // A handoff whose agent id cannot be made (agentIdOf throws).
+    const other = new EventEmitter();
+    const failing = trackDelegations(other as unknown as Runner, {
+      store: createMemoryStore(),
+      root: { agent: root as never, sessionKey: ROOT_KEY },
+      agentIdOf: () => {
+        throw new Error('no id');
+      },
+      logger,
+    });
+    other.emit('agent_handoff', {}, root, agent('Writer'));
+    await tracker.settled();
+    await failing.settled();
+    expect(logger.entries.map((e) => e.message)).toEqual([
+      'openai-agents: agent_tool_start listener failed',
+      'openai-agents: agent_tool_end listener failed',
+      'openai-agents: agent_tool_start listener failed',
+      'openai-agents: agent_tool_end listener failed',
+      'openai-agents: agent_handoff listener failed',
+    ]);
+    failing.detach();
+  });
 });
