@@ -118,3 +118,46 @@ describe('T30-T34 the Agent SDK callbacks, decision by decision', () => {
     expect(await setup({ logger: throwing }).call({ ...base, hook_event_name: 'Notification', message: 'm' }, 'SessionStart')).toEqual({});
   });
 });
+
+describe('T31 which sessions the callbacks count as registered', () => {
+  /** Hooks over a store that counts the `created` records it is asked for (deduplicated or not). */
+  function counting() {
+    const memory = createMemoryStore();
+    const created: string[] = [];
+    const store = new Proxy(memory, {
+      get(target, prop, receiver) {
+        if (prop === 'record') return (input: { kind: string; sessionKey: string }) => (input.kind === 'created' && created.push(input.sessionKey), target.record(input as never));
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const kit = createClaudeAgentSdkHooks({ store });
+    const call = (input: Record<string, unknown>) => (kit.hooks[input['hook_event_name'] as HookEvent]![0]!.hooks[0] as HookCallback)(input as unknown as HookInput, undefined, { signal: new AbortController().signal });
+    return { created, call, key: (sid: string) => kit.sessionKeyOf(sid) };
+  }
+  const start = (sid: string) => ({ session_id: sid, transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'SessionStart', source: 'startup' });
+  const ask = (sid: string, id: string) => ({ session_id: sid, transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'UserPromptSubmit', prompt: 'hi', prompt_id: id });
+
+  it('a start registers its session, and so does a first prompt: no second created is asked for', async () => {
+    const c = counting();
+    await c.call(start('s-a'));
+    await c.call(ask('s-a', 'p1'));
+    expect(c.created).toEqual([c.key('s-a')]);
+    await c.call(ask('s-b', 'p1'));
+    await c.call(ask('s-b', 'p2'));
+    expect(c.created).toEqual([c.key('s-a'), c.key('s-b')]);
+  });
+
+  it('at 4,096 sessions the memory of them starts over: a session from before asks for created again', async () => {
+    const c = counting();
+    for (let i = 0; i < 4096; i++) await c.call(start(`s-${i}`));
+    expect(c.created).toHaveLength(4096);
+    await c.call(ask('s-0', 'p'));
+    expect(c.created).toHaveLength(4096);
+    await c.call(start('s-4096'));
+    expect(c.created).toHaveLength(4097);
+    await c.call(ask('s-1', 'p'));
+    expect(c.created).toHaveLength(4098);
+    expect(c.created.at(-1)).toBe(c.key('s-1'));
+  });
+});
