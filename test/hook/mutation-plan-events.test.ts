@@ -47,4 +47,21 @@ describe('T40 a plan carries the event of its payload', () => {
     const start = HOOK_RUNTIMES.gemini.plan(JSON.stringify({ ...base, hook_event_name: 'SessionStart', source: 'startup' }), 'gemini', {});
     expect(typeof start).toBe('object');
   });
+
+  it('T33 a compaction says whether it was manual or automatic, as the payload\'s trigger says', () => {
+    for (const [runtime, file] of [
+      ['claude-code', 'post-compact'],
+      ['codex', 'post-compact'],
+      ['qwen', 'post-compact'],
+      ['copilot', 'pre-compact-auto'],
+    ] as const) {
+      const payload = JSON.parse(readFileSync(join(import.meta.dirname, FOLDERS[runtime], `${file}.json`), 'utf8')) as Record<string, unknown>;
+      for (const [trigger, said] of [['manual', 'manual'], ['auto', 'auto'], [undefined, 'auto'], ['other', 'auto']] as const) {
+        const plan = HOOK_RUNTIMES[runtime].plan(JSON.stringify({ ...payload, trigger }), HOOK_RUNTIMES[runtime].defaultAgent, {});
+        expect(typeof plan).toBe('object');
+        const summaries = (plan as { records: { kind: string; summary: string }[] }).records.filter((r) => r.kind === 'compacted').map((r) => r.summary);
+        expect({ runtime, trigger, summaries }).toEqual({ runtime, trigger, summaries: [expect.stringContaining(`(${said})`)] });
+      }
+    }
+  });
 });
