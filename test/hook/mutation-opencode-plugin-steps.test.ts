@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -7,20 +7,13 @@ import { HOOK_BUDGET_MS } from '../../src/integrations/hook-apply.js';
 import { nextPartId, sessionStatePlugin, type HookStore, type OpencodeHooksLike, type OpencodePartLike } from '../../src/integrations/opencode/index.js';
 import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
 import { hookStoreOver } from './memory-hook-store.js';
+import { KEY, LEAD, PROMPT, SESSION_ID, T0, type ChatPayload, type EventPayload } from './opencode-fixture.js';
 
 /**
  * T61, T62, T33: the OpenCode plugin's steps one decision at a time: which events it dedupes by id
  * and which it ignores, what an acknowledgement needs, when the key is owed again, a sub-agent's
  * compaction, the budget, what its store logs, and input OpenCode did not fill in.
  */
-const fixture = <T = Record<string, unknown>>(name: string): T => JSON.parse(readFileSync(join(import.meta.dirname, 'opencode-payloads', `${name}.json`), 'utf8')) as T;
-type EventPayload = { event: { id: string; type: string; properties: Record<string, unknown> } };
-type ChatPayload = { input: { sessionID: string }; output: { message: { id: string; sessionID: string }; parts: OpencodePartLike[] } };
-const PROMPT = fixture<ChatPayload>('chat-message');
-const SESSION_ID = PROMPT.input.sessionID;
-const KEY = `agent:opencode:${SESSION_ID}`;
-const LEAD = 'agent:claude-code:lead';
-const T0 = 1_767_225_600_000;
 const KEY_LINE = `Session-state key of this session: "${KEY}".`;
 
 const prompt = (suffix: string): ChatPayload => {

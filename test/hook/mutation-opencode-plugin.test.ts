@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { nextPartId, sessionStatePlugin, type OpencodeClientLike, type OpencodePartLike } from '../../src/integrations/opencode/index.js';
 import { hookStoreOver } from './memory-hook-store.js';
+import { fixture, KEY, LEAD, PROMPT, SESSION_ID, T0, type ChatPayload, type EventPayload } from './opencode-fixture.js';
 import { SqliteStore } from '../../src/sqlite/sqlite-store.js';
 import { silentLogger } from '../../src/shared/logger.js';
 
@@ -14,14 +15,6 @@ import { silentLogger } from '../../src/shared/logger.js';
  * store that fails to open, and the last instance closing the store. opencode.test.ts runs the
  * recorded conversations through it.
  */
-const fixture = <T = Record<string, unknown>>(name: string): T => JSON.parse(readFileSync(join(import.meta.dirname, 'opencode-payloads', `${name}.json`), 'utf8')) as T;
-type EventPayload = { event: { id: string; type: string; properties: Record<string, unknown> } };
-type ChatPayload = { input: { sessionID: string }; output: { message: { id: string; sessionID: string }; parts: OpencodePartLike[] } };
-const PROMPT = fixture<ChatPayload>('chat-message');
-const SESSION_ID = PROMPT.input.sessionID;
-const KEY = `agent:opencode:${SESSION_ID}`;
-const LEAD = 'agent:claude-code:lead';
-const T0 = 1_767_225_600_000;
 const prompt = (suffix = ''): ChatPayload => {
   const p = structuredClone(PROMPT);
   p.output.message.id += suffix;
