@@ -7,7 +7,7 @@ import { HOOK_BUDGET_MS } from '../../src/integrations/hook-apply.js';
 import { nextPartId, sessionStatePlugin, type HookStore, type OpencodeHooksLike, type OpencodePartLike } from '../../src/integrations/opencode/index.js';
 import { createMemoryStore, type MemoryStore } from '../../src/memory/index.js';
 import { hookStoreOver } from './memory-hook-store.js';
-import { KEY, LEAD, PROMPT, SESSION_ID, T0, type ChatPayload, type EventPayload } from './opencode-fixture.js';
+import { KEY, LEAD, prompt, PROMPT, SESSION_ID, T0, type ChatPayload, type EventPayload } from './opencode-fixture.js';
 
 /**
  * T61, T62, T33: the OpenCode plugin's steps one decision at a time: which events it dedupes by id
@@ -16,11 +16,6 @@ import { KEY, LEAD, PROMPT, SESSION_ID, T0, type ChatPayload, type EventPayload 
  */
 const KEY_LINE = `Session-state key of this session: "${KEY}".`;
 
-const prompt = (suffix: string): ChatPayload => {
-  const p = structuredClone(PROMPT);
-  p.output.message.id += suffix;
-  return p;
-};
 const event = (type: string, properties: Record<string, unknown>, id?: string): EventPayload => ({ event: { ...(id !== undefined ? { id } : {}), type, properties } as EventPayload['event'] });
 const created = (id: string, sessionId = SESSION_ID, parentID?: string) => event('session.created', { info: { id: sessionId, ...(parentID !== undefined ? { parentID } : {}) } }, id);
 const compacted = (id: string | undefined, sessionId = SESSION_ID) => event('session.compacted', { sessionID: sessionId }, id);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/memory/index.js';
 import { nextPartId, sessionStatePlugin, type OpencodeClientLike, type OpencodePartLike } from '../../src/integrations/opencode/index.js';
 import { hookStoreOver } from './memory-hook-store.js';
-import { fixture, KEY, LEAD, PROMPT, SESSION_ID, T0, type ChatPayload, type EventPayload } from './opencode-fixture.js';
+import { fixture, KEY, LEAD, prompt, PROMPT, SESSION_ID, T0, type EventPayload } from './opencode-fixture.js';
 import { SqliteStore } from '../../src/sqlite/sqlite-store.js';
 import { silentLogger } from '../../src/shared/logger.js';
 
@@ -15,11 +15,6 @@ import { silentLogger } from '../../src/shared/logger.js';
  * store that fails to open, and the last instance closing the store. opencode.test.ts runs the
  * recorded conversations through it.
  */
-const prompt = (suffix = ''): ChatPayload => {
-  const p = structuredClone(PROMPT);
-  p.output.message.id += suffix;
-  return p;
-};
 
 
 /** The 12 hex digits an id carries: OpenCode keeps the low 48 bits of time × 4096 + counter. */

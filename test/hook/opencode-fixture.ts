@@ -13,3 +13,9 @@ export const KEY = `agent:opencode:${SESSION_ID}`;
 /** Another runtime's session the OpenCode session watches. */
 export const LEAD = 'agent:claude-code:lead';
 export const T0 = 1_767_225_600_000;
+/** A fresh copy of the recorded prompt as another message of its session (its id plus `suffix`). */
+export const prompt = (suffix = ''): ChatPayload => {
+  const p = structuredClone(PROMPT);
+  p.output.message.id += suffix;
+  return p;
+};
