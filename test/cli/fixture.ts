@@ -31,37 +31,63 @@ const spawn = (child: string, runId: string): RecordInput => ({
   runId, dedupeKey: `child-spawned:${runId}`, summary: 'child session spawned', watchers: [MANAGER],
 });
 
+/** What the scenario calls: a SQLite store (answers at once) or a PostgreSQL one (promises). */
+export interface ScenarioStore {
+  record(input: RecordInput): unknown;
+  watch(request: { watcherSessionKey: string; targetSessionKey: string; agentId: string }): unknown;
+  drainNotices(watcherSessionKey: string): unknown;
+  prune(): unknown;
+}
+type Clock = Fixture['clock'];
+
+/** The scenario as steps, so one list serves the synchronous store and the asynchronous one alike. */
+function steps(store: ScenarioStore, clock: Clock): (() => unknown)[] {
+  const out: (() => unknown)[] = [
+    // Old history, pruned later: its watermark makes changesSince 0 report a gap (R33).
+    () => store.record(human(OLD)),
+    () => store.record({ sessionKey: OLD, agentId: 'main', kind: 'goal_changed', actorType: 'human', summary: 'goal updated', payload: { action: 'updated' } }),
+    () => clock.advance(31 * DAY),
+    () => store.record(human(OLD)),
+    () => store.prune(),
+
+    () => store.record(spawn(CHILD_A, 'run-a')),
+    () => store.record(spawn(CHILD_B, 'run-b')),
+    () => clock.advance(1000),
+    () => store.record(human(CHILD_B)),
+    () => store.drainNotices(MANAGER), // settles B (R27)
+    () => clock.advance(1000),
+    () => store.record(human(CHILD_A)),
+    () => store.record({ sessionKey: CHILD_A, agentId: 'main', kind: 'goal_changed', actorType: 'human', summary: 'goal updated', payload: { action: 'updated' } }),
+    // Pending on A: L = spawn, N frozen at the first change, M at the second.
+
+    // One bare key, two agents; an explicit watcher from another agent on one of them (R21).
+    () => store.record({ ...human('global', 'main'), summary: 'human message via slack', payload: { channel: 'slack' } }),
+    () => store.record(human('global', 'ops')),
+    () => store.watch({ watcherSessionKey: OPS, targetSessionKey: 'global', agentId: 'ops' }),
+    () => clock.advance(1000),
+    () => store.record(human('global', 'ops')),
+  ];
+  for (let i = 0; i < BUSY_EVENTS; i++) {
+    out.push(() => store.record({ sessionKey: BUSY, agentId: 'main', kind: 'compacted', actorType: 'system', summary: `compacted ${i}` }));
+  }
+  return out;
+}
+
+/** A clock that moves only when the scenario says so. */
+export function fixtureClock(): Clock {
+  let t = T0;
+  return { now: () => t, advance: (ms: number) => void (t += ms) };
+}
+
 /** Writes the scenario into `path` and returns the open store (the caller closes it). */
 export function writeFixture(path: string): Fixture {
-  let t = T0;
-  const clock = { now: () => t, advance: (ms: number) => void (t += ms) };
+  const clock = fixtureClock();
   const store = new SqliteStore({ path, now: clock.now, logger: silentLogger });
-  // Old history, pruned later: its watermark makes changesSince 0 report a gap (R33).
-  store.record(human(OLD));
-  store.record({ sessionKey: OLD, agentId: 'main', kind: 'goal_changed', actorType: 'human', summary: 'goal updated', payload: { action: 'updated' } });
-  clock.advance(31 * DAY);
-  store.record(human(OLD));
-  store.prune();
-
-  store.record(spawn(CHILD_A, 'run-a'));
-  store.record(spawn(CHILD_B, 'run-b'));
-  clock.advance(1000);
-  store.record(human(CHILD_B));
-  store.drainNotices(MANAGER); // settles B (R27)
-  clock.advance(1000);
-  store.record(human(CHILD_A));
-  store.record({ sessionKey: CHILD_A, agentId: 'main', kind: 'goal_changed', actorType: 'human', summary: 'goal updated', payload: { action: 'updated' } });
-  // Pending on A: L = spawn, N frozen at the first change, M at the second.
-
-  // One bare key, two agents; an explicit watcher from another agent on one of them (R21).
-  store.record({ ...human('global', 'main'), summary: 'human message via slack', payload: { channel: 'slack' } });
-  store.record(human('global', 'ops'));
-  store.watch({ watcherSessionKey: OPS, targetSessionKey: 'global', agentId: 'ops' });
-  clock.advance(1000);
-  store.record(human('global', 'ops'));
-
-  for (let i = 0; i < BUSY_EVENTS; i++) {
-    store.record({ sessionKey: BUSY, agentId: 'main', kind: 'compacted', actorType: 'system', summary: `compacted ${i}` });
-  }
+  for (const step of steps(store, clock)) step();
   return { store, clock };
+}
+
+/** The same scenario into a store whose calls return promises (PostgreSQL), each awaited in turn; its clock must be `clock`. */
+export async function writeFixtureTo(store: ScenarioStore, clock: Clock): Promise<void> {
+  for (const step of steps(store, clock)) await step();
 }

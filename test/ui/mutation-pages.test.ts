@@ -14,6 +14,7 @@ import { CLIP_MARK, MINUTE_MS, SHOWN, bucketize, clip, eventView, pageOf, sessio
 import { SqliteUiSource } from '../../src/ui/sqlite-source.js';
 import { cursorPage, cursorView, timelineOf } from '../../src/ui/store-source.js';
 import type { EventRow } from '../../src/shared/rows.js';
+import { TEAM_T0, expectTeamPages, writeTeam } from './team-pages.js';
 
 const T0 = 1_767_225_600_000;
 const dirs: string[] = [];
@@ -168,49 +169,13 @@ describe('R81-R85 read from a SQLite file through its read model', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ssk-ui-pages-'));
     dirs.push(dir);
     const path = join(dir, 'team.db');
-    let now = T0 + 30 * MINUTE_MS + 5;
+    let now = TEAM_T0;
     const store = createSqliteStore({ path, now: () => now });
-    await store.watch({ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:worker', agentId: 'main' });
-    for (let i = 0; i < 3; i++) {
-      await store.record({ sessionKey: 'agent:main:worker', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: `person ${i}` });
-      now += MINUTE_MS;
-    }
-    await store.record({ sessionKey: 'agent:main:worker', agentId: 'main', kind: 'run_completed', actorType: 'agent', actorId: 'agent:main:worker', summary: 'done' });
-    await store.record({ sessionKey: 'agent:ops:x', agentId: 'ops', kind: 'human_direct_message', actorType: 'human', summary: 'ops' });
+    now = await writeTeam(store, { advance: (ms) => void (now += ms), now: () => now });
     store.close();
     const source = SqliteUiSource.open(path);
     try {
-      const one = await source.sessions({ limit: 1 });
-      expect(one.rows.map((r) => [r.sessionKey, r.agentId])).toEqual([['agent:main:lead', '']]);
-      expect(one.rows[0]!.watcherOnly).toBe(true);
-      const two = await source.sessions({ limit: 2, after: one.next! });
-      expect(two.rows.map((r) => [r.sessionKey, r.agentId, r.stateVersion])).toEqual([
-        ['agent:main:worker', 'main', 4],
-        ['agent:ops:x', 'ops', 5],
-      ]);
-      expect(two.rows[0]).toMatchObject({ lastActorType: 'agent', lastActorId: 'agent:main:worker', lastKind: 'run_completed', earliestAvailableSequence: 1 });
-      expect(two.next).toBeUndefined();
-      expect((await source.sessions({ limit: 5, agent: 'ops' })).rows.map((r) => r.sessionKey)).toEqual(['agent:ops:x']);
-      expect((await source.sessions({ limit: 5, search: 'WORK' })).rows.map((r) => r.sessionKey)).toEqual(['agent:main:worker']);
-
-      const t1 = await source.timeline({ sessionKey: 'agent:main:worker', agentId: 'main', limit: 3 });
-      expect(t1.events.map((e) => e.sequence)).toEqual([4, 3, 2]);
-      expect(t1.next).toBe(2);
-      const t2 = await source.timeline({ sessionKey: 'agent:main:worker', agentId: 'main', limit: 3, before: t1.next! });
-      expect(t2.events.map((e) => e.sequence)).toEqual([1]);
-      expect(t2.next).toBeUndefined();
-      expect(await source.timeline({ sessionKey: 'agent:main:nobody', agentId: 'main', limit: 3 })).toEqual({ events: [] });
-
-      const w = await source.watches({ limit: 5, pending: true });
-      expect(w.rows).toHaveLength(1);
-      expect(w.rows[0]).toMatchObject({ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:worker', pending: true, lastSeenSequence: 0 });
-      expect((await source.watches({ limit: 5, session: 'agent:ops:x' })).rows).toEqual([]);
-
-      const a = await source.activity(5);
-      expect(a.end).toBe(Math.floor(now / MINUTE_MS) * MINUTE_MS);
-      expect(a.buckets).toHaveLength(5);
-      expect(a.buckets.map((b) => b.human + b.agent + b.system)).toEqual([0, 1, 1, 1, 2]);
-      expect(a.buckets[4]).toMatchObject({ human: 1, agent: 1 });
+      await expectTeamPages(source, now);
       expect(source.label).toBe(path);
     } finally {
       await source.close();
