@@ -111,17 +111,24 @@ export interface ClaudeCodeHookRun {
 export type PlannedHook = HookPlan;
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** Each runtime as its messages name it. */
+const RUNTIME_NAMES = { 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', copilot: 'GitHub Copilot CLI' } as const;
+
+/** T9: the reason to ignore an empty stdin, naming the runtime whose payload was expected. */
+const noInput = (runtime: keyof typeof RUNTIME_NAMES) =>
+  `no input: the hook reads the payload ${RUNTIME_NAMES[runtime]} writes to stdin (run it from a hook entry, or pipe a payload in)`;
 /** T9, T43: the output Claude Code, Codex and Gemini CLI read added context from. */
 const hookSpecificOutput = (event: string, text: string) => JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } });
 
-/** T9, T40: the runtimes `hook` serves: how each plans a payload, which events may carry context, and in what output. */
+/** T9, T40: the runtimes `hook` serves: each one's name, how it plans a payload, which events may carry context, and in what output. */
 export const HOOK_RUNTIMES = {
-  'claude-code': { defaultAgent: CLAUDE_CODE_AGENT, plan: (input: string, agentId: string, env: Env = {}) => planClaudeCodeHook(input, agentId, env), carriesContext: (_event: string) => true, output: hookSpecificOutput },
-  codex: { defaultAgent: CODEX_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planCodexHook(input, agentId), carriesContext: (event: string) => CODEX_CONTEXT_EVENTS.has(event), output: hookSpecificOutput },
-  qwen: { defaultAgent: QWEN_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planQwenHook(input, agentId), carriesContext: (event: string) => QWEN_CONTEXT_EVENTS.has(event), output: hookSpecificOutput },
-  gemini: { defaultAgent: GEMINI_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planGeminiHook(input, agentId), carriesContext: (event: string) => GEMINI_CONTEXT_EVENTS.has(event), output: hookSpecificOutput },
+  'claude-code': { name: RUNTIME_NAMES['claude-code'], defaultAgent: CLAUDE_CODE_AGENT, plan: (input: string, agentId: string, env: Env = {}) => planClaudeCodeHook(input, agentId, env), carriesContext: (_event: string) => true, output: hookSpecificOutput },
+  codex: { name: RUNTIME_NAMES.codex, defaultAgent: CODEX_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planCodexHook(input, agentId), carriesContext: (event: string) => CODEX_CONTEXT_EVENTS.has(event), output: hookSpecificOutput },
+  qwen: { name: RUNTIME_NAMES.qwen, defaultAgent: QWEN_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planQwenHook(input, agentId), carriesContext: (event: string) => QWEN_CONTEXT_EVENTS.has(event), output: hookSpecificOutput },
+  gemini: { name: RUNTIME_NAMES.gemini, defaultAgent: GEMINI_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planGeminiHook(input, agentId), carriesContext: (event: string) => GEMINI_CONTEXT_EVENTS.has(event), output: hookSpecificOutput },
   // T53: Copilot reads a top-level additionalContext and ignores hookSpecificOutput (checked with 1.0.102).
-  copilot: { defaultAgent: COPILOT_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planCopilotHook(input, agentId), carriesContext: (event: string) => COPILOT_CONTEXT_EVENTS.has(event), output: (_event: string, text: string) => JSON.stringify({ additionalContext: text }) },
+  copilot: { name: RUNTIME_NAMES.copilot, defaultAgent: COPILOT_AGENT, plan: (input: string, agentId: string, _env: Env = {}) => planCopilotHook(input, agentId), carriesContext: (event: string) => COPILOT_CONTEXT_EVENTS.has(event), output: (_event: string, text: string) => JSON.stringify({ additionalContext: text }) },
 } as const;
 export type HookRuntime = keyof typeof HOOK_RUNTIMES;
 
@@ -138,7 +145,7 @@ function parseObject(input: string): Record<string, unknown> | string {
 
 /** T56: what a Qwen Code payload asks for, decided before anything is opened, or the reason to ignore it. */
 export function planQwenHook(input: string, agentId: string): PlannedHook | string {
-  if (input.trim() === '') return 'no input: the hook reads the payload Qwen Code writes to stdin (run it from a hook entry, or pipe a payload in)';
+  if (input.trim() === '') return noInput('qwen');
   const p = parseObject(input);
   if (typeof p === 'string') return p;
   // As T9: each hook run is its own process and SessionStart registered the session.
@@ -147,7 +154,7 @@ export function planQwenHook(input: string, agentId: string): PlannedHook | stri
 
 /** T48: what a Gemini CLI payload asks for, decided before anything is opened, or the reason to ignore it. */
 export function planGeminiHook(input: string, agentId: string): PlannedHook | string {
-  if (input.trim() === '') return 'no input: the hook reads the payload Gemini CLI writes to stdin (run it from a hook entry, or pipe a payload in)';
+  if (input.trim() === '') return noInput('gemini');
   const p = parseObject(input);
   if (typeof p === 'string') return p;
   return planGeminiHookEvent(p, { agentId }, true);
@@ -155,7 +162,7 @@ export function planGeminiHook(input: string, agentId: string): PlannedHook | st
 
 /** T52-T53: what a Copilot CLI payload asks for, decided before anything is opened, or the reason to ignore it. */
 export function planCopilotHook(input: string, agentId: string): PlannedHook | string {
-  if (input.trim() === '') return 'no input: the hook reads the payload GitHub Copilot CLI writes to stdin (run it from a hook entry, or pipe a payload in)';
+  if (input.trim() === '') return noInput('copilot');
   const p = parseObject(input);
   if (typeof p === 'string') return p;
   return planCopilotHookEvent(p, { agentId });
@@ -163,7 +170,7 @@ export function planCopilotHook(input: string, agentId: string): PlannedHook | s
 
 /** T40-T43: what a Codex payload asks for, decided before anything is opened, or the reason to ignore it. */
 export function planCodexHook(input: string, agentId: string): PlannedHook | string {
-  if (input.trim() === '') return 'no input: the hook reads the payload Codex writes to stdin (run it from a hook entry, or pipe a payload in)';
+  if (input.trim() === '') return noInput('codex');
   const p = parseObject(input);
   if (typeof p === 'string') return p;
   // As T9: each hook run is its own process and SessionStart registered the session.
@@ -177,7 +184,7 @@ export function planCodexHook(input: string, agentId: string): PlannedHook | str
  * not even a new database file.
  */
 export function planClaudeCodeHook(input: string, agentId: string, env: Env = {}): PlannedHook | string {
-  if (input.trim() === '') return 'no input: the hook reads the payload Claude Code writes to stdin (run it from a hook entry, or pipe a payload in)';
+  if (input.trim() === '') return noInput('claude-code');
   const p = parseObject(input);
   if (typeof p === 'string') return p;
   // T54: Copilot runs a project's Claude Code hooks too, with its own session ids; its sessions take
@@ -343,8 +350,7 @@ export async function hookCommand(argv: readonly string[], io: Io, proc: HookPro
     return EXIT.failure;
   }
   if (proc.stdin.isTTY === true) {
-    const name = { 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', copilot: 'GitHub Copilot CLI' }[known ?? 'claude-code'];
-    warn(`reads a ${name} hook payload (JSON) on stdin; nothing to read from a terminal`);
+    warn(`reads a ${RUNTIME_NAMES[known ?? 'claude-code']} hook payload (JSON) on stdin; nothing to read from a terminal`);
     return EXIT.ok;
   }
   let input: string;

@@ -105,8 +105,8 @@ describe('T17 stdoutReachesReader: /dev/null (given, or in place of a closed std
 });
 
 describe('T9 the hook command over its process', () => {
-  const names = { 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', copilot: 'GitHub Copilot CLI' } as const;
-  it.each(Object.entries(names))('%s: a terminal on stdin is one line, exit 0, nothing read or written', async (runtime, name) => {
+  // The names themselves are held by mutation-hook.test.ts.
+  it.each(Object.entries(HOOK_RUNTIMES).map(([runtime, r]) => [runtime, r.name]))('%s: a terminal on stdin is one line, exit 0, nothing read or written', async (runtime, name) => {
     const db = join(dir, 'state.db');
     const stdin = stdinOf(['{}'], { tty: true });
     const r = await hook([runtime, '--db', db], { stdin });

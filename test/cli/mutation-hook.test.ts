@@ -114,7 +114,9 @@ describe('T9 T40 T53 T56 one hook run per runtime, from a recorded payload', () 
 
   it('T9 input that cannot be planned is one line, and no store is opened', async () => {
     const memory = createMemoryStore({ now: () => T0 });
-    const names: Record<HookRuntime, string> = { 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', copilot: 'GitHub Copilot CLI' };
+    // Each runtime's name, as its messages give it (here and in mutation-hook-process.test.ts).
+    const names = Object.fromEntries(Object.entries(HOOK_RUNTIMES).map(([runtime, r]) => [runtime, r.name]));
+    expect(names).toEqual({ 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI', qwen: 'Qwen Code', copilot: 'GitHub Copilot CLI' });
     for (const runtime of Object.keys(HOOK_RUNTIMES) as HookRuntime[]) {
       for (const [input, warning] of [
         [' \n', `no input: the hook reads the payload ${names[runtime]} writes to stdin (run it from a hook entry, or pipe a payload in)`],
@@ -204,5 +206,29 @@ describe('T9 the hook command line, in process', () => {
   it('T9 --help prints the usage and exits 0', async () => {
     expect(await hook('--help')).toEqual({ code: EXIT.ok, out: [HOOK_USAGE], err: [] });
     expect(await hook('codex', '-h')).toEqual({ code: EXIT.ok, out: [HOOK_USAGE], err: [] });
+  });
+});
+
+describe('T9 a prompt in a session no start registered', () => {
+  // Each hook run is its own process: the session was registered (and its key told) by the start
+  // event's run, so a prompt records only the person's message, where it is watched, and
+  // introduces nothing. (The SDK hooks, one process for the session, register on a first prompt.)
+  const gemini = JSON.stringify({ session_id: 'g-1', transcript_path: '/tmp/t.json', cwd: '/tmp', hook_event_name: 'BeforeAgent', timestamp: '2026-01-01T00:00:00Z', prompt: 'hello' });
+  it.each([
+    ['codex', fixture('codex-payloads', 'user-prompt-submit')],
+    ['qwen', fixture('qwen-payloads', 'user-prompt-submit')],
+    ['gemini', gemini],
+  ] as const)('%s', async (runtime, input) => {
+    const plan = HOOK_RUNTIMES[runtime].plan(input, HOOK_RUNTIMES[runtime].defaultAgent);
+    if (typeof plan === 'string') throw new Error(plan);
+    expect(plan.records.map((r) => [r.kind, r.onlyIfWatched])).toEqual([['human_direct_message', true]]);
+    expect(plan.introduce).toBeUndefined();
+    expect(plan.deliverTo).toBe(plan.sessionKey);
+    // Run against a store that never saw the session: nothing is written, no key is told.
+    const memory = createMemoryStore({ now: () => T0 });
+    const r = await run(runtime, input, memory);
+    expect(r.warnings).toEqual([]);
+    expect(memory.stateVersion(plan.sessionKey, HOOK_RUNTIMES[runtime].defaultAgent)).toBe(0);
+    expect(r.out.join('')).not.toContain('Session-state key');
   });
 });
