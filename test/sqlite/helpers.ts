@@ -63,3 +63,6 @@ export function scalar(db: SqliteConnection, sql: string, ...params: SqlValue[])
 export function rows(db: SqliteConnection, sql: string, ...params: SqlValue[]): Record<string, unknown>[] {
   return db.prepare(sql).all(...params).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
 }
+
+/** A person's message to a session (R11): the record the read model's files write most. */
+export const human = (sessionKey: string, agentId = 'main') => ({ sessionKey, agentId, kind: 'human_direct_message' as const, actorType: 'human' as const, actorId: 'telegram:42', summary: 'a person typed' });

@@ -13,7 +13,7 @@ import { NotAStateDatabaseError, ReadOnlyDirectoryError, SqliteStateReader } fro
 import { openStateConnectionReadOnly } from '../../src/sqlite/schema.js';
 import { SqliteStore } from '../../src/sqlite/sqlite-store.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { tempDir } from './helpers.js';
+import { human, tempDir } from './helpers.js';
 
 const dir = tempDir('state-reader-open');
 const T0 = Date.UTC(2026, 0, 1);
@@ -24,7 +24,6 @@ afterEach(async () => {
   for (const o of open.splice(0).reverse()) await o.close();
 });
 
-const human = (sessionKey: string) => ({ sessionKey, agentId: 'main', kind: 'human_direct_message' as const, actorType: 'human' as const, summary: 'a person typed' });
 
 /** A state file with one session, written and closed: no -wal, no -shm beside it. */
 function stateFile(): string {

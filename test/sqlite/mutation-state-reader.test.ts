@@ -10,7 +10,7 @@ import { SqliteStateReader } from '../../src/sqlite/index.js';
 import { SqliteStore, sqliteHandle } from '../../src/sqlite/sqlite-store.js';
 import { MIGRATIONS, migrate } from '../../src/sqlite/schema.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { connect, tempDir } from './helpers.js';
+import { connect, human, tempDir } from './helpers.js';
 
 const dir = tempDir('state-reader');
 const T0 = Date.UTC(2026, 0, 1);
@@ -36,7 +36,6 @@ function fresh(now: () => number = () => T0): { store: SqliteStore; path: string
   };
 }
 
-const human = (sessionKey: string, agentId = A) => ({ sessionKey, agentId, kind: 'human_direct_message' as const, actorType: 'human' as const, actorId: 'telegram:42', summary: 'a person typed' });
 const watch = (watcherSessionKey: string, targetSessionKey: string) => ({ watcherSessionKey, targetSessionKey, agentId: A });
 /** A sessions page as its keys and whether there is more. */
 async function page(r: SqliteStateReader, q: Parameters<SqliteStateReader['sessionsPage']>[0]): Promise<[string[], boolean]> {
