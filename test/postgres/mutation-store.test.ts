@@ -1,0 +1,302 @@
+/**
+ * The PostgreSQL store's edges in process, as test/sqlite/mutation-store.test.ts holds SQLite's:
+ * each entry point's logged fallback when the server fails its statements (R9, R35), the change
+ * hook's exact firing on this handle (R62), a failing close, and an idle connection that dies.
+ * Failures are real: the store's schema is renamed away under it, so every statement it sends
+ * fails on the server with 42P01, and renamed back to show nothing was written.
+ */
+import { describe, expect, it } from 'vitest';
+import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
+import { memoryLogger } from '../../src/shared/logger.js';
+import { A, CHILD, COORD, DAY, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
+import { usePostgres, waitFor } from './server.js';
+
+const pg = usePostgres();
+const watchReq = (watcher = COORD, target = CHILD, extra = {}) => ({ watcherSessionKey: watcher, targetSessionKey: target, agentId: A, ...extra });
+
+async function open(settings: Record<string, unknown> = {}) {
+  const schema = pg.schema();
+  const logger = memoryLogger();
+  const clock = { t: T0 };
+  const store = await createPostgresStore({ now: () => clock.t, connectionString: pg.url(), schema, logger, maxConnections: 2, ...settings });
+  let fired = 0;
+  store.onLocalChange(() => void fired++);
+  /** How many times the change hook fired during `fn`. */
+  const count = async (fn: () => unknown): Promise<number> => {
+    const before = fired;
+    await fn();
+    return fired - before;
+  };
+  return { store, schema, logger, clock, count, fired: () => fired };
+}
+
+/** Every row of the store's three tables, in a fixed order. */
+async function tables(schema: string) {
+  const admin = await pg.admin();
+  const all = async (table: string, order: string) => (await admin.query(`SELECT * FROM "${schema}".${table} ORDER BY ${order}`)).rows;
+  return {
+    events: await all('session_state_events', 'sequence'),
+    heads: await all('session_state_heads', 'session_key, agent_id'),
+    cursors: await all('session_watch_cursors', 'watcher_session_key, target_session_key'),
+  };
+}
+
+async function away(schema: string, there: boolean): Promise<void> {
+  const admin = await pg.admin();
+  await admin.query(there ? `ALTER SCHEMA "${schema}" RENAME TO "${schema}_away"` : `ALTER SCHEMA "${schema}_away" RENAME TO "${schema}"`);
+}
+
+describe('R9/R35 storage failures: each entry point logs what failed and answers its fallback', () => {
+  it('every write and read degrades to its fallback, names itself in one log line, writes nothing and fires no change', async () => {
+    const { store, schema, logger, fired } = await open();
+    await store.record(spawn());
+    await store.record(human());
+    await store.watch(watchReq());
+    const [notice] = await store.pendingNotices(PARENT);
+    const before = await tables(schema);
+    const firedBefore = fired();
+    await away(schema, true);
+    try {
+      const answers = {
+        record: await store.record(human()),
+        recordMany: await store.recordMany([human(), human(PEER)]),
+        watch: await store.watch(watchReq(PEER)),
+        unwatch: await store.unwatch(watchReq()),
+        spawnParent: await store.spawnParent(CHILD, A),
+        spawnParents: await store.spawnParents(),
+        sessionsPage: await store.sessionsPage({ limit: 5 }),
+        stateVersion: await store.stateVersion(CHILD, A),
+        changesSince: await store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 }),
+        pending: await store.pendingNotices(PARENT),
+        drain: await store.drainNotices(PARENT),
+        ack: await store.ackNotices(PARENT, [{ contextKey: notice!.contextKey, lastSeenSequence: notice!.lastSeenSequence }]),
+      };
+      await store.resetSession(PARENT);
+      await store.deleteSession(CHILD, A);
+      await store.prune();
+      expect(answers).toEqual({
+        record: undefined,
+        recordMany: [undefined, undefined],
+        watch: { watched: false },
+        unwatch: { unwatched: false },
+        spawnParent: undefined,
+        spawnParents: [],
+        sessionsPage: [],
+        stateVersion: 0,
+        changesSince: expect.objectContaining({ stateVersion: 0, stateChanges: expect.objectContaining({ events: [] }) }),
+        pending: [],
+        drain: [],
+        ack: [],
+      });
+    } finally {
+      await away(schema, false);
+    }
+    expect(fired()).toBe(firedBefore);
+    expect(logger.entries.map((e) => e.message)).toEqual(
+      ['record', 'recordMany', 'watch', 'unwatch', 'spawnParent', 'spawnParents', 'sessionsPage', 'stateVersion', 'changesSince', 'pendingNotices', 'drainNotices', 'ackNotices', 'resetSession', 'deleteSession', 'prune'].map(
+        (op) => `postgres store: ${op} failed`,
+      ),
+    );
+    for (const e of logger.entries) {
+      expect(e.level).toBe('error');
+      expect(e.details).toMatchObject({ target: store.target, schema, name: 'error', code: '42P01' });
+      expect(String(e.details?.['error'])).toMatch(/does not exist/);
+      expect(JSON.stringify(e.details)).not.toContain('ssk-test'); // no password in a log line
+    }
+    expect(await tables(schema)).toEqual(before);
+    // Still pending, so nothing was lost (R9).
+    expect(await store.pendingNotices(PARENT)).toEqual([notice]);
+    await store.close();
+  });
+
+  it('isWatched never answers false on a failure: it logs and throws', async () => {
+    const { store, schema, logger } = await open();
+    await store.watch(watchReq());
+    expect(await store.isWatched(CHILD, A)).toBe(true);
+    expect(await store.isWatched(PEER, A)).toBe(false);
+    await away(schema, true);
+    try {
+      await expect(store.isWatched(CHILD, A)).rejects.toMatchObject({ code: '42P01' });
+    } finally {
+      await away(schema, false);
+    }
+    expect(logger.entries).toEqual([{ level: 'error', message: 'postgres store: isWatched failed', details: expect.objectContaining({ target: store.target, schema, code: '42P01' }) }]);
+    await store.close();
+  });
+
+  it('close: once only; a pool that fails to end is logged, not thrown', async () => {
+    const { store, logger } = await open();
+    const pool = store.pgPool as unknown as { end: () => Promise<void> };
+    const end = pool.end.bind(pool);
+    let ends = 0;
+    pool.end = (() => {
+      ends++;
+      return Promise.reject(Object.assign(new Error('end failed'), { code: '57P01' }));
+    });
+    await expect(store.close()).resolves.toBeUndefined();
+    await store.close();
+    expect(ends).toBe(1);
+    expect(logger.entries).toEqual([{ level: 'error', message: 'postgres store: close failed', details: { target: store.target, error: 'end failed', name: 'Error', code: '57P01' } }]);
+    await end();
+  });
+
+  it('an idle pooled connection the server ends is a warning naming the target, and the next call takes a new one', async () => {
+    const app = `ssk-idle-${process.pid}`;
+    const { store, logger } = await open({ pool: { application_name: app } });
+    await store.record(human());
+    const admin = await pg.admin();
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+    await waitFor('the idle connection\'s failure to be logged', () => logger.entries.length > 0);
+    expect(logger.entries[0]).toMatchObject({ level: 'warn', message: 'postgres store: an idle connection failed', details: { target: store.target, code: '57P01' } });
+    expect((await store.record(human()))?.sequence).toBe(2);
+    await store.close();
+  });
+});
+
+describe('the change hook (onLocalChange) fires exactly for writes that can change pending state', () => {
+  it('watch: only a promotion of a pending cursor; unwatch, reset, delete: only when a pending cursor went', async () => {
+    const { store, count } = await open();
+    expect(await count(() => store.watch(watchReq(COORD, CHILD, { provenance: 'ambient' })))).toBe(0); // a new cursor at the head: nothing pending
+    expect(await count(() => store.record(human()))).toBe(1);
+    expect(await count(() => store.watch(watchReq(COORD, CHILD, { provenance: 'ambient' })))).toBe(0); // ambient again: nothing written
+    expect((await store.pendingNotices(COORD)).map((n) => n.wake)).toEqual(['next-turn']);
+    expect(await count(() => store.watch(watchReq(COORD, CHILD)))).toBe(1); // promoted while pending: its wake changed (R25)
+    expect((await store.pendingNotices(COORD)).map((n) => n.wake)).toEqual(['immediate']);
+    expect(await count(() => store.watch(watchReq(COORD, CHILD)))).toBe(0); // explicit again
+    expect(await count(() => store.watch(watchReq(PEER, CHILD, { provenance: 'ambient' })))).toBe(0);
+    expect(await count(() => store.watch(watchReq(PEER, CHILD)))).toBe(0); // promoted, but nothing pending
+    expect(await count(() => store.watch(watchReq(CHILD, CHILD)))).toBe(0); // self: refused
+    expect(await count(() => store.unwatch(watchReq(PARENT, CHILD)))).toBe(0); // no such cursor
+    expect(await count(() => store.unwatch(watchReq(PEER, CHILD)))).toBe(0); // a settled cursor went: no notice changed
+    expect(await store.cursor(PEER, CHILD, A)).toBeUndefined();
+    await store.watch(watchReq(PEER, CHILD));
+    await store.record(human());
+    expect(await count(() => store.unwatch(watchReq(PEER, CHILD)))).toBe(1); // a pending one
+    expect(await count(() => store.resetSession(PARENT))).toBe(0);
+    expect(await count(() => store.resetSession(COORD))).toBe(1);
+    await store.watch(watchReq(PARENT, CHILD));
+    expect(await count(() => store.deleteSession(PEER, A))).toBe(0);
+    await store.record(human());
+    expect(await count(() => store.deleteSession(CHILD, A))).toBe(1);
+    expect(await store.cursor(PARENT, CHILD, A)).toBeUndefined();
+    await store.close();
+  });
+
+  it('ackNotices and drainNotices fire when they acked something; a batch fires once if any input wrote a cursor, never if none did', async () => {
+    const { store, count } = await open();
+    await store.record(spawn());
+    await store.record(human());
+    const [notice] = await store.pendingNotices(PARENT);
+    const ack = { contextKey: notice!.contextKey, lastSeenSequence: notice!.lastSeenSequence };
+    expect(await count(() => store.ackNotices(PARENT, [{ ...ack, lastSeenSequence: ack.lastSeenSequence + 5 }]))).toBe(0);
+    expect(await count(() => store.ackNotices(PARENT, []))).toBe(0);
+    expect(await count(() => store.ackNotices(PARENT, [ack]))).toBe(1);
+    expect(await count(() => store.ackNotices(PARENT, [ack]))).toBe(0); // acked already
+    expect(await count(async () => expect((await store.recordMany([human(PEER), human(PEER)])).map((e) => e?.sequence)).toEqual([3, 4]))).toBe(0); // nobody watches PEER
+    expect(await count(async () => expect((await store.recordMany([human(PEER), human(), human(PEER), human()])).map((e) => e?.sequence)).toEqual([5, 6, 7, 8]))).toBe(1);
+    expect(await count(async () => expect(await store.recordMany([])).toEqual([]))).toBe(0);
+    expect(await count(() => store.drainNotices(COORD))).toBe(0); // nothing pending for it
+    expect(await count(() => store.drainNotices(PARENT))).toBe(1);
+    expect(await count(() => store.drainNotices(PARENT))).toBe(1); // the follow-up the batch's second write left (R28)
+    expect(await count(() => store.drainNotices(PARENT))).toBe(0);
+    await store.close();
+  });
+
+  it('a record that moves no cursor fires nothing: the only watcher is the actor (R12), or the record was a dedupe hit (R8)', async () => {
+    const { store, count } = await open();
+    await store.watch(watchReq(COORD, CHILD));
+    const own = { ...human(), actorType: 'agent' as const, actorId: COORD };
+    expect(await count(async () => expect((await store.record(own))?.sequence).toBe(1))).toBe(0);
+    expect(await count(async () => expect((await store.recordMany([own, own])).map((e) => e?.sequence)).toEqual([2, 3]))).toBe(0);
+    expect(await store.pendingNotices(COORD)).toEqual([]);
+    expect(await count(() => store.record(human(CHILD, { dedupeKey: 'once' })))).toBe(1);
+    await store.drainNotices(COORD);
+    expect(await count(async () => expect((await store.record(human(CHILD, { dedupeKey: 'once' })))?.sequence).toBe(4))).toBe(0);
+    expect(await store.pendingNotices(COORD)).toEqual([]);
+    await store.close();
+  });
+
+  it('prune fires only when an expired cursor had a pending notice', async () => {
+    const { store, clock, count } = await open({ retentionMs: DAY });
+    await store.watch(watchReq(PEER, CHILD)); // settled
+    clock.t += 2 * DAY;
+    expect(await count(() => store.prune())).toBe(0);
+    expect(await store.cursor(PEER, CHILD, A)).toBeUndefined();
+    await store.record(spawn());
+    await store.record(human());
+    await store.watch(watchReq(PEER, CHILD)); // settled, expires with the pending one
+    clock.t += 2 * DAY;
+    expect(await count(() => store.prune())).toBe(1);
+    expect(await store.pendingNotices(PARENT)).toEqual([]);
+    expect(await store.cursor(PEER, CHILD, A)).toBeUndefined();
+    await store.close();
+  });
+
+  it('a listener removed hears nothing more', async () => {
+    const { store } = await open();
+    let heard = 0;
+    await store.record(spawn());
+    const off = store.onLocalChange(() => void heard++);
+    await store.record(human());
+    expect(heard).toBe(1);
+    off();
+    await store.record(human());
+    expect(heard).toBe(1);
+    await store.close();
+  });
+});
+
+describe('T15 pages: a limit of one, and refusals before any statement', () => {
+  it('a limit of one is a page of one row; zero, a fraction, NaN or a key of the wrong type is a RangeError naming the method, and nothing is read', async () => {
+    const { store, logger } = await open();
+    await store.record(spawn());
+    await store.record(spawn(PEER, COORD, 'r2'));
+    await store.record(human());
+    await store.record(human(PEER));
+    expect((await store.sessionsPage({ limit: 1 })).map((r) => r.sessionKey)).toEqual([PEER]);
+    expect((await store.sessionsPage({ limit: 1, after: { sessionKey: PEER, agentId: A } })).map((r) => [r.sessionKey, r.spawnParent])).toEqual([[CHILD, PARENT]]);
+    expect(await store.sessionsPage({ limit: 1, after: { sessionKey: CHILD, agentId: A } })).toEqual([]);
+    expect(await store.pendingWatchersPage({ limit: 1 })).toEqual([COORD]);
+    expect(await store.pendingWatchersPage({ limit: 1, after: COORD })).toEqual([PARENT]);
+    expect(await store.pendingWatchersPage({ limit: 1, after: PARENT })).toEqual([]);
+    for (const limit of [0, -1, 1.5, Number.NaN, 2 ** 53]) {
+      await expect(store.sessionsPage({ limit })).rejects.toThrow(new RangeError(`sessionsPage: limit must be a positive integer, got ${String(limit)}`));
+      await expect(store.pendingWatchersPage({ limit })).rejects.toThrow(new RangeError(`pendingWatchersPage: limit must be a positive integer, got ${String(limit)}`));
+    }
+    for (const after of [{ sessionKey: CHILD }, { agentId: A }, { sessionKey: 1, agentId: A }]) {
+      await expect(store.sessionsPage({ limit: 1, after: after as never })).rejects.toThrow(new RangeError('sessionsPage: after must name a session (sessionKey, agentId)'));
+    }
+    await expect(store.pendingWatchersPage({ limit: 1, after: 7 as never })).rejects.toThrow(new RangeError('pendingWatchersPage: after must be a watcher key'));
+    expect(logger.entries).toEqual([]);
+    await store.close();
+  });
+});
+
+describe('R41 the cap, at its edge and over a sequence with gaps', () => {
+  it('exactly maxRows rows stay; one more removes the oldest and raises its watermark; a span wider than the rows removes nothing it need not', async () => {
+    const { store, schema } = await open({ maxRows: 3 });
+    const admin = await pg.admin();
+    const sequences = async () => (await admin.query<{ s: string }>(`SELECT sequence::text AS s FROM "${schema}".session_state_events ORDER BY sequence`)).rows.map((r) => Number(r.s));
+    for (let i = 0; i < 3; i++) await store.record(human(PEER));
+    await store.prune();
+    expect(await sequences()).toEqual([1, 2, 3]);
+    await store.record(human(CHILD));
+    await store.prune();
+    expect(await sequences()).toEqual([2, 3, 4]);
+    expect((await store.changesSince({ sessionKey: PEER, agentId: A, since: 0 })).stateChanges).toMatchObject({ historyGap: true, earliestAvailableSequence: 2 });
+    // A deleted session leaves a gap in the sequence.
+    await store.record(human(COORD));
+    await store.record(human(PEER));
+    await store.deleteSession(COORD, A);
+    expect(await sequences()).toEqual([2, 3, 4, 6]);
+    await store.prune();
+    expect(await sequences()).toEqual([3, 4, 6]);
+    await store.deleteSession(CHILD, A);
+    expect(await sequences()).toEqual([3, 6]);
+    // The span (3..6) is wider than the cap, the rows (2) are not: the walk finds nothing to cut.
+    await store.prune();
+    expect(await sequences()).toEqual([3, 6]);
+    expect((await store.changesSince({ sessionKey: PEER, agentId: A, since: 0 })).stateChanges).toMatchObject({ historyGap: true, earliestAvailableSequence: 3 });
+    await store.close();
+  });
+});
