@@ -97,7 +97,8 @@ describe('heads (R5, R32, R33)', () => {
         });
         expect(heads.find((x) => x.sessionKey === 'agent:main:zero')).toMatchObject({ stateVersion: 0, retainedEvents: 0, earliestAvailableSequence: 0 });
         // The live view's head reads the same rule (R32).
-        expect(await r.head('agent:main:gone', 'main')).toMatchObject({ stateVersion: 1, earliestAvailableSequence: 2, prunedMaxSequence: 1 });
+        expect(await r.head('agent:main:gone', 'main')).toEqual({ sessionKey: 'agent:main:gone', agentId: 'main', stateVersion: 1, earliestAvailableSequence: 2, prunedMaxSequence: 1, updatedAt: T0 });
+        expect(await r.head('agent:main:nobody', 'main')).toBeUndefined();
         expect(await r.head('agent:main:zero', 'main')).toMatchObject({ stateVersion: 0, earliestAvailableSequence: 0 });
         expect((await r.head('agent:main:zero', 'main'))!.lastKind).toBeUndefined();
         await admin.query(`UPDATE "${name}".session_state_heads SET updated_at = 9007199254740993 WHERE session_key = 'agent:main:gone'`);
@@ -406,6 +407,7 @@ describe('the live view\'s reads (R81-R86)', () => {
     expect(await page({ limit: 20, agent: 'ops' })).toEqual(['global/ops']);
     expect(await page({ limit: 20, search: 'OPS' })).toEqual([`${OPS}/ watches`, 'global/ops']);
     expect(await page({ limit: 20, search: 'Subagent:A' })).toEqual([`${CHILD_A}/main`]);
+    expect(await page({ limit: 20, search: '', agent: '' })).toHaveLength(8); // empty filters filter nothing
     const two = await reader.sessionsPage({ limit: 2 });
     expect(two.more).toBe(true);
     expect((await reader.sessionsPage({ limit: 8 })).more).toBe(false);
@@ -484,9 +486,11 @@ describe('the feed\'s reads (R60, R68, R86)', () => {
       const r = await PgStateReader.open(pgt.url(), name);
       try {
         const source = r.feedSource();
+        const at = await source.readPending!({ snapshot: 'all' });
+        // A read that fails inside its transaction rolls it back: the reads after it see new commits.
+        await expect(source.readPending!({ since: 'not a position', snapshot: 'all' })).rejects.toThrow(RangeError);
         const t0 = await source.changeToken!();
         expect(String(t0)).toMatch(/^1:\d+$/);
-        const at = await source.readPending!({ snapshot: 'all' });
         await s.record({ sessionKey: 'agent:main:b', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'hi' });
         const t1 = await source.changeToken!();
         expect(t1).not.toBe(t0);
