@@ -21,7 +21,8 @@ import {
 import { SCHEMA_VERSION } from '../../src/postgres/schema.js';
 import { freePort } from '../../src/postgres/testing/embedded.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { BUSY, BUSY_EVENTS, CHILD_A, CHILD_B, DAY, MANAGER, OLD, OPS, T0, fixtureClock, writeFixtureTo } from '../cli/fixture.js';
+import { BUSY, CHILD_A, CHILD_B, DAY, MANAGER, OLD, OPS, T0, fixtureClock, writeFixtureTo } from '../cli/fixture.js';
+import { checkChangesSince, checkCursorsAndNotices, checkHeads, checkKeys, fixtureStats } from '../cli/fixture-checks.js';
 import { usePostgres, waitFor } from './server.js';
 import { PgUiSource } from '../../src/ui/pg-source.js';
 import { MINUTE_MS } from '../../src/ui/source.js';
@@ -68,18 +69,7 @@ afterAll(async () => {
 
 describe('heads (R5, R32, R33)', () => {
   it('one row per identity in key order, each as the store answers it', async () => {
-    const heads = await reader.heads();
-    expect(heads.map((h) => `${h.sessionKey}/${h.agentId}`)).toEqual([`${BUSY}/main`, `${OLD}/main`, `${CHILD_A}/main`, `${CHILD_B}/main`, 'global/main', 'global/ops']);
-    for (const h of heads) {
-      const all = await store.changesSince({ sessionKey: h.sessionKey, agentId: h.agentId, since: 0, limit: LIMITS.maxChangesPerRead });
-      expect(h.stateVersion).toBe(await store.stateVersion(h.sessionKey, h.agentId));
-      expect(h.retainedEvents).toBe(all.stateChanges.events.length);
-      expect(h.earliestAvailableSequence).toBe(all.stateChanges.earliestAvailableSequence);
-      expect(Number(h.prunedMaxSequence) > 0).toBe(all.stateChanges.historyGap);
-    }
-    const old = heads.find((h) => h.sessionKey === OLD)!;
-    expect(old).toMatchObject({ stateVersion: 3, prunedMaxSequence: 2, retainedEvents: 1, earliestAvailableSequence: 3, updatedAt: T0 + 31 * DAY });
-    expect(heads.find((h) => h.sessionKey === BUSY)!.retainedEvents).toBe(BUSY_EVENTS);
+    await checkHeads(reader, store);
   });
 
   it('a head with nothing retained starts its history one past the head, one at 0 at 0 (R32); a value past 2^53 is an error naming its column', async () => {
@@ -116,17 +106,7 @@ describe('heads (R5, R32, R33)', () => {
 
 describe('keys', () => {
   it('agentsOf lists the agents of a bare key in order; hasHead and knowsSession see heads and cursors, not strangers', async () => {
-    expect(await reader.agentsOf('global')).toEqual(['main', 'ops']);
-    expect(await reader.agentsOf(OLD)).toEqual(['main']);
-    expect(await reader.agentsOf('agent:main:nobody')).toEqual([]);
-    expect(await reader.hasHead('global', 'ops')).toBe(true);
-    expect(await reader.hasHead('global', 'nobody')).toBe(false);
-    expect(await reader.hasHead(OPS, 'ops')).toBe(false);
-    // OPS and MANAGER only watch: known by their cursors alone; CHILD_A by its head and as a target.
-    expect(await reader.knowsSession(OPS)).toBe(true);
-    expect(await reader.knowsSession(MANAGER)).toBe(true);
-    expect(await reader.knowsSession(CHILD_A)).toBe(true);
-    expect(await reader.knowsSession('agent:main:nobody')).toBe(false);
+    await checkKeys(reader);
   });
 
   it('knowsSession finds a key that is only a target of a cursor', async () => {
@@ -149,16 +129,7 @@ describe('keys', () => {
 
 describe('changesSince (R30-R35)', () => {
   it('answers exactly as the store does, pages and gaps included', async () => {
-    for (const [key, agent, since, limit] of [
-      [OLD, 'main', 0, undefined],
-      [BUSY, 'main', 0, 5],
-      [BUSY, 'main', 7, undefined],
-      [CHILD_A, 'main', 1, undefined],
-      ['global', 'ops', 0, 1],
-    ] as const) {
-      const request = { sessionKey: key, agentId: agent, since, ...(limit === undefined ? {} : { limit }) };
-      expect(await reader.changesSince(request)).toEqual(await store.changesSince(request));
-    }
+    await checkChangesSince(reader, store);
     const page = await reader.changesSince({ sessionKey: BUSY, agentId: 'main', since: 0, limit: 5 });
     expect(page.stateChanges.events).toHaveLength(5);
     expect(page.stateChanges.truncated).toBe(true);
@@ -166,24 +137,14 @@ describe('changesSince (R30-R35)', () => {
 });
 
 describe('cursors and notices (R20, R26)', () => {
-  it('every cursor as stored, in key order, pending when N > L, filtered by watcher and by target', async () => {
-    const all = await reader.cursors();
-    expect(all.map((c) => `${c.watcherSessionKey} ${c.targetSessionKey}/${c.targetAgentId}`)).toEqual([`${MANAGER} ${CHILD_A}/main`, `${MANAGER} ${CHILD_B}/main`, `${OPS} global/ops`]);
-    for (const c of all) {
-      const mine = (await store.cursor(c.watcherSessionKey, c.targetSessionKey, c.targetAgentId))!;
-      expect(c).toEqual({ ...mine, pending: mine.notifiedSequence > mine.lastSeenSequence });
+  it('every cursor as stored, in key order, pending when N > L, filtered by watcher and by target; pending notices as the store has them, not acked', async () => {
+    await checkCursorsAndNotices(reader, store);
+    // Each cursor whole, as the store's checked decoder reads it.
+    for (const c of await reader.cursors()) {
+      const { pending, ...stored } = c;
+      expect(stored).toEqual(await store.cursor(c.watcherSessionKey, c.targetSessionKey, c.targetAgentId));
+      expect(pending).toBe(c.notifiedSequence > c.lastSeenSequence);
     }
-    expect(all.map((c) => c.pending)).toEqual([true, false, true]);
-    expect((await reader.cursors({ watcher: OPS })).map((c) => c.targetSessionKey)).toEqual(['global']);
-    expect((await reader.cursors({ target: CHILD_B })).map((c) => c.watcherSessionKey)).toEqual([MANAGER]);
-    expect((await reader.cursors({ watcher: MANAGER, target: CHILD_B })).map((c) => c.targetSessionKey)).toEqual([CHILD_B]);
-    expect(await reader.cursors({ watcher: OPS, target: CHILD_B })).toEqual([]);
-  });
-
-  it('pendingNotices: exactly what the store has pending for the watcher, without acking it', async () => {
-    for (const w of [MANAGER, OPS, 'agent:main:nobody']) expect(await reader.pendingNotices(w)).toEqual(await store.pendingNotices(w));
-    expect((await reader.pendingNotices(MANAGER)).map((n) => n.targetSessionKey)).toEqual([CHILD_A]);
-    expect(await store.pendingNotices(MANAGER)).toHaveLength(1);
   });
 });
 
@@ -198,23 +159,10 @@ describe('stats', () => {
       supportedSchemaVersion: SCHEMA_VERSION,
       journalMode: 'postgresql',
       walBytes: 0,
-      rows,
       highestSequence: await count(`SELECT last_value::text AS v FROM "${schema}".session_state_sequence`),
-      sessions: 6,
-      sessionsWithPrunedHistory: 1,
-      cursors: 3,
-      watchers: 2,
-      pendingPairs: 2,
-      eventsPastRetention: 0,
-      cursorsPastRetention: 0,
-      now: now + DAY,
-      maxRows: LIMITS.maxRows,
-      rowsUntilCap: LIMITS.maxRows - rows,
-      retentionMs: LIMITS.retentionMs,
-      newestOccurredAt: now,
+      ...fixtureStats(now, rows),
     });
     expect(s.highestSequence).toBe(rows + 2); // two pruned
-    expect(s.oldestEvent).toEqual({ sequence: 3, occurredAt: T0 + 31 * DAY, ageMs: now + DAY - (T0 + 31 * DAY) });
     // The tables of this schema only: the sum of their sizes as the server reports them.
     expect(s.fileBytes).toBe(
       await count(`SELECT sum(pg_total_relation_size(c.oid))::text AS v FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '${schema}' AND c.relkind = 'r'`),

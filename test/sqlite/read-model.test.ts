@@ -10,7 +10,8 @@ import { SqliteStateReader } from '../../src/sqlite/index.js';
 import { SCHEMA_VERSION } from '../../src/sqlite/schema.js';
 import { SqliteStore, sqliteHandle } from '../../src/sqlite/sqlite-store.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { BUSY, BUSY_EVENTS, CHILD_A, CHILD_B, DAY, MANAGER, OLD, OPS, T0, writeFixture } from '../cli/fixture.js';
+import { DAY, T0, writeFixture } from '../cli/fixture.js';
+import { checkChangesSince, checkCursorsAndNotices, checkHeads, checkKeys, fixtureStats } from '../cli/fixture-checks.js';
 import { tempDir } from './helpers.js';
 
 const dir = tempDir('read-model');
@@ -32,18 +33,7 @@ afterAll(async () => {
 
 describe('heads (R5, R32, R33)', () => {
   it('one row per identity in key order, each as the store answers it', async () => {
-    const heads = await reader.heads();
-    expect(heads.map((h) => `${h.sessionKey}/${h.agentId}`)).toEqual([`${BUSY}/main`, `${OLD}/main`, `${CHILD_A}/main`, `${CHILD_B}/main`, 'global/main', 'global/ops']);
-    for (const h of heads) {
-      const all = store.changesSince({ sessionKey: h.sessionKey, agentId: h.agentId, since: 0, limit: LIMITS.maxChangesPerRead });
-      expect(h.stateVersion).toBe(store.stateVersion(h.sessionKey, h.agentId));
-      expect(h.retainedEvents).toBe(all.stateChanges.events.length);
-      expect(h.earliestAvailableSequence).toBe(all.stateChanges.earliestAvailableSequence);
-      expect(Number(h.prunedMaxSequence) > 0).toBe(all.stateChanges.historyGap);
-    }
-    const old = heads.find((h) => h.sessionKey === OLD)!;
-    expect(old).toMatchObject({ stateVersion: 3, prunedMaxSequence: 2, retainedEvents: 1, earliestAvailableSequence: 3, updatedAt: T0 + 31 * DAY });
-    expect(heads.find((h) => h.sessionKey === BUSY)!.retainedEvents).toBe(BUSY_EVENTS);
+    await checkHeads(reader, store);
   });
 
   it('a head with nothing retained starts its history one past the head (R32); numbers past 2^53 are shown exactly', async () => {
@@ -69,54 +59,19 @@ describe('heads (R5, R32, R33)', () => {
 
 describe('keys', () => {
   it('agentsOf lists the agents of a bare key in order; hasHead and knowsSession see heads and cursors, not strangers', async () => {
-    expect(await reader.agentsOf('global')).toEqual(['main', 'ops']);
-    expect(await reader.agentsOf(OLD)).toEqual(['main']);
-    expect(await reader.agentsOf('agent:main:nobody')).toEqual([]);
-    expect(await reader.hasHead('global', 'ops')).toBe(true);
-    expect(await reader.hasHead('global', 'nobody')).toBe(false);
-    expect(await reader.hasHead(OPS, 'ops')).toBe(false);
-    // OPS only watches and MANAGER only watches (spawn cursors): known by their cursors alone.
-    expect(await reader.knowsSession(OPS)).toBe(true);
-    expect(await reader.knowsSession(MANAGER)).toBe(true);
-    expect(await reader.knowsSession(CHILD_A)).toBe(true);
-    expect(await reader.knowsSession('agent:main:nobody')).toBe(false);
+    await checkKeys(reader);
   });
 });
 
 describe('changesSince (R30-R35)', () => {
   it('answers exactly as the store does, pages and gaps included', async () => {
-    for (const [key, agent, since, limit] of [
-      [OLD, 'main', 0, undefined],
-      [BUSY, 'main', 0, 5],
-      [BUSY, 'main', 7, undefined],
-      [CHILD_A, 'main', 1, undefined],
-      ['global', 'ops', 0, 1],
-    ] as const) {
-      const request = { sessionKey: key, agentId: agent, since, ...(limit === undefined ? {} : { limit }) };
-      expect(await reader.changesSince(request)).toEqual(store.changesSince(request));
-    }
+    await checkChangesSince(reader, store);
   });
 });
 
 describe('cursors and notices (R20, R26)', () => {
-  it('every cursor as stored, in key order, pending when N > L, filtered by watcher and by target', async () => {
-    const all = await reader.cursors();
-    expect(all.map((c) => `${c.watcherSessionKey} ${c.targetSessionKey}/${c.targetAgentId}`)).toEqual([`${MANAGER} ${CHILD_A}/main`, `${MANAGER} ${CHILD_B}/main`, `${OPS} global/ops`]);
-    for (const c of all) {
-      const mine = store.cursor(c.watcherSessionKey, c.targetSessionKey, c.targetAgentId)!;
-      expect(c).toMatchObject({ lastSeenSequence: mine.lastSeenSequence, notifiedSequence: mine.notifiedSequence, provenance: mine.provenance });
-      expect(c.pending).toBe(mine.notifiedSequence > mine.lastSeenSequence);
-    }
-    expect(all.map((c) => c.pending)).toEqual([true, false, true]);
-    expect((await reader.cursors({ watcher: OPS })).map((c) => c.targetSessionKey)).toEqual(['global']);
-    expect((await reader.cursors({ target: CHILD_B })).map((c) => c.watcherSessionKey)).toEqual([MANAGER]);
-    expect(await reader.cursors({ watcher: OPS, target: CHILD_B })).toEqual([]);
-  });
-
-  it('pendingNotices: exactly what the store has pending for the watcher, without acking it', async () => {
-    for (const w of [MANAGER, OPS, 'agent:main:nobody']) expect(await reader.pendingNotices(w)).toEqual(store.pendingNotices(w));
-    expect((await reader.pendingNotices(MANAGER)).map((n) => n.targetSessionKey)).toEqual([CHILD_A]);
-    expect(store.pendingNotices(MANAGER)).toHaveLength(1);
+  it('every cursor as stored, in key order, pending when N > L, filtered by watcher and by target; pending notices as the store has them, not acked', async () => {
+    await checkCursorsAndNotices(reader, store);
   });
 });
 
@@ -131,22 +86,9 @@ describe('stats', () => {
       schemaVersion: SCHEMA_VERSION,
       supportedSchemaVersion: SCHEMA_VERSION,
       journalMode: 'wal',
-      rows,
       highestSequence: count("SELECT seq FROM sqlite_sequence WHERE name = 'session_state_events'"),
-      sessions: 6,
-      sessionsWithPrunedHistory: 1,
-      cursors: 3,
-      watchers: 2,
-      pendingPairs: 2,
-      eventsPastRetention: 0,
-      cursorsPastRetention: 0,
-      now: now + DAY,
-      maxRows: LIMITS.maxRows,
-      rowsUntilCap: LIMITS.maxRows - rows,
-      retentionMs: LIMITS.retentionMs,
-      newestOccurredAt: now,
+      ...fixtureStats(now, rows),
     });
-    expect(s.oldestEvent).toEqual({ sequence: 3, occurredAt: T0 + 31 * DAY, ageMs: now + DAY - (T0 + 31 * DAY) });
     expect(s.fileBytes).toBeGreaterThan(0);
     expect(s.walBytes).toBeGreaterThan(0); // the store holds the file open in WAL mode
 
