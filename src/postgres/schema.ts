@@ -175,36 +175,47 @@ const MIGRATION_LOCK: [number, number] = [0x53534b31, 1];
 
 /**
  * Brings the schema up to the newest step in `steps`. Reads first, so an up-to-date schema (or a
- * role that may only read and write rows) needs no DDL privilege; otherwise one transaction takes
- * the migration lock, re-checks the version (another machine may have migrated meanwhile) and
- * applies the missing steps. `steps` is a parameter so tests can simulate other releases.
+ * role that may only read and write rows) needs no DDL privilege; otherwise it takes the migration
+ * lock, then in one transaction re-checks the version (another machine may have migrated
+ * meanwhile) and applies the missing steps. `steps` is a parameter so tests can simulate other
+ * releases.
+ *
+ * The lock is the session's, taken before the transaction begins: a transaction that waited for a
+ * lock inside itself could still hold the catalog as it was when it began, so its re-check would
+ * miss the tables the other machine just created and create them again ("already exists"). A
+ * transaction that begins after the wait sees them.
  */
 export async function migrate(client: PgQueryable, schema: string, steps: readonly PgMigrationStep[] = MIGRATIONS): Promise<number> {
   const target = latestVersion(steps);
   if ((await readSchemaVersion(client, schema, target)) === target) return target;
   const s = quoteIdent(schema);
-  await client.query('BEGIN');
+  await client.query('SELECT pg_advisory_lock($1, $2)', MIGRATION_LOCK);
   try {
-    await client.query('SELECT pg_advisory_xact_lock($1, $2)', MIGRATION_LOCK);
-    const found = await readSchemaVersion(client, schema, target);
-    if (found < target) {
-      const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
-      if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
-      if (found === 0) {
-        await client.query(
-          `CREATE TABLE ${s}.${TABLES.version} (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
-        );
+    await client.query('BEGIN');
+    try {
+      const found = await readSchemaVersion(client, schema, target);
+      if (found < target) {
+        const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+        if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
+        if (found === 0) {
+          await client.query(
+            `CREATE TABLE ${s}.${TABLES.version} (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+          );
+        }
+        for (const step of steps) {
+          if (step.version <= found) continue;
+          await client.query(step.sql(s));
+          await client.query(`INSERT INTO ${s}.${TABLES.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
+        }
       }
-      for (const step of steps) {
-        if (step.version <= found) continue;
-        await client.query(step.sql(s));
-        await client.query(`INSERT INTO ${s}.${TABLES.version} (version, description) VALUES ($1, $2)`, [step.version, step.description]);
-      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
+  } finally {
+    // A connection that is gone has released it already.
+    await client.query('SELECT pg_advisory_unlock($1, $2)', MIGRATION_LOCK).catch(() => {});
   }
   return target;
 }
