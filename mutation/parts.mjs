@@ -66,14 +66,17 @@ export const PARTS = {
   },
   // The PostgreSQL store (R71-R74 and the contract on a server): its test files over one embedded
   // server per worker (`postgres: true`, mutation/postgres-setup.ts), plus the live view's
-  // PostgreSQL reads. Left out: the SIGKILL file, the CLI and conformance runs (other processes)
-  // and the file that starts servers of its own. testing/ is the tests' server, not the store.
+  // PostgreSQL reads. The read model (inspect's reads and the live view's) is held in process by
+  // read-model and inspect, the store's edges (failures, the change hook, pages, the cap) by
+  // mutation-store, the error mapping without a server by errors, the schema's steps by schema.
+  // Left out: the SIGKILL file, the CLI and conformance runs (other processes) and the file that
+  // starts servers of its own. testing/ is the tests' server, not the store.
   postgres: {
     mutate: ['src/postgres/**/*.ts', '!src/postgres/index.ts', '!src/postgres/testing/**', '!src/postgres/pg-types.ts'],
     target: 90,
     ownTestsOnly: true,
     postgres: true,
-    tests: ['test/postgres/{contract,config-errors,errors,feed,inspect,mutation-store,pages,pending-reads,read-back,read-model,remote-listener,schema-name,store,wake-groups,wake-news}.test.ts', 'test/ui/pg-source.test.ts'],
+    tests: ['test/postgres/{contract,config-errors,errors,feed,inspect,mutation-store,pages,pending-reads,read-back,read-model,remote-listener,schema,schema-name,store,wake-groups,wake-news}.test.ts', 'test/ui/pg-source.test.ts'],
   },
   // One small file of core (R6's clock check): the same run as a whole part's, in about half a
   // minute; the first example of docs/mutation.md, which a test runs so the setup cannot rot
