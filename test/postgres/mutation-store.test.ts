@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
+import { ROUTE_EVERYONE, routePayload } from '../../src/core/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { A, CHILD, COORD, DAY, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
 import { usePostgres, waitFor } from './server.js';
@@ -298,5 +299,56 @@ describe('R41 the cap, at its edge and over a sequence with gaps', () => {
     expect(await sequences()).toEqual([3, 6]);
     expect((await store.changesSince({ sessionKey: PEER, agentId: A, since: 0 })).stateChanges).toMatchObject({ historyGap: true, earliestAvailableSequence: 3 });
     await store.close();
+  });
+});
+
+describe('R73 the wakes of writes that end or reopen nothing but a pending pair', () => {
+  it('unwatch, reset and delete of a pending pair, and a prune that expires one, wake another handle; the same writes on settled pairs do not', async () => {
+    const { store: a, schema, clock } = await open({ retentionMs: DAY });
+    const b = await createPostgresStore({ now: () => clock.t, connectionString: pg.url(), schema, logger: memoryLogger() });
+    const heard: string[] = [];
+    const off = await b.subscribeRemote((p) => void heard.push(p ?? '(none)'));
+    const SENTINEL = 'agent:main:sentinel';
+    await a.watch(watchReq(SENTINEL, 'agent:main:beacon'));
+    /** The wakes `fn` sent, in order: a sentinel write after it, whose wake arrives after theirs, closes the list. */
+    const wakesOf = async (fn: () => unknown): Promise<string[]> => {
+      const from = heard.length;
+      await fn();
+      await a.record(human('agent:main:beacon'));
+      await waitFor('the sentinel\'s wake', () => heard.slice(from).some((p) => p.startsWith(`${routePayload([SENTINEL])};`)));
+      await a.drainNotices(SENTINEL);
+      // A write that changes pairs carries its news (R74: a payload with `;`); these carry names only.
+      return heard.slice(from).filter((p) => !p.includes(';'));
+    };
+    try {
+      // Settled pairs: nothing to tell anyone.
+      await a.watch(watchReq(COORD, CHILD));
+      expect(await wakesOf(() => a.unwatch(watchReq(COORD, CHILD)))).toEqual([]);
+      await a.watch(watchReq(COORD, CHILD));
+      expect(await wakesOf(() => a.resetSession(COORD))).toEqual([]);
+      // Pending pairs: the watcher's route, or everyone's where the watchers are not read back.
+      await a.watch(watchReq(COORD, CHILD));
+      await a.record(human());
+      expect(await wakesOf(() => a.unwatch(watchReq(COORD, CHILD)))).toEqual([routePayload([COORD])]);
+      await a.watch(watchReq(COORD, CHILD));
+      await a.record(human());
+      expect(await wakesOf(() => a.resetSession(COORD))).toEqual([routePayload([COORD])]);
+      await a.watch(watchReq(COORD, CHILD));
+      await a.record(human());
+      expect(await wakesOf(() => a.deleteSession(CHILD, A))).toEqual([ROUTE_EVERYONE]);
+      await a.watch(watchReq(COORD, CHILD));
+      await a.record(human());
+      clock.t += 2 * DAY;
+      expect(
+        await wakesOf(async () => {
+          await a.prune();
+          await a.watch(watchReq(SENTINEL, 'agent:main:beacon')); // its settled cursor expired too
+        }),
+      ).toEqual([ROUTE_EVERYONE]);
+    } finally {
+      await off();
+      await b.close();
+      await a.close();
+    }
   });
 });
