@@ -68,6 +68,7 @@ describe('classifyOpenError', () => {
       const e = classifyOpenError(coded(code, 'password authentication failed for user "u"'), context);
       expect(e).toBeInstanceOf(PostgresAuthenticationError);
       expect(e).toMatchObject({ code: 'authentication', target: context.target, user: 'u' });
+      expect((e as Error).cause).toMatchObject({ code });
       expect((e as Error).message).toBe(`PostgreSQL at ${context.target} refused user u: password authentication failed for user "u"; check the user name and password in the connection string, and pg_hba.conf on the server`);
     }
     expect((classifyOpenError(coded('28P01'), { ...context, user: undefined }) as Error).message).toContain('refused user (default):');
@@ -77,12 +78,14 @@ describe('classifyOpenError', () => {
     const p = classifyOpenError(coded('42501', 'permission denied for schema team'), context);
     expect(p).toBeInstanceOf(PostgresPrivilegeError);
     expect(p).toMatchObject({ code: 'privilege', schema: 'team', user: 'u' });
+    expect((p as Error).cause).toMatchObject({ code: '42501' });
     expect((p as PostgresStoreError).hint).toContain('GRANT USAGE, CREATE ON SCHEMA team');
     expect((p as Error).message).toMatch(/^user u lacks a privilege on schema team: permission denied for schema team; run the first open/);
     expect((classifyOpenError(coded('42501'), { ...context, user: undefined }) as Error).message).toMatch(/^user \(default\) lacks/);
     const d = classifyOpenError(coded('3D000', 'database "app" does not exist'), context);
     expect(d).toBeInstanceOf(PostgresDatabaseMissingError);
     expect(d).toMatchObject({ code: 'database-missing', target: context.target });
+    expect((d as Error).cause).toMatchObject({ code: '3D000' });
     expect((d as Error).message).toBe(`${context.target}: database "app" does not exist; create the database first (CREATE DATABASE ...) or name an existing one in the connection string`);
   });
 
@@ -96,6 +99,9 @@ describe('classifyOpenError', () => {
   it('a typed error passes through as it is; any other failure, or a thrown non-error, is returned unchanged', () => {
     const typed = new SchemaTooNewError('team', 9, 3);
     expect(classifyOpenError(typed, context)).toBe(typed);
+    // Even one whose message reads like a driver timeout: it is not wrapped a second time.
+    const already = new PostgresUnreachableError(context.target, 'timeout expired');
+    expect(classifyOpenError(already, context)).toBe(already);
     const syntax = coded('42601', 'syntax error');
     expect(classifyOpenError(syntax, context)).toBe(syntax);
     expect(classifyOpenError('a string', context)).toBe('a string');

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
+import { checkPosition, needsTransaction } from '../../src/postgres/pending-reads.js';
 import { ROUTE_EVERYONE, routePayload } from '../../src/core/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
 import { A, CHILD, COORD, DAY, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
@@ -350,5 +351,38 @@ describe('R73 the wakes of writes that end or reopen nothing but a pending pair'
       await b.close();
       await a.close();
     }
+  });
+});
+
+describe('R68 and R9d: the feed\'s reads of the store', () => {
+  it('which reads need one snapshot transaction; positions this store did not make are refused by name', async () => {
+    expect([{}, { since: '1:2:' }, { snapshot: [] }, { snapshot: ['agent:main:a'] }, { snapshot: 'all' as const }, { since: '1:2:', watchers: ['x'] }].map((r) => needsTransaction(r))).toEqual([false, false, false, true, true, false]);
+    for (const ok of ['1:2:', '10:12:10,11', '0:0:']) expect(() => checkPosition(ok)).not.toThrow();
+    for (const bad of ['x1:2:', '1:2:3x', '1:2', ' 1:2:', '1:2:3 ', '']) {
+      expect(() => checkPosition(bad)).toThrow(new RangeError(`readPending: not a position of this store: ${JSON.stringify(bad)}`));
+    }
+  });
+
+  it('a read with nothing changed reports no bad row; a corrupt cursor row is skipped by every read and logged once', async () => {
+    const { store, schema, logger } = await open();
+    await store.record(spawn());
+    const start = await store.readPending({ snapshot: 'all' });
+    expect(start.snapshot).toEqual([]);
+    const quiet = await store.readPending({ since: start.position });
+    expect(quiet.changes).toEqual([]);
+    expect(logger.entries).toEqual([]);
+    // A row another program wrote, pending: an L below 0, which no store writes (R9d).
+    const admin = await pg.admin();
+    await admin.query(
+      `INSERT INTO "${schema}".session_watch_cursors (watcher_session_key, target_session_key, target_agent_id, last_seen, notified, material, provenance, updated_at, changed_xid) VALUES ('agent:main:bad', $1, 'main', -1, 1, 1, 'explicit', $2, pg_current_xact_id())`,
+      [PEER, T0],
+    );
+    await store.record(human());
+    const after = await store.readPending({ since: quiet.position, snapshot: 'all' });
+    expect(after.changes.map((c) => c.watcherSessionKey)).toEqual([PARENT]);
+    expect(after.snapshot.map((c) => c.watcherSessionKey)).toEqual([PARENT]);
+    expect((await store.listPending()).map((c) => c.watcherSessionKey)).toEqual([PARENT]);
+    expect(logger.entries.map((e) => [e.level, e.message, e.details?.['row']])).toEqual([['error', 'postgres store: skipped a corrupt cursor row', expect.stringContaining('agent:main:bad')]]);
+    await store.close();
   });
 });

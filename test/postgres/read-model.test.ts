@@ -109,6 +109,21 @@ describe('keys', () => {
     await checkKeys(reader);
   });
 
+  it('agentsOf sorts what the server returns in any order: agents recorded last-first come back first-first', async () => {
+    const { store: s, schema: name } = await freshStore();
+    try {
+      for (const agent of ['zed', 'ops', 'main', 'Alpha']) await s.record({ sessionKey: 'team', agentId: agent, kind: 'compacted', actorType: 'system', summary: 'compacted' });
+      const r = await PgStateReader.open(pgt.url(), name);
+      try {
+        expect(await r.agentsOf('team')).toEqual(['Alpha', 'main', 'ops', 'zed']);
+      } finally {
+        await r.close();
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
   it('knowsSession finds a key that is only a target of a cursor', async () => {
     const { store: s, schema: name } = await freshStore();
     try {
@@ -283,6 +298,31 @@ describe('the connection (R80)', () => {
     }
   });
 
+  it('the schema is public unless named', async () => {
+    const pub = await createPostgresStore({ now: () => T0, connectionString: pgt.url(), logger: silentLogger });
+    await pub.close();
+    const r = await PgStateReader.open(pgt.url());
+    try {
+      expect(r.schema).toBe('public');
+      expect(r.label).toBe(redactUrl(pgt.url()));
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('a connection the server ends fails the next read, not the process', async () => {
+    const app = `ssk-rm-${process.pid}-ended`;
+    const r = await PgStateReader.open(pgt.url(), schema, { applicationName: app });
+    try {
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [app]);
+      await waitFor('the ended connection to be gone', async () => (await connections(app)) === 0);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the client's error event, if it comes, comes now
+      await expect(r.heads()).rejects.toThrow();
+    } finally {
+      await r.close();
+    }
+  });
+
   it('redactUrl hides the password only, and names a string that is no URL without repeating it', () => {
     expect(redactUrl('postgres://u:secret@h:5432/db')).toBe('postgres://u:***@h:5432/db');
     expect(redactUrl('postgres://u@h:5432/db')).toBe('postgres://u@h:5432/db');
@@ -356,6 +396,21 @@ describe('the live view\'s reads (R81-R86)', () => {
     expect(await page({ limit: 20, search: 'OPS' })).toEqual([`${OPS}/ watches`, 'global/ops']);
     expect(await page({ limit: 20, search: 'Subagent:A' })).toEqual([`${CHILD_A}/main`]);
     expect(await page({ limit: 20, search: '', agent: '' })).toHaveLength(8); // empty filters filter nothing
+    // The first page starts before every key, upper case included ('A' sorts before most strings).
+    const { store: up, schema: upper } = await freshStore();
+    try {
+      await up.record({ sessionKey: 'A-team', agentId: 'Ops', kind: 'compacted', actorType: 'system', summary: 'compacted' });
+      await up.watch({ watcherSessionKey: 'agent:main:w', targetSessionKey: 'A-team', agentId: 'Ops' });
+      const r = await PgStateReader.open(pgt.url(), upper);
+      try {
+        expect((await r.sessionsPage({ limit: 5 })).rows.map((x) => `${x.sessionKey}/${x.agentId}`)).toEqual(['A-team/Ops', 'agent:main:w/']);
+        expect((await r.cursorsPage({ limit: 5 })).map((c) => `${c.targetAgentId} ${c.targetSessionKey}`)).toEqual(['Ops A-team']);
+      } finally {
+        await r.close();
+      }
+    } finally {
+      await up.close();
+    }
     const two = await reader.sessionsPage({ limit: 2 });
     expect(two.more).toBe(true);
     expect((await reader.sessionsPage({ limit: 8 })).more).toBe(false);
@@ -431,6 +486,20 @@ describe('the feed\'s reads (R60, R68, R86)', () => {
           await r.close();
         }
       }
+      // A snapshot reader's R68 reads stay inside its one snapshot; a live reader's each end theirs.
+      const snap = await PgStateReader.open(pgt.url(), name, { consistency: 'snapshot' });
+      const live = await PgStateReader.open(pgt.url(), name);
+      try {
+        const before = (await snap.heads()).map((h) => h.stateVersion);
+        await snap.feedSource().readPending!({ snapshot: 'all' });
+        await live.feedSource().readPending!({ snapshot: 'all' });
+        await s.record({ sessionKey: 'agent:main:c', agentId: 'main', kind: 'compacted', actorType: 'system', summary: 'compacted' });
+        expect((await snap.heads()).map((h) => h.stateVersion)).toEqual(before);
+        expect((await live.heads()).map((h) => h.sessionKey)).toContain('agent:main:c');
+      } finally {
+        await snap.close();
+        await live.close();
+      }
       const r = await PgStateReader.open(pgt.url(), name);
       try {
         const source = r.feedSource();
@@ -438,7 +507,7 @@ describe('the feed\'s reads (R60, R68, R86)', () => {
         // A read that fails inside its transaction rolls it back: the reads after it see new commits.
         await expect(source.readPending!({ since: 'not a position', snapshot: 'all' })).rejects.toThrow(RangeError);
         const t0 = await source.changeToken!();
-        expect(String(t0)).toMatch(/^1:\d+$/);
+        expect(String(t0)).toMatch(/^2:\d+$/); // the newest sequence, then the newest mark
         await s.record({ sessionKey: 'agent:main:b', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'hi' });
         const t1 = await source.changeToken!();
         expect(t1).not.toBe(t0);
@@ -452,6 +521,24 @@ describe('the feed\'s reads (R60, R68, R86)', () => {
         const acked = await source.readPending!({ since: next.position, watchers: ['agent:main:lead'] });
         expect(acked.changes.map((c) => [c.targetSessionKey, c.pending]).sort()).toEqual([['agent:main:a', false], ['agent:main:b', false]]);
         expect(await r.listPending()).toEqual([]);
+      } finally {
+        await r.close();
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a schema at step 2 has change marks: R68 reads and a token of the newest sequence and mark', async () => {
+    const { store: s, schema: name } = await freshStore();
+    try {
+      await s.record({ sessionKey: 'agent:main:a', agentId: 'main', kind: 'compacted', actorType: 'system', summary: 'compacted' });
+      await admin.query(`DELETE FROM "${name}".session_state_schema WHERE version > 2`);
+      const r = await PgStateReader.open(pgt.url(), name);
+      try {
+        expect(r.schemaVersion).toBe(2);
+        expect(r.feedSource().readPending).toBeTypeOf('function');
+        expect(await r.changeToken()).toMatch(/^1:\d+$/);
       } finally {
         await r.close();
       }
