@@ -10,11 +10,15 @@ export type PgModule = typeof pg;
 
 let loaded: Promise<PgModule> | undefined;
 
-export function loadPg(): Promise<PgModule> {
+/** How `pg` is imported; tests pass another to see a missing driver. */
+export type PgImporter = (specifier: string) => Promise<unknown>;
+
+/** `pg`, imported once per process; a failed import is not kept, so the next open tries again. */
+export function loadPg(importer: PgImporter = (specifier) => import(specifier)): Promise<PgModule> {
   // A computed specifier: bundlers (esbuild, the CLI's single-file builds) leave it to run time,
   // so a bundle never carries pg and never fails on its optional native part.
   const specifier = 'pg';
-  loaded ??= (import(specifier) as Promise<unknown>).then(
+  loaded ??= importer(specifier).then(
     (mod) => ((mod as unknown as { default?: PgModule }).default ?? (mod as unknown as PgModule)),
     (error: unknown) => {
       loaded = undefined;

@@ -17,6 +17,7 @@ import {
   PostgresUnreachableError,
   SchemaTooNewError,
 } from '../../src/postgres/index.js';
+import { loadPg } from '../../src/postgres/driver.js';
 import { classifyOpenError, describeError, isRetryable } from '../../src/postgres/errors.js';
 
 const context = { target: 'postgres://u:***@db:5432/app', user: 'u', schema: 'team' };
@@ -183,5 +184,25 @@ describe('the typed errors', () => {
     const base = new PostgresStoreError('unreachable', 'm', 'h');
     expect(base).toMatchObject({ name: 'PostgresStoreError', message: 'm; h', hint: 'h' });
     expect(base.cause).toBeUndefined();
+  });
+});
+
+describe('the driver (pg, an optional peer)', () => {
+  it('one that cannot be loaded is PostgresDriverUnavailableError with the reason and the install hint; the next open tries again, and a loaded one is kept', async () => {
+    const missing = Object.assign(new Error("Cannot find package 'pg' imported from /app"), { code: 'ERR_MODULE_NOT_FOUND' });
+    const asked: string[] = [];
+    const failing = (specifier: string) => (asked.push(specifier), Promise.reject(missing));
+    const e = await loadPg(failing).catch((error: unknown) => error);
+    expect(e).toBeInstanceOf(PostgresDriverUnavailableError);
+    expect(e).toMatchObject({ code: 'driver-unavailable', cause: missing });
+    expect((e as Error).message).toBe("the PostgreSQL driver (pg) cannot be loaded: Cannot find package 'pg' imported from /app; install it: npm install pg");
+    await expect(loadPg(failing)).rejects.toBeInstanceOf(PostgresDriverUnavailableError);
+    expect(asked).toEqual(['pg', 'pg']);
+    // An ES module namespace whose default export is the CommonJS module: the default is the driver.
+    const driver = { Client: class {}, Pool: class {} };
+    const namespace = { default: driver, Client: driver.Client };
+    expect(await loadPg(() => Promise.resolve(namespace))).toBe(driver);
+    expect(await loadPg(failing)).toBe(driver);
+    expect(asked).toHaveLength(2);
   });
 });
