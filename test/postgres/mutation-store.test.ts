@@ -318,8 +318,9 @@ describe('R73 the wakes of writes that end or reopen nothing but a pending pair'
       await a.record(human('agent:main:beacon'));
       await waitFor('the sentinel\'s wake', () => heard.slice(from).some((p) => p.startsWith(`${routePayload([SENTINEL])};`)));
       await a.drainNotices(SENTINEL);
-      // A write that changes pairs carries its news (R74: a payload with `;`); these carry names only.
-      return heard.slice(from).filter((p) => !p.includes(';'));
+      // A write that changes pairs carries its news (R74: a payload with `;`); these carry names
+      // only. A call without a payload (the listener's connection coming up) is no write's.
+      return heard.slice(from).filter((p) => p === ROUTE_EVERYONE || (p.startsWith('w:') && !p.includes(';')));
     };
     try {
       // Settled pairs: nothing to tell anyone.
