@@ -5,7 +5,7 @@
  * values the scenario fixes. test/postgres/inspect.test.ts checks the printed commands.
  */
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../spec/index.js';
 import {
   NotAStateSchemaError,
@@ -23,27 +23,52 @@ import { freePort } from '../../src/postgres/testing/embedded.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { BUSY, CHILD_A, CHILD_B, DAY, MANAGER, OLD, OPS, T0, fixtureClock, writeFixtureTo } from '../cli/fixture.js';
 import { checkChangesSince, checkCursorsAndNotices, checkHeads, checkKeys, fixtureStats } from '../cli/fixture-checks.js';
-import { usePostgres, waitFor } from './server.js';
+import { usePostgres, waitFor, type FreshSchema } from './server.js';
 import { PgUiSource } from '../../src/ui/pg-source.js';
 import { MINUTE_MS } from '../../src/ui/source.js';
 import { TEAM_T0, expectTeamPages, writeTeam } from '../ui/team-pages.js';
 
 const pgt = usePostgres();
-let schema = '';
-let store: PostgresStore;
-let reader: PgStateReader;
-let admin: pg.Client;
-let now = 0;
 
-/** A store of its own in a fresh schema, on a clock that stands still. */
-async function freshStore(): Promise<{ store: PostgresStore; schema: string }> {
-  const name = pgt.schema();
-  return { store: await createPostgresStore({ now: () => T0, connectionString: pgt.url(), schema: name, logger: silentLogger }), schema: name };
+/** The scenario's schema: the store that wrote it, a reader of it, and the clock's time after it. */
+interface Scenario {
+  schema: string;
+  store: PostgresStore;
+  reader: PgStateReader;
+  now: number;
 }
+let written: Promise<Scenario> | undefined;
+
+/**
+ * The scenario, written by the first test that asks rather than in beforeAll: code a hook reaches,
+ * a mutation run counts as reached by no test (static) and re-runs every file for each such mutant.
+ */
+function scenario(): Promise<Scenario> {
+  written ??= (async () => {
+    const schema = pgt.schema();
+    const clock = fixtureClock();
+    const store = await createPostgresStore({ now: clock.now, connectionString: pgt.url(), schema, logger: silentLogger });
+    await writeFixtureTo(store, clock);
+    return { schema, store, now: clock.now(), reader: await PgStateReader.open(pgt.url(), schema) };
+  })();
+  return written;
+}
+afterAll(async () => {
+  const s = await written?.catch(() => undefined);
+  await s?.reader.close();
+  await s?.store.close();
+});
+
+let adminClient: Promise<pg.Client> | undefined;
+/** One admin client for the file, made on first use. */
+const pgAdmin = (): Promise<pg.Client> => (adminClient ??= pgt.admin());
+
+/** A store of its own in a fresh schema, on a clock that stands still; it and its readers closed after `body`. */
+const fresh = <T>(body: (f: FreshSchema) => Promise<T>): Promise<T> => pgt.withFreshSchema(body, { now: () => T0, logger: silentLogger });
 
 /** How many connections the server holds under `applicationName`. */
 async function connections(applicationName: string): Promise<number> {
-  const r = await admin.query<{ n: string }>('SELECT count(*)::text AS n FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+  const r = await (await pgAdmin()).query<{ n: string }>('SELECT count(*)::text AS n FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
   return Number(r.rows[0]!.n);
 }
 
@@ -53,97 +78,66 @@ function withCredentials(url: string, change: (u: URL) => void): string {
   return u.toString();
 }
 
-beforeAll(async () => {
-  schema = pgt.schema();
-  const clock = fixtureClock();
-  store = await createPostgresStore({ now: clock.now, connectionString: pgt.url(), schema, logger: silentLogger });
-  await writeFixtureTo(store, clock);
-  now = clock.now();
-  reader = await PgStateReader.open(pgt.url(), schema);
-  admin = await pgt.admin();
-}, 120_000);
-afterAll(async () => {
-  await reader?.close();
-  await store?.close();
-});
-
 describe('heads (R5, R32, R33)', () => {
   it('one row per identity in key order, each as the store answers it', async () => {
+    const { store, reader } = await scenario();
     await checkHeads(reader, store);
   });
 
   it('a head with nothing retained starts its history one past the head, one at 0 at 0 (R32); a value past 2^53 is an error naming its column', async () => {
-    const { store: s, schema: name } = await freshStore();
-    try {
+    const admin = await pgAdmin();
+    await fresh(async ({ store: s, schema: name, reader: openReader }) => {
       await s.record({ sessionKey: 'agent:main:gone', agentId: 'main', kind: 'compacted', actorType: 'system', summary: 'compacted' });
       await admin.query(`DELETE FROM "${name}".session_state_events WHERE session_key = 'agent:main:gone'`);
       await admin.query(`UPDATE "${name}".session_state_heads SET pruned_max_sequence = 1 WHERE session_key = 'agent:main:gone'`);
       await admin.query(`INSERT INTO "${name}".session_state_heads (session_key, agent_id, last_sequence, pruned_max_sequence, updated_at) VALUES ('agent:main:zero', 'main', 0, 0, 0)`);
-      const r = await PgStateReader.open(pgt.url(), name);
-      try {
-        const heads = await r.heads();
-        expect(heads.find((x) => x.sessionKey === 'agent:main:gone')).toEqual({
-          sessionKey: 'agent:main:gone', agentId: 'main', stateVersion: 1, prunedMaxSequence: 1, updatedAt: T0, retainedEvents: 0, earliestAvailableSequence: 2,
-        });
-        expect(heads.find((x) => x.sessionKey === 'agent:main:zero')).toMatchObject({ stateVersion: 0, retainedEvents: 0, earliestAvailableSequence: 0 });
-        // The live view's head reads the same rule (R32).
-        expect(await r.head('agent:main:gone', 'main')).toEqual({ sessionKey: 'agent:main:gone', agentId: 'main', stateVersion: 1, earliestAvailableSequence: 2, prunedMaxSequence: 1, updatedAt: T0 });
-        expect(await r.head('agent:main:nobody', 'main')).toBeUndefined();
-        expect(await r.head('agent:main:zero', 'main')).toMatchObject({ stateVersion: 0, earliestAvailableSequence: 0 });
-        expect((await r.head('agent:main:zero', 'main'))!.lastKind).toBeUndefined();
-        await admin.query(`UPDATE "${name}".session_state_heads SET updated_at = 9007199254740993 WHERE session_key = 'agent:main:gone'`);
-        const e = await r.heads().catch((error: unknown) => error);
-        expect(e).toBeInstanceOf(UnsafeIntegerError);
-        expect(String((e as Error).message)).toContain('session_state_heads.updated_at');
-      } finally {
-        await r.close();
-      }
-    } finally {
-      await s.close();
-    }
+      const r = await openReader();
+      const heads = await r.heads();
+      expect(heads.find((x) => x.sessionKey === 'agent:main:gone')).toEqual({
+        sessionKey: 'agent:main:gone', agentId: 'main', stateVersion: 1, prunedMaxSequence: 1, updatedAt: T0, retainedEvents: 0, earliestAvailableSequence: 2,
+      });
+      expect(heads.find((x) => x.sessionKey === 'agent:main:zero')).toMatchObject({ stateVersion: 0, retainedEvents: 0, earliestAvailableSequence: 0 });
+      // The live view's head reads the same rule (R32).
+      expect(await r.head('agent:main:gone', 'main')).toEqual({ sessionKey: 'agent:main:gone', agentId: 'main', stateVersion: 1, earliestAvailableSequence: 2, prunedMaxSequence: 1, updatedAt: T0 });
+      expect(await r.head('agent:main:nobody', 'main')).toBeUndefined();
+      expect(await r.head('agent:main:zero', 'main')).toMatchObject({ stateVersion: 0, earliestAvailableSequence: 0 });
+      expect((await r.head('agent:main:zero', 'main'))!.lastKind).toBeUndefined();
+      await admin.query(`UPDATE "${name}".session_state_heads SET updated_at = 9007199254740993 WHERE session_key = 'agent:main:gone'`);
+      const e = await r.heads().catch((error: unknown) => error);
+      expect(e).toBeInstanceOf(UnsafeIntegerError);
+      expect(String((e as Error).message)).toContain('session_state_heads.updated_at');
+    });
   });
 });
 
 describe('keys', () => {
   it('agentsOf lists the agents of a bare key in order; hasHead and knowsSession see heads and cursors, not strangers', async () => {
+    const { reader } = await scenario();
     await checkKeys(reader);
   });
 
   it('agentsOf sorts what the server returns in any order: agents recorded last-first come back first-first', async () => {
-    const { store: s, schema: name } = await freshStore();
-    try {
+    await fresh(async ({ store: s, schema: name, reader: openReader }) => {
       for (const agent of ['zed', 'ops', 'main', 'Alpha']) await s.record({ sessionKey: 'team', agentId: agent, kind: 'compacted', actorType: 'system', summary: 'compacted' });
-      const r = await PgStateReader.open(pgt.url(), name);
-      try {
-        expect(await r.agentsOf('team')).toEqual(['Alpha', 'main', 'ops', 'zed']);
-      } finally {
-        await r.close();
-      }
-    } finally {
-      await s.close();
-    }
+      const r = await openReader();
+      expect(await r.agentsOf('team')).toEqual(['Alpha', 'main', 'ops', 'zed']);
+    });
   });
 
   it('knowsSession finds a key that is only a target of a cursor', async () => {
-    const { store: s, schema: name } = await freshStore();
-    try {
+    await fresh(async ({ store: s, schema: name, reader: openReader }) => {
       await s.watch({ watcherSessionKey: 'agent:main:w', targetSessionKey: 'agent:main:quiet', agentId: 'main' });
-      const r = await PgStateReader.open(pgt.url(), name);
-      try {
-        expect(await r.hasHead('agent:main:quiet', 'main')).toBe(false);
-        expect(await r.knowsSession('agent:main:quiet')).toBe(true);
-        expect(await r.knowsSession('agent:main:w')).toBe(true);
-      } finally {
-        await r.close();
-      }
-    } finally {
-      await s.close();
-    }
+      const r = await openReader();
+      expect(await r.hasHead('agent:main:quiet', 'main')).toBe(false);
+      expect(await r.knowsSession('agent:main:quiet')).toBe(true);
+      expect(await r.knowsSession('agent:main:w')).toBe(true);
+    });
   });
 });
 
 describe('changesSince (R30-R35)', () => {
   it('answers exactly as the store does, pages and gaps included', async () => {
+    const { store, reader } = await scenario();
     await checkChangesSince(reader, store);
     const page = await reader.changesSince({ sessionKey: BUSY, agentId: 'main', since: 0, limit: 5 });
     expect(page.stateChanges.events).toHaveLength(5);
@@ -153,6 +147,7 @@ describe('changesSince (R30-R35)', () => {
 
 describe('cursors and notices (R20, R26)', () => {
   it('every cursor as stored, in key order, pending when N > L, filtered by watcher and by target; pending notices as the store has them, not acked', async () => {
+    const { store, reader } = await scenario();
     await checkCursorsAndNotices(reader, store);
     // Each cursor whole, as the store's checked decoder reads it.
     for (const c of await reader.cursors()) {
@@ -165,6 +160,8 @@ describe('cursors and notices (R20, R26)', () => {
 
 describe('stats', () => {
   it('counts what is in the schema, and what is past the cap and the retention', async () => {
+    const { schema, reader, now } = await scenario();
+    const admin = await pgAdmin();
     const count = async (sql: string) => Number((await admin.query<{ v: string }>(sql)).rows[0]!.v);
     const rows = await count(`SELECT count(*)::text AS v FROM "${schema}".session_state_events`);
     const s = await reader.stats({ now: now + DAY, maxRows: LIMITS.maxRows, retentionMs: LIMITS.retentionMs });
@@ -198,52 +195,42 @@ describe('stats', () => {
   });
 
   it('an empty schema: no oldest event, no newest time, no sequence drawn, the whole cap ahead', async () => {
-    const { store: s, schema: name } = await freshStore();
-    const r = await PgStateReader.open(pgt.url(), name);
-    try {
+    await fresh(async ({ reader: openReader }) => {
+      const r = await openReader();
       const st = await r.stats({ now: T0, maxRows: 100, retentionMs: DAY });
       expect(st).toMatchObject({ rows: 0, sessions: 0, cursors: 0, watchers: 0, pendingPairs: 0, oldestEvent: null, newestOccurredAt: null, rowsUntilCap: 100, highestSequence: 0 });
       expect(await r.heads()).toEqual([]);
       expect(await r.newestOccurredAt()).toBeUndefined();
-    } finally {
-      await r.close();
-      await s.close();
-    }
+    });
   });
 });
 
 describe('order (R26: UTF-16 code units, where the server sorts COLLATE "C" text in UTF-8 byte order)', () => {
   it('heads and cursors sort a key with an astral character before one with U+FFFD', async () => {
-    const { store: s, schema: name } = await freshStore();
     // UTF-8 puts U+FFFD (EF BF BD) before U+1F600 (F0 ...); UTF-16 puts U+1F600 (D83D ...) first.
     const bmp = 'team-\uFFFD';
     const astral = 'team-\u{1F600}';
-    try {
+    await fresh(async ({ store: s, reader: openReader }) => {
       for (const key of [bmp, astral]) for (const agent of ['main', 'ops']) await s.record({ sessionKey: key, agentId: agent, kind: 'compacted', actorType: 'system', summary: 'compacted' });
       await s.watch({ watcherSessionKey: 'agent:main:v', targetSessionKey: bmp, agentId: 'main' });
       for (const t of [bmp, astral]) for (const agent of ['ops', 'main']) await s.watch({ watcherSessionKey: 'agent:main:w', targetSessionKey: t, agentId: agent });
-      const r = await PgStateReader.open(pgt.url(), name);
-      try {
-        expect((await r.heads()).map((h) => `${h.sessionKey}/${h.agentId}`)).toEqual([`${astral}/main`, `${astral}/ops`, `${bmp}/main`, `${bmp}/ops`]);
-        expect(await r.agentsOf(bmp)).toEqual(['main', 'ops']);
-        expect((await r.cursors()).map((c) => `${c.watcherSessionKey} ${c.targetSessionKey}/${c.targetAgentId}`)).toEqual([
-          `agent:main:v ${bmp}/main`,
-          `agent:main:w ${astral}/main`,
-          `agent:main:w ${astral}/ops`,
-          `agent:main:w ${bmp}/main`,
-          `agent:main:w ${bmp}/ops`,
-        ]);
-      } finally {
-        await r.close();
-      }
-    } finally {
-      await s.close();
-    }
+      const r = await openReader();
+      expect((await r.heads()).map((h) => `${h.sessionKey}/${h.agentId}`)).toEqual([`${astral}/main`, `${astral}/ops`, `${bmp}/main`, `${bmp}/ops`]);
+      expect(await r.agentsOf(bmp)).toEqual(['main', 'ops']);
+      expect((await r.cursors()).map((c) => `${c.watcherSessionKey} ${c.targetSessionKey}/${c.targetAgentId}`)).toEqual([
+        `agent:main:v ${bmp}/main`,
+        `agent:main:w ${astral}/main`,
+        `agent:main:w ${astral}/ops`,
+        `agent:main:w ${bmp}/main`,
+        `agent:main:w ${bmp}/ops`,
+      ]);
+    });
   });
 });
 
 describe('the connection (R80)', () => {
   it('every transaction is READ ONLY: the server refuses a write on the reader\'s own connection, live or snapshot', async () => {
+    const { schema, reader } = await scenario();
     for (const consistency of ['live', 'snapshot'] as const) {
       const r = await PgStateReader.open(pgt.url(), schema, { consistency });
       const client = (r as unknown as { client: pg.Client }).client;
@@ -257,9 +244,8 @@ describe('the connection (R80)', () => {
   });
 
   it('snapshot holds one view for its life; live sees each new commit; close ends the connection', async () => {
-    const { store: s, schema: name } = await freshStore();
     const app = `ssk-rm-${process.pid}-snap`;
-    try {
+    await fresh(async ({ store: s, schema: name }) => {
       await s.record({ sessionKey: 'agent:main:a', agentId: 'main', kind: 'compacted', actorType: 'system', summary: 'compacted' });
       const snap = await PgStateReader.open(pgt.url(), name, { consistency: 'snapshot', applicationName: app });
       const live = await PgStateReader.open(pgt.url(), name);
@@ -271,12 +257,11 @@ describe('the connection (R80)', () => {
       await snap.close();
       await live.close();
       await waitFor('the snapshot reader\'s connection to end', async () => (await connections(app)) === 0);
-    } finally {
-      await s.close();
-    }
+    });
   });
 
   it('names itself to the server, and in its label: the URL without its password, the schema unless public', async () => {
+    const { schema, reader } = await scenario();
     expect(await connections('session-state-kit-reader')).toBeGreaterThanOrEqual(1);
     expect(reader.label).toBe(`${redactUrl(pgt.url())} schema ${schema}`);
     expect(reader.path).toBe(redactUrl(pgt.url()));
@@ -311,6 +296,8 @@ describe('the connection (R80)', () => {
   });
 
   it('a connection the server ends fails the next read, not the process', async () => {
+    const { schema } = await scenario();
+    const admin = await pgAdmin();
     const app = `ssk-rm-${process.pid}-ended`;
     const r = await PgStateReader.open(pgt.url(), schema, { applicationName: app });
     try {
@@ -349,6 +336,7 @@ describe('open: typed errors, and no connection left behind', () => {
   });
 
   it('a wrong password is PostgresAuthenticationError; a database that does not exist is PostgresDatabaseMissingError', async () => {
+    const { schema } = await scenario();
     const wrong = await PgStateReader.open(withCredentials(pgt.url(), (u) => void (u.password = 'wrong-password')), schema).catch((error: unknown) => error);
     expect(wrong).toBeInstanceOf(PostgresAuthenticationError);
     expect((wrong as Error).message).not.toContain('wrong-password');
@@ -386,6 +374,7 @@ describe('the live view\'s reads (R81-R86)', () => {
   });
 
   it('sessions: keyed after an identity, filtered by agent and by a search of key or agent; a watcher with a head of its own is listed once', async () => {
+    const { reader } = await scenario();
     const page = async (q: Parameters<PgStateReader['sessionsPage']>[0]) => (await reader.sessionsPage(q)).rows.map((r) => `${r.sessionKey}/${r.agentId}${r.watcherOnly ? ' watches' : ''}`);
     expect(await page({ limit: 20 })).toEqual([
       `${BUSY}/main`, `${MANAGER}/ watches`, `${OLD}/main`, `${CHILD_A}/main`, `${CHILD_B}/main`, `${OPS}/ watches`, 'global/main', 'global/ops',
@@ -397,43 +386,30 @@ describe('the live view\'s reads (R81-R86)', () => {
     expect(await page({ limit: 20, search: 'Subagent:A' })).toEqual([`${CHILD_A}/main`]);
     expect(await page({ limit: 20, search: '', agent: '' })).toHaveLength(8); // empty filters filter nothing
     // The first page starts before every key, upper case included ('A' sorts before most strings).
-    const { store: up, schema: upper } = await freshStore();
-    try {
+    await fresh(async ({ store: up, schema: upper, reader: openReader }) => {
       await up.record({ sessionKey: 'A-team', agentId: 'Ops', kind: 'compacted', actorType: 'system', summary: 'compacted' });
       await up.watch({ watcherSessionKey: 'agent:main:w', targetSessionKey: 'A-team', agentId: 'Ops' });
-      const r = await PgStateReader.open(pgt.url(), upper);
-      try {
-        expect((await r.sessionsPage({ limit: 5 })).rows.map((x) => `${x.sessionKey}/${x.agentId}`)).toEqual(['A-team/Ops', 'agent:main:w/']);
-        expect((await r.cursorsPage({ limit: 5 })).map((c) => `${c.targetAgentId} ${c.targetSessionKey}`)).toEqual(['Ops A-team']);
-      } finally {
-        await r.close();
-      }
-    } finally {
-      await up.close();
-    }
+      const r = await openReader();
+      expect((await r.sessionsPage({ limit: 5 })).rows.map((x) => `${x.sessionKey}/${x.agentId}`)).toEqual(['A-team/Ops', 'agent:main:w/']);
+      expect((await r.cursorsPage({ limit: 5 })).map((c) => `${c.targetAgentId} ${c.targetSessionKey}`)).toEqual(['Ops A-team']);
+    });
     const two = await reader.sessionsPage({ limit: 2 });
     expect(two.more).toBe(true);
     expect((await reader.sessionsPage({ limit: 8 })).more).toBe(false);
     expect((await reader.sessionsPage({ limit: 7 })).more).toBe(true);
 
-    const { store: s, schema: name } = await freshStore();
-    try {
+    await fresh(async ({ store: s, schema: name, reader: openReader }) => {
       await s.watch({ watcherSessionKey: 'agent:main:w', targetSessionKey: 'agent:main:t', agentId: 'main' });
       await s.record({ sessionKey: 'agent:main:w', agentId: 'main', kind: 'compacted', actorType: 'system', summary: 'compacted' });
-      const r = await PgStateReader.open(pgt.url(), name);
-      try {
-        expect((await r.sessionsPage({ limit: 5 })).rows).toEqual([
-          { sessionKey: 'agent:main:w', agentId: 'main', stateVersion: 1, prunedMaxSequence: 0, earliestAvailableSequence: 1, updatedAt: T0, lastActorType: 'system', lastKind: 'compacted' },
-        ]);
-      } finally {
-        await r.close();
-      }
-    } finally {
-      await s.close();
-    }
+      const r = await openReader();
+      expect((await r.sessionsPage({ limit: 5 })).rows).toEqual([
+        { sessionKey: 'agent:main:w', agentId: 'main', stateVersion: 1, prunedMaxSequence: 0, earliestAvailableSequence: 1, updatedAt: T0, lastActorType: 'system', lastKind: 'compacted' },
+      ]);
+    });
   });
 
   it('watches: keyed by target agent, target and watcher, pending only, or touching one session', async () => {
+    const { store, reader } = await scenario();
     const key = (c: { watcherSessionKey: string; targetSessionKey: string; targetAgentId: string }) => `${c.targetAgentId} ${c.targetSessionKey} ${c.watcherSessionKey}`;
     const all = [`main ${CHILD_A} ${MANAGER}`, `main ${CHILD_B} ${MANAGER}`, `ops global ${OPS}`];
     expect((await reader.cursorsPage({ limit: 10 })).map(key)).toEqual(all);
@@ -455,6 +431,7 @@ describe('the live view\'s reads (R81-R86)', () => {
   });
 
   it('a timeline row decodes to the event changesSince returns', async () => {
+    const { store, reader } = await scenario();
     const rows = await reader.timelineRows(BUSY, 'main', Number.MAX_SAFE_INTEGER, 3);
     const events = (await store.changesSince({ sessionKey: BUSY, agentId: 'main', since: 0 })).stateChanges.events;
     expect(rows.map((r) => reader.decodeEvent(r))).toEqual(events.slice(-3).reverse());
@@ -464,8 +441,7 @@ describe('the live view\'s reads (R81-R86)', () => {
 
 describe('the feed\'s reads (R60, R68, R86)', () => {
   it('the change token moves with an event and with an ack, and stays while nothing changes; pending pairs and R68 reads answer as the store does', async () => {
-    const { store: s, schema: name } = await freshStore();
-    try {
+    await fresh(async ({ store: s, schema: name, reader: openReader }) => {
       await s.watch({ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:a', agentId: 'main' });
       await s.watch({ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:b', agentId: 'main' });
       await s.record({ sessionKey: 'agent:main:a', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'hi' });
@@ -500,75 +476,57 @@ describe('the feed\'s reads (R60, R68, R86)', () => {
         await snap.close();
         await live.close();
       }
-      const r = await PgStateReader.open(pgt.url(), name);
-      try {
-        const source = r.feedSource();
-        const at = await source.readPending!({ snapshot: 'all' });
-        // A read that fails inside its transaction rolls it back: the reads after it see new commits.
-        await expect(source.readPending!({ since: 'not a position', snapshot: 'all' })).rejects.toThrow(RangeError);
-        const t0 = await source.changeToken!();
-        expect(String(t0)).toMatch(/^2:\d+$/); // the newest sequence, then the newest mark
-        await s.record({ sessionKey: 'agent:main:b', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'hi' });
-        const t1 = await source.changeToken!();
-        expect(t1).not.toBe(t0);
-        const next = await source.readPending!({ since: at.position });
-        expect(next.changes.map((c) => [c.targetSessionKey, c.pending])).toEqual([['agent:main:b', true]]);
-        expect(next.snapshot).toEqual([]);
-        await s.drainNotices('agent:main:lead');
-        const t2 = await source.changeToken!();
-        expect(t2).not.toBe(t1);
-        expect(String(t2).split(':')[0]).toBe(String(t1).split(':')[0]); // no new event: the mark moved
-        const acked = await source.readPending!({ since: next.position, watchers: ['agent:main:lead'] });
-        expect(acked.changes.map((c) => [c.targetSessionKey, c.pending]).sort()).toEqual([['agent:main:a', false], ['agent:main:b', false]]);
-        expect(await r.listPending()).toEqual([]);
-      } finally {
-        await r.close();
-      }
-    } finally {
-      await s.close();
-    }
+      const r = await openReader();
+      const source = r.feedSource();
+      const at = await source.readPending!({ snapshot: 'all' });
+      // A read that fails inside its transaction rolls it back: the reads after it see new commits.
+      await expect(source.readPending!({ since: 'not a position', snapshot: 'all' })).rejects.toThrow(RangeError);
+      const t0 = await source.changeToken!();
+      expect(String(t0)).toMatch(/^2:\d+$/); // the newest sequence, then the newest mark
+      await s.record({ sessionKey: 'agent:main:b', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'hi' });
+      const t1 = await source.changeToken!();
+      expect(t1).not.toBe(t0);
+      const next = await source.readPending!({ since: at.position });
+      expect(next.changes.map((c) => [c.targetSessionKey, c.pending])).toEqual([['agent:main:b', true]]);
+      expect(next.snapshot).toEqual([]);
+      await s.drainNotices('agent:main:lead');
+      const t2 = await source.changeToken!();
+      expect(t2).not.toBe(t1);
+      expect(String(t2).split(':')[0]).toBe(String(t1).split(':')[0]); // no new event: the mark moved
+      const acked = await source.readPending!({ since: next.position, watchers: ['agent:main:lead'] });
+      expect(acked.changes.map((c) => [c.targetSessionKey, c.pending]).sort()).toEqual([['agent:main:a', false], ['agent:main:b', false]]);
+      expect(await r.listPending()).toEqual([]);
+    });
   });
 
   it('a schema at step 2 has change marks: R68 reads and a token of the newest sequence and mark', async () => {
-    const { store: s, schema: name } = await freshStore();
-    try {
+    const admin = await pgAdmin();
+    await fresh(async ({ store: s, schema: name, reader: openReader }) => {
       await s.record({ sessionKey: 'agent:main:a', agentId: 'main', kind: 'compacted', actorType: 'system', summary: 'compacted' });
       await admin.query(`DELETE FROM "${name}".session_state_schema WHERE version > 2`);
-      const r = await PgStateReader.open(pgt.url(), name);
-      try {
-        expect(r.schemaVersion).toBe(2);
-        expect(r.feedSource().readPending).toBeTypeOf('function');
-        expect(await r.changeToken()).toMatch(/^1:\d+$/);
-      } finally {
-        await r.close();
-      }
-    } finally {
-      await s.close();
-    }
+      const r = await openReader();
+      expect(r.schemaVersion).toBe(2);
+      expect(r.feedSource().readPending).toBeTypeOf('function');
+      expect(await r.changeToken()).toMatch(/^1:\d+$/);
+    });
   });
 
   it('a schema at step 1 (no change marks): no R68 reads, and a token of the pending pairs\' count and their L sum', async () => {
-    const { store: s, schema: name } = await freshStore();
-    try {
+    const admin = await pgAdmin();
+    await fresh(async ({ store: s, schema: name, reader: openReader }) => {
       await s.watch({ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:a', agentId: 'main' });
       await s.record({ sessionKey: 'agent:main:a', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'hi' });
       await admin.query(`DELETE FROM "${name}".session_state_schema WHERE version > 1`);
-      const r = await PgStateReader.open(pgt.url(), name);
-      try {
-        expect(r.schemaVersion).toBe(1);
-        expect(r.feedSource().readPending).toBeUndefined();
-        expect(await r.changeToken()).toBe('1:1:0');
-        await s.record({ sessionKey: 'agent:main:a', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'again' });
-        expect(await r.changeToken()).toBe('2:1:0');
-        const [notice] = await s.pendingNotices('agent:main:lead');
-        await s.ackNotices('agent:main:lead', [{ contextKey: notice!.contextKey, lastSeenSequence: notice!.lastSeenSequence }]);
-        expect(await r.changeToken()).toBe('2:1:1'); // reopened past the ack (R28): one pending, L = 1
-        expect(await r.feedSource().listPending!()).toEqual([{ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:a', targetAgentId: 'main', lastSeenSequence: 1, wake: 'immediate' }]);
-      } finally {
-        await r.close();
-      }
-    } finally {
-      await s.close();
-    }
+      const r = await openReader();
+      expect(r.schemaVersion).toBe(1);
+      expect(r.feedSource().readPending).toBeUndefined();
+      expect(await r.changeToken()).toBe('1:1:0');
+      await s.record({ sessionKey: 'agent:main:a', agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: 'again' });
+      expect(await r.changeToken()).toBe('2:1:0');
+      const [notice] = await s.pendingNotices('agent:main:lead');
+      await s.ackNotices('agent:main:lead', [{ contextKey: notice!.contextKey, lastSeenSequence: notice!.lastSeenSequence }]);
+      expect(await r.changeToken()).toBe('2:1:1'); // reopened past the ack (R28): one pending, L = 1
+      expect(await r.feedSource().listPending!()).toEqual([{ watcherSessionKey: 'agent:main:lead', targetSessionKey: 'agent:main:a', targetAgentId: 'main', lastSeenSequence: 1, wake: 'immediate' }]);
+    });
   });
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { StoreFactory } from '../../spec/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { postgresStoreFactory, type PostgresStoreOptions } from '../../src/postgres/index.js';
+import { PgStateReader, createPostgresStore, postgresStoreFactory, type PgStateReaderOptions, type PostgresStore, type PostgresStoreOptions } from '../../src/postgres/index.js';
 import { startTestPostgres, type TestPostgres } from '../../src/postgres/testing/embedded.js';
 import pg from 'pg';
 
@@ -20,6 +20,18 @@ export interface PgTestContext {
   log: ReturnType<typeof memoryLogger>;
   /** An admin client on the server's database (closed at the end). */
   admin(): Promise<pg.Client>;
+  /**
+   * Runs `body` with a store in a fresh schema (settings over a logger of `log`); the store and
+   * every reader opened through `reader` are closed when it ends, readers first.
+   */
+  withFreshSchema<T>(body: (fresh: FreshSchema) => Promise<T>, settings?: Partial<Omit<PostgresStoreOptions, 'connectionString' | 'schema'>>): Promise<T>;
+}
+
+/** A store in a schema of its own, and readers of that schema (PgTestContext.withFreshSchema). */
+export interface FreshSchema {
+  store: PostgresStore;
+  schema: string;
+  reader(options?: PgStateReaderOptions): Promise<PgStateReader>;
 }
 
 let files = 0;
@@ -61,6 +73,25 @@ export function usePostgres(options: { settings?: Record<string, string> } = {})
       await c.connect();
       clients.push(c);
       return c;
+    },
+    withFreshSchema: async (body, settings = {}) => {
+      const schema = ctx.schema();
+      const store = await createPostgresStore({ logger: log, ...settings, connectionString: ctx.url(), schema });
+      const readers: PgStateReader[] = [];
+      try {
+        return await body({
+          store,
+          schema,
+          reader: async (options) => {
+            const r = await PgStateReader.open(ctx.url(), schema, options);
+            readers.push(r);
+            return r;
+          },
+        });
+      } finally {
+        for (const r of readers) await r.close();
+        await store.close();
+      }
     },
   };
   return ctx;

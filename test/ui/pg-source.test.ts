@@ -3,7 +3,7 @@
  * whose transactions are all read-only, from a store written by the real PostgreSQL adapter.
  */
 import pgm from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
 import { PgUiSource } from '../../src/ui/pg-source.js';
 import { startUiServer } from '../../src/ui/server.js';
@@ -16,25 +16,28 @@ const pg = usePostgres();
 const cli = useBuiltCli();
 const MANAGER = 'agent:main:main';
 const CHILD = 'agent:main:subagent:research';
-let store: PostgresStore;
-let source: PgUiSource;
-let schema = '';
-
-beforeAll(async () => {
-  schema = pg.schema();
-  store = await createPostgresStore({ connectionString: pg.url(), schema, logger: pg.log });
-  await store.record({ sessionKey: CHILD, agentId: 'main', kind: 'child_spawned', actorType: 'agent', actorId: MANAGER, summary: 'child session spawned', watchers: [MANAGER] });
-  await store.record({ sessionKey: CHILD, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: '<b>not bold</b>', payload: { channel: 'telegram' } });
-  source = await PgUiSource.open(pg.url(), schema, 'test server');
-}, 120_000);
+/** The store and source every test reads: written by the first test that asks (a hook's work counts as static in a mutation run). */
+let opened: Promise<{ store: PostgresStore; source: PgUiSource; schema: string }> | undefined;
+function team(): Promise<{ store: PostgresStore; source: PgUiSource; schema: string }> {
+  opened ??= (async () => {
+    const schema = pg.schema();
+    const store = await createPostgresStore({ connectionString: pg.url(), schema, logger: pg.log });
+    await store.record({ sessionKey: CHILD, agentId: 'main', kind: 'child_spawned', actorType: 'agent', actorId: MANAGER, summary: 'child session spawned', watchers: [MANAGER] });
+    await store.record({ sessionKey: CHILD, agentId: 'main', kind: 'human_direct_message', actorType: 'human', summary: '<b>not bold</b>', payload: { channel: 'telegram' } });
+    return { store, schema, source: await PgUiSource.open(pg.url(), schema, 'test server') };
+  })();
+  return opened;
+}
 
 afterAll(async () => {
-  await source?.close();
-  await store?.close();
+  const t = await opened?.catch(() => undefined);
+  await t?.source.close();
+  await t?.store.close();
 });
 
 describe('ui --pg', () => {
   it('R80: the source names itself to the server and in the header, with the label given or the URL without its password', async () => {
+    const { source, schema } = await team();
     const admin = new pgm.Client({ connectionString: pg.url() });
     await admin.connect();
     try {
@@ -54,6 +57,7 @@ describe('ui --pg', () => {
   });
 
   it('R81, R83: sessions and a timeline read as on SQLite', async () => {
+    const { source } = await team();
     const sessions = await source.sessions({ limit: 50 });
     expect(sessions.rows).toEqual([
       { sessionKey: MANAGER, agentId: '', stateVersion: 0, prunedMaxSequence: 0, earliestAvailableSequence: 0, updatedAt: 0, watcherOnly: true },
@@ -71,6 +75,7 @@ describe('ui --pg', () => {
   });
 
   it('R84: a pending notice carries the text pendingNotices returns', async () => {
+    const { store, source } = await team();
     const expected = await store.pendingNotices(MANAGER);
     expect(expected).toHaveLength(1);
     const page = await source.watches({ limit: 50, pending: true });
@@ -81,6 +86,7 @@ describe('ui --pg', () => {
   });
 
   it('R86: the change token moves with a new event and with an ack', async () => {
+    const { store, source } = await team();
     const t0 = await source.changeToken();
     expect(await source.changeToken()).toBe(t0);
     await store.record({ sessionKey: CHILD, agentId: 'main', kind: 'goal_changed', actorType: 'human', summary: 'goal updated' });
@@ -92,6 +98,7 @@ describe('ui --pg', () => {
   });
 
   it('R80: the session refuses writes, and the server serves the store', async () => {
+    const { source, schema } = await team();
     const client = (source as unknown as { reads: { client: { query(sql: string): Promise<unknown> } } }).reads.client;
     await expect(client.query(`CREATE TABLE "${schema}".ui_probe (a int)`)).rejects.toThrow(/read-only/);
     const server = await startUiServer({ source });
@@ -105,6 +112,7 @@ describe('ui --pg', () => {
   });
 
   it('R80, R87: the CLI serves a PostgreSQL store on loopback, and a schema without the tables is exit 3', async () => {
+    const { schema } = await team();
     const ui = await startUi(cli.path(), ['--pg', pg.url(), '--schema', schema]);
     try {
       expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{32}$/);
