@@ -60,6 +60,14 @@ function leftovers(path: string): string[] {
   return found;
 }
 
+/** A static import of a `.test` file ('path:line: the import'): vitest would register the imported file's tests again, in the importer. */
+export const TEST_FILE_IMPORT = /\bfrom\s+['"][^'"]*\.test(\.[cm]?[jt]s)?['"]|\bimport\s+['"][^'"]*\.test(\.[cm]?[jt]s)?['"]/;
+function testFileImports(path: string): string[] {
+  return readFileSync(join(ROOT, path), 'utf8')
+    .split('\n')
+    .flatMap((line, i) => (TEST_FILE_IMPORT.test(line) ? [`${path}:${i + 1}: ${line.trim()}`] : []));
+}
+
 describe('repository hygiene', () => {
   it('no source file carries a ts-nocheck directive or Stryker instrumentation (leftovers of an in-place mutation run)', () => {
     const files = sourceFiles();
@@ -76,5 +84,15 @@ describe('repository hygiene', () => {
     expect(NOCHECK.test(`  ${nocheck}`)).toBe(true);
     expect(NOCHECK.test(`const note = 'no ${nocheck.slice(3)} here';`)).toBe(false);
     expect(NOCHECK.test(`// @ts-${'no'}checked`)).toBe(false);
+  });
+
+  it('no file imports a test file: the imported file\'s tests would run again inside the importer (shared helpers live in files of their own)', () => {
+    expect(sourceFiles().flatMap(testFileImports)).toEqual([]);
+    // Built from pieces, so this file does not flag itself.
+    const test = '.' + 'test';
+    expect(TEST_FILE_IMPORT.test(`import { readmeBlocks } from './package${test}.js';`)).toBe(true);
+    expect(TEST_FILE_IMPORT.test(`import './other${test}.ts';`)).toBe(true);
+    expect(TEST_FILE_IMPORT.test("import { x } from './markdown-blocks.js';")).toBe(false);
+    expect(TEST_FILE_IMPORT.test("import { x } from './test-helpers.js';")).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { entries } from '../../tsup.config.js';
-import { readmeBlocks } from './package.test.js';
+import { readmeBlocks } from './markdown-blocks.js';
 import { run } from './packed-kit.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
