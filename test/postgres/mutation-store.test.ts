@@ -328,6 +328,18 @@ describe('R73 the wakes of writes that end or reopen nothing but a pending pair'
       expect(await wakesOf(() => a.unwatch(watchReq(COORD, CHILD)))).toEqual([]);
       await a.watch(watchReq(COORD, CHILD));
       expect(await wakesOf(() => a.resetSession(COORD))).toEqual([]);
+      await a.watch(watchReq(COORD, CHILD));
+      expect(await wakesOf(() => a.deleteSession(CHILD, A))).toEqual([]);
+      // A prune that expires only settled cursors (this one and the sentinel's): no wake either.
+      await a.watch(watchReq(COORD, CHILD));
+      clock.t += 2 * DAY;
+      expect(
+        await wakesOf(async () => {
+          await a.prune();
+          await a.watch(watchReq(SENTINEL, 'agent:main:beacon'));
+        }),
+      ).toEqual([]);
+      expect(await a.cursor(COORD, CHILD, A)).toBeUndefined(); // it did expire
       // Pending pairs: the watcher's route, or everyone's where the watchers are not read back.
       await a.watch(watchReq(COORD, CHILD));
       await a.record(human());
