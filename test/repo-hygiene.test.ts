@@ -61,7 +61,7 @@ function leftovers(path: string): string[] {
 }
 
 /** A static import of a `.test` file ('path:line: the import'): vitest would register the imported file's tests again, in the importer. */
-export const TEST_FILE_IMPORT = /\bfrom\s+['"][^'"]*\.test(\.[cm]?[jt]s)?['"]|\bimport\s+['"][^'"]*\.test(\.[cm]?[jt]s)?['"]/;
+const TEST_FILE_IMPORT = /\bfrom\s+['"][^'"]*\.test(\.[cm]?[jt]s)?['"]|\bimport\s+['"][^'"]*\.test(\.[cm]?[jt]s)?['"]/;
 function testFileImports(path: string): string[] {
   return readFileSync(join(ROOT, path), 'utf8')
     .split('\n')
