@@ -149,24 +149,14 @@ const MAX_ATTEMPTS = 6;
 
 type Tx = pg.PoolClient;
 
-/** A target for connection errors and hints: host:port/database, never the password. */
-function describeTarget(config: pg.PoolConfig): { target: string; user: string | undefined } {
-  let host = config.host;
-  let port = config.port;
-  let database = config.database;
-  let user = config.user;
-  if (config.connectionString) {
-    try {
-      const u = new URL(config.connectionString);
-      host ??= u.hostname || undefined;
-      port ??= u.port ? Number(u.port) : undefined;
-      database ??= u.pathname.replace(/^\//, '') || undefined;
-      user ??= u.username ? decodeURIComponent(u.username) : undefined;
-    } catch {
-      // not a URL (a keyword string): fall back to what the pool config says
-    }
-  }
-  return { target: `${host ?? 'localhost'}:${port ?? 5432}/${database ?? user ?? 'postgres'}`, user };
+/**
+ * A target for connection errors and hints: host:port/database, never the password. pg's own
+ * reading of the config, because it is not the obvious one: a connection string's fields override
+ * the pool's, and a string without a port or a database means 5432 and the user's name.
+ */
+function describeTarget(pgm: PgModule, config: pg.PoolConfig): { target: string; user: string | undefined } {
+  const client = new pgm.Client(config); // reads the config; connects nothing
+  return { target: `${client.host}:${client.port}/${client.database ?? client.user ?? 'postgres'}`, user: client.user };
 }
 
 export class PostgresStore implements SessionStateStore, StorePendingSource {
@@ -229,7 +219,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
       connectionTimeoutMillis: options.connectionTimeoutMs ?? options.pool?.connectionTimeoutMillis ?? 5000,
       application_name: options.pool?.application_name ?? 'session-state-kit',
     };
-    const { target, user } = describeTarget(poolConfig);
+    const { target, user } = describeTarget(pgm, poolConfig);
     const schema = options.schema ?? 'public';
     const pool = new pgm.Pool(poolConfig);
     const logger = guardedLogger(options.logger ?? consoleLogger);

@@ -50,6 +50,17 @@ describe('postgres: typed configuration errors', () => {
     expect(e.hint).toMatch(/server runs/);
   });
 
+  it('the error names where pg connects: a connection string\'s fields over the pool\'s, and without a database the user\'s name (decoded)', async () => {
+    const port = await freePort();
+    const bare = await openError(createPostgresStore({ now, connectionString: `postgres://some%20one@127.0.0.1:${port}`, connectionTimeoutMs: 2000 }));
+    expect(bare.message).toContain(`127.0.0.1:${port}/some one:`);
+    // pg reads the string over the pool's own fields: this one tries the string's port.
+    const both = await openError(createPostgresStore({ now, connectionString: `postgres://u@127.0.0.1:${port}/db`, pool: { host: 'elsewhere.invalid', port: 1, database: 'pooled' }, connectionTimeoutMs: 2000 }));
+    expect(both.message).toContain(`127.0.0.1:${port}/db:`);
+    const pooled = await openError(createPostgresStore({ now, pool: { host: '127.0.0.1', port, database: 'pooled', user: 'pu' }, connectionTimeoutMs: 2000 }));
+    expect(pooled.message).toContain(`127.0.0.1:${port}/pooled:`);
+  });
+
   it('a wrong password is PostgresAuthenticationError naming the user', async () => {
     const e = await openError(createPostgresStore({ now, connectionString: withCredentials(pg.url(), 'postgres', 'wrong-password'), schema: pg.schema() }));
     expect(e).toBeInstanceOf(PostgresAuthenticationError);
