@@ -76,7 +76,7 @@ export const PARTS = {
     target: 90,
     ownTestsOnly: true,
     postgres: true,
-    tests: ['test/postgres/{contract,config-errors,errors,feed,inspect,mutation-store,pages,pending-reads,read-back,read-model,remote-listener,schema,schema-name,store,wake-groups,wake-news}.test.ts', 'test/ui/pg-source.test.ts'],
+    tests: ['test/postgres/{contract,config-errors,errors,feed,inspect,meeting-names,mutation-store,pages,pending-reads,read-back,read-model,remote-listener,schema,schema-name,store,wake-groups,wake-news}.test.ts', 'test/ui/pg-source.test.ts'],
   },
   // One small file of core (R6's clock check): the same run as a whole part's, in about half a
   // minute; the first example of docs/mutation.md, which a test runs so the setup cannot rot
