@@ -8,6 +8,7 @@ export * from './errors.js';
 export * from './clock.js';
 export * from './keys.js';
 export * from './spawn.js';
+export * from './pages.js';
 export * from './notice.js';
 // Named, not `*`: validate.ts also exports a probe of its fast path for tests, which is not API.
 export {

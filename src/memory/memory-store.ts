@@ -13,6 +13,8 @@ import type {
   WatchResult,
 } from '../../spec/index.js';
 import {
+  checkSessionsPageRequest,
+  checkPendingWatchersPageRequest,
   ackMatches,
   ackTargets,
   acknowledge,
@@ -476,9 +478,8 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
    */
   sessionsPage(request: SessionsPageRequest): SessionsPageRow[] {
     this.assertOpen();
+    checkSessionsPageRequest(request);
     const { after, limit } = request;
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`sessionsPage: limit must be a positive integer, got ${String(limit)}`);
-    if (after !== undefined && (typeof after.sessionKey !== 'string' || typeof after.agentId !== 'string')) throw new RangeError('sessionsPage: after must name a session (sessionKey, agentId)');
     const state = this.state;
     const order = (state.sessionOrder ??= new SessionOrder(state.heads.values()));
     const rows: SessionsPageRow[] = [];
@@ -545,9 +546,8 @@ export class MemoryStore implements SessionStateStore, StorePendingSource {
    */
   pendingWatchersPage(request: PendingWatchersPageRequest): string[] {
     this.assertOpen();
+    checkPendingWatchersPageRequest(request);
     const { after, limit } = request;
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`pendingWatchersPage: limit must be a positive integer, got ${String(limit)}`);
-    if (after !== undefined && typeof after !== 'string') throw new RangeError('pendingWatchersPage: after must be a watcher key');
     if (this.pendingWatchers?.token !== this.state.changes) {
       const watchers = new Set<string>();
       for (const byWatcher of this.state.cursors.values()) for (const c of byWatcher.values()) if (isPending(c)) watchers.add(c.watcherSessionKey);

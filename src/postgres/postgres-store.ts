@@ -15,6 +15,8 @@ import type {
 } from '../../spec/index.js';
 import { eventInsertValues } from '../shared/rows.js';
 import {
+  checkSessionsPageRequest,
+  checkPendingWatchersPageRequest,
   ackMatches,
   ackTargets,
   acknowledge,
@@ -481,9 +483,8 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
    */
   async sessionsPage(request: SessionsPageRequest): Promise<SessionsPageRow[]> {
     this.assertOpen();
+    checkSessionsPageRequest(request);
     const { after, limit } = request;
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`sessionsPage: limit must be a positive integer, got ${String(limit)}`);
-    if (after !== undefined && (typeof after.sessionKey !== 'string' || typeof after.agentId !== 'string')) throw new RangeError('sessionsPage: after must name a session (sessionKey, agentId)');
     return this.guard('sessionsPage', [] as SessionsPageRow[], async () => {
       // Every key is non-empty (R1), so ('', '') comes before all of them: the first page.
       const rows = (await this.run<{ session_key: string; agent_id: string; last_sequence: string; parent: string | null }>(this.pool, 'sessionsPage', [after?.sessionKey ?? '', after?.agentId ?? '', limit])).rows;
@@ -714,9 +715,8 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
   /** T15: the watchers with a pending notice strictly after `after` in key order (code point order), at most `limit`, one index seek each. */
   async pendingWatchersPage(request: PendingWatchersPageRequest): Promise<string[]> {
     this.assertOpen();
+    checkPendingWatchersPageRequest(request);
     const { after, limit } = request;
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`pendingWatchersPage: limit must be a positive integer, got ${String(limit)}`);
-    if (after !== undefined && typeof after !== 'string') throw new RangeError('pendingWatchersPage: after must be a watcher key');
     // Every key is non-empty (R1): '' comes before all of them.
     return (await this.run<{ k: string }>(this.pool, 'pendingWatchersPage', [after ?? '', limit])).rows.map((r) => r.k);
   }

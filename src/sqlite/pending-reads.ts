@@ -1,4 +1,5 @@
 import type { PairChange, PendingPair, PendingRead, PendingReadRequest, PendingWatchersPageRequest } from '../../spec/index.js';
+import { checkPendingWatchersPageRequest } from '../core/index.js';
 import { checkedPairRow, type BadRows } from '../shared/pending-rows.js';
 import { readTransaction } from './driver/transaction.js';
 import type { SqliteConnection, SqliteStatement } from './driver/types.js';
@@ -73,9 +74,8 @@ export class SqlitePendingReads {
 
   /** T15: the watchers with a pending notice after `after` in key order (code point order, as BINARY compares UTF-8), at most `limit`. */
   pendingWatchersPage(request: PendingWatchersPageRequest): string[] {
+    checkPendingWatchersPageRequest(request);
     const { after, limit } = request;
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`pendingWatchersPage: limit must be a positive integer, got ${String(limit)}`);
-    if (after !== undefined && typeof after !== 'string') throw new RangeError('pendingWatchersPage: after must be a watcher key');
     // Every key is non-empty (R1): '' comes before all of them.
     return (this.stmt.pendingWatchersAfter.all(after ?? '', limit) as { k: unknown }[]).flatMap((r) => (typeof r.k === 'string' ? [r.k] : []));
   }

@@ -16,6 +16,7 @@ import type {
   WatchResult,
 } from '../../spec/index.js';
 import {
+  checkSessionsPageRequest,
   ackMatches,
   ackTargets,
   acknowledge,
@@ -669,9 +670,8 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
    */
   sessionsPage(request: SessionsPageRequest): SessionsPageRow[] {
     this.assertOpen();
+    checkSessionsPageRequest(request);
     const { after, limit } = request;
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`sessionsPage: limit must be a positive integer, got ${String(limit)}`);
-    if (after !== undefined && (typeof after.sessionKey !== 'string' || typeof after.agentId !== 'string')) throw new RangeError('sessionsPage: after must name a session (sessionKey, agentId)');
     // Every key is non-empty (R1), so ('', '') comes before all of them: the first page.
     const rows = this.guard('sessionsPage', [] as unknown[][], () => this.values.sessionsPage.all(after?.sessionKey ?? '', after?.agentId ?? '', limit));
     return rows.map(([sessionKey, agentId, version, parent]) => ({

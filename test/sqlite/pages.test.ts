@@ -8,6 +8,7 @@ import type { SqliteStore } from '../../src/sqlite/sqlite-store.js';
 import { createSessionTools } from '../../src/tools/index.js';
 import { T0 } from '../contract/harness.js';
 import { connect, openStore } from './helpers.js';
+import { expectPageRefusals } from '../contract/page-refusals.js';
 
 // T4, T12, T15: the SQLite store's keyed page reads. A page is one index search from the cursor:
 // no scan, no sort, whatever the file holds; and it pages in the order the other stores page in.
@@ -105,7 +106,8 @@ describe('T15 SQLite keyed page reads', () => {
       expect(tree).toEqual(await walkTools(memory, LEAD));
       // The lead, its children (every 7th) and their children (the next one each).
       expect(tree).toHaveLength(1 + 2 * Math.ceil(1200 / 7));
-      expect(() => store.sessionsPage({ limit: 0 })).toThrow(RangeError);
+      await expectPageRefusals(store, true);
+      await expectPageRefusals(memory, true);
     } finally {
       store.close();
     }
