@@ -9,8 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { createPostgresStore } from '../../src/postgres/index.js';
+import { routePayload, wakeGroupOf, watcherRouteHash } from '../../src/core/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
-import { A, CHILD, PARENT, T0, human, spawn } from '../contract/harness.js';
+import { A, CHILD, COORD, PARENT, T0, human, spawn } from '../contract/harness.js';
 import { usePostgres, waitFor } from './server.js';
 
 const pgc = usePostgres();
@@ -110,6 +111,62 @@ describe('the names stores of a schema meet on', () => {
         const result = await pending;
         expect(Array.isArray(result) ? result.every((e) => e !== undefined) : result !== undefined).toBe(true);
       }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('R73/R74 what a commit says on the channel', () => {
+  it('a wake names exactly the watchers whose notice the commit changed, with their pairs\' news; a commit that changed none says `w:`', async () => {
+    const { store, schema } = await open();
+    const admin = await pgc.admin();
+    const payloads: string[] = [];
+    admin.on('notification', (n) => {
+      if (n.channel === channelOf(schema)) payloads.push(n.payload ?? '');
+    });
+    await admin.query(`LISTEN "${channelOf(schema)}"`);
+    try {
+      await store.record(spawn());
+      await store.record(human());
+      await store.record(human());
+      await store.drainNotices(PARENT); // acks L=2; the third event reopens the pair once (R28)
+      await store.drainNotices(PARENT); // acks L=3: settled
+      await store.drainNotices(PARENT); // nothing pending: no write, no wake
+      // A marker after the writes: one connection hears notifications in commit order.
+      await admin.query('SELECT pg_notify($1, $2)', [channelOf(schema), 'marker']);
+      await waitFor('the marker', () => payloads.includes('marker'));
+      const news = (l: number, n: number) => `${routePayload([PARENT])};x:*;${JSON.stringify([[PARENT, CHILD, A, l, n, 'spawn']])}`;
+      expect(payloads.map((p) => p.replace(/;x:\d+;/, ';x:*;'))).toEqual([
+        'w:', // the spawn: a new cursor, no notice
+        news(1, 2), // the first human message: pending
+        'w:', // the second: the pending notice is byte-identical (R24), so nobody is named
+        news(2, 3),
+        news(3, 3),
+        'marker',
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('R75 one commit\'s news for watchers in two wake groups goes to both groups\' channels, not to `_all`', async () => {
+    const { store, schema } = await open();
+    const groupOf = (key: string) => `${channelOf(schema)}_g${wakeGroupOf(watcherRouteHash(key))}`;
+    expect(groupOf(PARENT)).not.toBe(groupOf(COORD));
+    const channels = [channelOf(schema), `${channelOf(schema)}_all`, groupOf(PARENT), groupOf(COORD)];
+    const heard = await listenOn(await pgc.admin(), channels);
+    try {
+      await store.record(spawn());
+      await store.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A });
+      const before = heard.length;
+      await store.record(human());
+      await waitFor('the wake on the store\'s channel', () => heard.slice(before).includes(channelOf(schema)));
+      const admin = await pgc.admin();
+      await admin.query('SELECT pg_notify($1, $2)', [channelOf(schema), 'marker']);
+      // The marker after it on one connection: every channel's copy of the commit's wake came first.
+      await waitFor('the marker', () => heard.slice(before).filter((c) => c === channelOf(schema)).length === 2);
+      expect(heard.slice(before).sort()).toEqual([channelOf(schema), channelOf(schema), groupOf(PARENT), groupOf(COORD)].sort());
     } finally {
       await store.close();
     }

@@ -401,3 +401,34 @@ describe('R68 and R9d: the feed\'s reads of the store', () => {
     await store.close();
   });
 });
+
+describe('lost races: a transaction is retried on a serialization failure, a deadlock or a raced dedupe key, six attempts in all; any other failure once', () => {
+  /**
+   * A trigger that fails every insert of an event with `code`, counting attempts in a sequence
+   * (a sequence is not rolled back with the transaction that used it).
+   */
+  async function failingInserts(schema: string, code: string): Promise<() => Promise<number>> {
+    const admin = await pg.admin();
+    await admin.query(`CREATE SEQUENCE "${schema}".attempts`);
+    await admin.query(
+      `CREATE FUNCTION "${schema}".fail_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('"${schema}".attempts'); RAISE EXCEPTION 'lost a race' USING ERRCODE = '${code}'; END $$`,
+    );
+    await admin.query(`CREATE TRIGGER fail_insert BEFORE INSERT ON "${schema}".session_state_events FOR EACH ROW EXECUTE FUNCTION "${schema}".fail_insert()`);
+    return async () => Number((await admin.query(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM "${schema}".attempts`)).rows[0].n);
+  }
+
+  for (const [code, attempts] of [['40001', 6], ['40P01', 6], ['23505', 6], ['P0001', 1], ['22023', 1]] as const) {
+    it(`SQLSTATE ${code}: ${attempts} attempt(s), then the logged fallback (R9)`, async () => {
+      const { store, schema, logger } = await open();
+      try {
+        const attemptsSoFar = await failingInserts(schema, code);
+        expect(await store.record(human())).toBeUndefined();
+        expect(await attemptsSoFar()).toBe(attempts);
+        expect(logger.entries.map((e) => [e.level, e.message, e.details?.['code']])).toEqual([['error', 'postgres store: record failed', code]]);
+        expect(await store.stateVersion(CHILD, A)).toBe(0);
+      } finally {
+        await store.close();
+      }
+    });
+  }
+});
