@@ -432,3 +432,22 @@ describe('lost races: a transaction is retried on a serialization failure, a dea
     });
   }
 });
+
+describe('a pooled connection carries no listener of a finished transaction', () => {
+  it('many transactions on one connection leave its error listeners as they were (no MaxListenersExceededWarning)', async () => {
+    const { store } = await open({ maxConnections: 1 });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      await store.record(spawn());
+      for (let i = 0; i < 15; i++) await store.record(human());
+      await new Promise((r) => setTimeout(r, 50)); // warnings are emitted on a later tick
+      expect(warnings.filter((w) => /MaxListeners/.test(w))).toEqual([]);
+      expect(await store.stateVersion(CHILD, A)).toBe(16);
+    } finally {
+      process.off('warning', onWarning);
+      await store.close();
+    }
+  });
+});
