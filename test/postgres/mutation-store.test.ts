@@ -397,7 +397,7 @@ describe('R68 and R9d: the feed\'s reads of the store', () => {
     expect(after.changes.map((c) => c.watcherSessionKey)).toEqual([PARENT]);
     expect(after.snapshot.map((c) => c.watcherSessionKey)).toEqual([PARENT]);
     expect((await store.listPending()).map((c) => c.watcherSessionKey)).toEqual([PARENT]);
-    expect(logger.entries.map((e) => [e.level, e.message, e.details?.['row']])).toEqual([['error', 'postgres store: skipped a corrupt cursor row', expect.stringContaining('agent:main:bad')]]);
+    expect(logger.entries.map((e) => [e.level, e.message, e.details?.['row'], e.details?.['target']])).toEqual([['error', 'postgres store: skipped a corrupt cursor row', expect.stringContaining('agent:main:bad'), store.target]]);
     await store.close();
   });
 });
@@ -448,6 +448,57 @@ describe('a pooled connection carries no listener of a finished transaction', ()
     } finally {
       process.off('warning', onWarning);
       await store.close();
+    }
+  });
+});
+
+describe('R9 the caller\'s code that the store calls: a throwing logger or change listener never fails a write', () => {
+  it('a logger that throws is counted, and the write answers its fallback; a change listener that throws is logged by name', async () => {
+    const { store, schema, logger } = await open();
+    await store.record(spawn());
+    store.onLocalChange(() => {
+      throw new Error('listener broke');
+    });
+    expect((await store.record(human()))?.sequence).toBe(2); // a notice: the listeners run
+    expect(logger.entries.map((e) => [e.level, e.message, e.details?.['error']])).toEqual([['error', 'postgres store: a change listener threw', 'listener broke']]);
+    const broken = await createPostgresStore({
+      now: () => T0,
+      connectionString: pg.url(),
+      schema,
+      logger: { info() {}, warn() {}, error() { throw new Error('logger broke'); } },
+    });
+    await away(schema, true);
+    try {
+      expect(broken.loggerFailures).toBe(0);
+      expect(await broken.record(human())).toBeUndefined();
+      expect(broken.loggerFailures).toBe(1);
+    } finally {
+      await away(schema, false);
+      await broken.close();
+      await store.close();
+    }
+  });
+
+  it('a store opened without a schema uses public', async () => {
+    const admin = await pg.admin();
+    const database = `ssk_public_${process.pid}`;
+    await admin.query(`CREATE DATABASE ${database}`);
+    const url = new URL(pg.url());
+    url.pathname = `/${database}`;
+    const store = await createPostgresStore({ now: () => T0, connectionString: url.toString(), logger: memoryLogger() });
+    try {
+      expect(store.schema).toBe('public');
+      await store.record(human());
+      const there = new (await import('pg')).default.Client({ connectionString: url.toString() });
+      await there.connect();
+      try {
+        expect((await there.query('SELECT count(*)::int AS n FROM public.session_state_events')).rows[0].n).toBe(1);
+      } finally {
+        await there.end();
+      }
+    } finally {
+      await store.close();
+      await admin.query(`DROP DATABASE ${database}`);
     }
   });
 });
