@@ -408,6 +408,35 @@ describe('driver selection (driver/resolve.ts, driver/load.ts)', () => {
     expect(builtinModule('bun:sqlite')).toBeUndefined();
     expect(typeof requirePackage('better-sqlite3')).toBe('function');
   });
+
+  it('as Bun (its version in process.versions): the name says so, and a built-in the runtime cannot hand out is required by name', () => {
+    const path = createRequire(import.meta.url)('node:path');
+    const own = Object.getOwnPropertyDescriptor(process, 'getBuiltinModule');
+    const as = (bun: string | undefined, getBuiltinModule: unknown, body: () => void) => {
+      if (bun !== undefined) Object.defineProperty(process.versions, 'bun', { value: bun, configurable: true, enumerable: true });
+      Object.defineProperty(process, 'getBuiltinModule', { value: getBuiltinModule, configurable: true, writable: true });
+      try {
+        body();
+      } finally {
+        delete (process.versions as Record<string, unknown>)['bun'];
+        if (own) Object.defineProperty(process, 'getBuiltinModule', own);
+      }
+    };
+    as('1.2.3', undefined, () => {
+      expect(isBun()).toBe(true);
+      expect(runtimeName()).toBe('Bun 1.2.3');
+      expect(builtinModule('node:path')).toBe(path); // no getBuiltinModule: through require
+    });
+    as('1.2.3', () => undefined, () => expect(builtinModule('node:path')).toBe(path)); // it has none by that name: require
+    as('1.2.3', (id: string) => (id === 'node:path' ? 'from the runtime' : undefined), () => expect(builtinModule('node:path')).toBe('from the runtime'));
+    // Node without getBuiltinModule (before 20.16): nothing, and no attempt to call it.
+    as(undefined, undefined, () => {
+      expect(isBun()).toBe(false);
+      expect(builtinModule('node:path')).toBeUndefined();
+    });
+    expect(isBun()).toBe(false);
+    expect(builtinModule('node:path')).toBe(path);
+  });
 });
 
 describe('typed errors (errors.ts)', () => {
