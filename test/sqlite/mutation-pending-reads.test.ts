@@ -4,6 +4,7 @@
  * refused before anything is read.
  */
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/sqlite/sqlite-store.js';
 import { silentLogger } from '../../src/shared/logger.js';
@@ -55,6 +56,19 @@ describe('R68 readPending on SQLite', () => {
       expect(() => s.pendingWatchersPage({ limit: 1, after: 5 as unknown as string })).toThrow(new RangeError('pendingWatchersPage: after must be a watcher key'));
       expect(s.pendingWatchersPage({ limit: 1 })).toEqual([]);
     } finally {
+      s.close();
+    }
+  });
+
+  it('a change sequence past 2^53 - 1 (a file no store wrote) is an error naming its column, never a position rounded to another', () => {
+    const path = join(dir, `t${fileNo++}.db`);
+    const s = new SqliteStore({ path, now: () => T0, logger: silentLogger });
+    const other = new Database(path);
+    try {
+      other.prepare('UPDATE session_state_feed SET change_sequence = ?').run(9007199254740993n);
+      expect(() => s.readPending({})).toThrow(/session_state_feed\.change_sequence/);
+    } finally {
+      other.close();
       s.close();
     }
   });
