@@ -656,3 +656,44 @@ describe('more of what the change hook, the logger and reads must not do', () =>
     store.close();
   });
 });
+
+describe('R9d values another program wrote: each read names what it could not read', () => {
+  it('a head, a cursor and a page row past 2^53 - 1, a bad key and an unknown provenance: logged with their column or reason, never served', () => {
+    const logger = memoryLogger();
+    const store = new SqliteStore({ path: fresh(), logger, now: () => T0 });
+    const watchers = ['agent:main:w1', 'agent:main:w2', 'agent:main:w3'];
+    for (const w of watchers) store.watch(watchReq(w));
+    store.record(human());
+    store.record(human(PEER));
+    const other = connect(store.path);
+    other.pragma('ignore_check_constraints = ON');
+    const lines = () => logger.entries.splice(0).map((e) => `${e.message}: ${JSON.stringify(e.details)}`);
+    try {
+      expect(watchers.map((w) => store.pendingNotices(w).length)).toEqual([1, 1, 1]);
+      other.prepare('UPDATE session_state_heads SET last_sequence = ? WHERE session_key = ?').run(2n ** 53n + 1n, CHILD);
+      expect(store.stateVersion(CHILD, A)).toBe(0);
+      expect(store.watch(watchReq(PEER))).toEqual({ watched: false });
+      expect(lines()).toEqual([
+        expect.stringMatching(/^sqlite store: stateVersion failed: .*session_state_heads\.last_sequence/),
+        expect.stringMatching(/^sqlite store: watch failed: .*session_state_heads\.last_sequence/),
+      ]);
+      expect(thrown(() => store.sessionsPage({ limit: 10 })).message).toMatch(/session_state_heads\.last_sequence/);
+      for (const [watcher, set, reason] of [
+        [watchers[0]!, `last_seen = ${2n ** 53n + 1n}, notified = ${2n ** 53n + 2n}, material = ${2n ** 53n + 2n}`, 'session_watch_cursors.last_seen'],
+        [watchers[1]!, "target_session_key = 'agent:main:two' || char(10) || 'lines'", 'a key or agent id that R1 does not allow'],
+        [watchers[2]!, "provenance = 'bogus'", 'needs last_seen >= 0 and a known provenance; has 0, \\"bogus\\"'],
+      ] as const) {
+        other.exec(`UPDATE session_watch_cursors SET ${set} WHERE watcher_session_key = '${watcher}'`);
+        expect(store.pendingNotices(watcher)).toEqual([]);
+        const [line, ...more] = lines();
+        expect(more).toEqual([]);
+        expect(line).toMatch(/^sqlite store: skipped a corrupt cursor row: /);
+        expect(line).toContain(`"path":${JSON.stringify(store.path)}`);
+        expect(line).toContain(reason);
+      }
+    } finally {
+      other.close();
+      store.close();
+    }
+  });
+});
