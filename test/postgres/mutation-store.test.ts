@@ -465,7 +465,7 @@ describe('R9 the caller\'s code that the store calls: a throwing logger or chang
       now: () => T0,
       connectionString: pg.url(),
       schema,
-      logger: { info() {}, warn() {}, error() { throw new Error('logger broke'); } },
+      logger: { warn() {}, error() { throw new Error('logger broke'); } },
     });
     await away(schema, true);
     try {

@@ -6,6 +6,7 @@
  * sequence span is wider than the rows. Every check is on behaviour: results, rows, log details.
  */
 
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../src/shared/logger.js';
@@ -14,7 +15,7 @@ import type { SqliteDriver } from '../../src/sqlite/driver/types.js';
 import { CorruptStateError, StateDatabaseOpenError, UnsafeIntegerError } from '../../src/sqlite/errors.js';
 import { checkedEventFromRow, checkedHead, eventFromRow, type EventRow } from '../../src/sqlite/rows.js';
 import { MIGRATIONS } from '../../src/sqlite/schema.js';
-import { SqliteStore, createSqliteStore, sqliteConnection, sqliteHandle, sqliteStoreFactory, type SynchronousMode } from '../../src/sqlite/sqlite-store.js';
+import { SqliteStore, createSqliteStore, sqliteConnection, sqliteHandle, sqliteStoreFactory, walFileOf, type SynchronousMode } from '../../src/sqlite/sqlite-store.js';
 import { A, CHILD, COORD, DAY, HOUR, PARENT, PEER, T0, human, spawn } from '../contract/harness.js';
 import { connect, openStore, rows, scalar, tempDir, thrown } from './helpers.js';
 
@@ -694,6 +695,43 @@ describe('R9d values another program wrote: each read names what it could not re
     } finally {
       other.close();
       store.close();
+    }
+  });
+});
+
+describe('the store\'s smaller reads', () => {
+  it('T12 spawnParents lists every recorded parent at once, and its storage failure is the logged empty list (R9)', () => {
+    const { store, state, logger } = faultyStore();
+    try {
+      store.record(spawn());
+      store.record(spawn('agent:main:c2', PARENT, 'r2'));
+      store.record(human(PEER)); // no spawn: no parent
+      expect(store.spawnParents().sort()).toEqual([
+        ['agent:main:c2', A, PARENT],
+        [CHILD, A, PARENT],
+      ]);
+      state.match = /FROM session_spawn_parents WHERE parent IS NOT NULL/;
+      state.error = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_READ' });
+      expect(store.spawnParents()).toEqual([]);
+      expect(logger.entries.map((e) => e.message)).toEqual(['sqlite store: spawnParents failed']);
+    } finally {
+      state.match = undefined;
+      store.close();
+    }
+  });
+
+  it('R70 changeFiles names the WAL beside the real file; a store in memory has none; a path that is no file is named as given', () => {
+    const path = fresh();
+    const store = createSqliteStore({ path, now: () => T0 });
+    const memory = createSqliteStore({ now: () => T0 });
+    try {
+      expect(store.changeFiles()).toEqual([`${realpathSync(path)}-wal`]);
+      expect(memory.changeFiles()).toEqual([]);
+      expect(walFileOf('')).toBeUndefined();
+      expect(walFileOf('file:nowhere/x.db?mode=rwc')).toBe('file:nowhere/x.db?mode=rwc-wal');
+    } finally {
+      store.close();
+      memory.close();
     }
   });
 });
