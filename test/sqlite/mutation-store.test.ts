@@ -317,7 +317,9 @@ describe('constructor options and cleanup', () => {
       expect(e.message).toMatch(/OFF, NORMAL, FULL, EXTRA/);
     }
     for (const busyTimeoutMs of [-1, 1.5, Number.NaN, 2 ** 53]) {
-      expect(thrown(() => createSqliteStore({ path, busyTimeoutMs, now: () => T0 }))).toBeInstanceOf(RangeError);
+      const e = thrown(() => createSqliteStore({ path, busyTimeoutMs, now: () => T0 }));
+      expect(e).toBeInstanceOf(RangeError);
+      expect(e.message).toBe('busyTimeoutMs must be a non-negative safe integer');
     }
     expect(scalar(connect(':memory:'), 'SELECT 1')).toBe(1);
     for (const synchronous of ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const) {
