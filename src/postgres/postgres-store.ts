@@ -62,7 +62,7 @@ import { consoleLogger, guardedLogger, type Logger } from '../shared/logger.js';
 import { loadPg, type PgModule } from './driver.js';
 import { RemoteListener } from './remote-listener.js';
 import { changesSinceFromRows, type ChangesSinceRow } from './changes-read.js';
-import { classifyOpenError, CorruptStateError, describeError, isRetryable, PostgresEncodingError, toSafeNumber } from './errors.js';
+import { classifyOpenError, CorruptStateError, describeError, isRetryable, PostgresEncodingError, toSafeNumber, UnsafeIntegerError } from './errors.js';
 import { checkedEventFromPgRow, cursorArrays, cursorFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
 import { MIGRATIONS, TABLES, migrate, quoteIdent, validateSchemaName, type PgMigrationStep } from './schema.js';
 import { statements, type Statements } from './sql.js';
@@ -742,15 +742,22 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
     );
   }
 
-  /** Cursor rows decoded and checked (R9d); a corrupt one is logged once and skipped, never a notice. */
+  /**
+   * Cursor rows decoded and checked (R9d); a corrupt one is logged once and skipped, never a
+   * notice, and the rows beside it are served: one value past 2^53 - 1 must not cost a watcher
+   * every other notice (as on SQLite).
+   */
   private readableCursors(rows: readonly PgCursorRow[]): WatchCursor[] {
     const out: WatchCursor[] = [];
     for (const row of rows) {
       try {
         out.push(cursorFromPgRow(row));
       } catch (error) {
-        if (!(error instanceof CorruptStateError)) throw error;
-        this.badRows.report(error);
+        if (error instanceof CorruptStateError) this.badRows.report(error);
+        else if (error instanceof UnsafeIntegerError) {
+          const name = `(${JSON.stringify(row.watcher_session_key)}, ${JSON.stringify(row.target_session_key)}, ${JSON.stringify(row.target_agent_id)})`;
+          this.badRows.report(new CorruptStateError(TABLES.cursors, name, error.message));
+        } else throw error;
       }
     }
     return out;

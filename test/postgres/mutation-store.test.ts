@@ -314,13 +314,18 @@ describe('R73 the wakes of writes that end or reopen nothing but a pending pair'
     /** The wakes `fn` sent, in order: a sentinel write after it, whose wake arrives after theirs, closes the list. */
     const wakesOf = async (fn: () => unknown): Promise<string[]> => {
       const from = heard.length;
+      const sentinelWakes = () => heard.slice(from).filter((p) => p.startsWith(`${routePayload([SENTINEL])};`)).length;
       await fn();
       await a.record(human('agent:main:beacon'));
-      await waitFor('the sentinel\'s wake', () => heard.slice(from).some((p) => p.startsWith(`${routePayload([SENTINEL])};`)));
-      await a.drainNotices(SENTINEL);
+      await waitFor('the sentinel\'s wake', () => sentinelWakes() >= 1);
       // A write that changes pairs carries its news (R74: a payload with `;`); these carry names
       // only. A call without a payload (the listener's connection coming up) is no write's.
-      return heard.slice(from).filter((p) => p === ROUTE_EVERYONE || (p.startsWith('w:') && !p.includes(';')));
+      const wakes = heard.slice(from).filter((p) => p === ROUTE_EVERYONE || (p.startsWith('w:') && !p.includes(';')));
+      await a.drainNotices(SENTINEL);
+      // The drain's wake names the sentinel too: heard late, it would close the next call's list
+      // before that call's own wakes arrived. So it is awaited here.
+      await waitFor('the sentinel\'s drain\'s wake', () => sentinelWakes() >= 2);
+      return wakes;
     };
     try {
       // Settled pairs: nothing to tell anyone.
@@ -343,10 +348,10 @@ describe('R73 the wakes of writes that end or reopen nothing but a pending pair'
       // Pending pairs: the watcher's route, or everyone's where the watchers are not read back.
       await a.watch(watchReq(COORD, CHILD));
       await a.record(human());
-      expect(await wakesOf(() => a.unwatch(watchReq(COORD, CHILD)))).toEqual([routePayload([COORD])]);
+      expect(await wakesOf(() => a.unwatch(watchReq(COORD, CHILD))), JSON.stringify(heard)).toEqual([routePayload([COORD])]);
       await a.watch(watchReq(COORD, CHILD));
       await a.record(human());
-      expect(await wakesOf(() => a.resetSession(COORD))).toEqual([routePayload([COORD])]);
+      expect(await wakesOf(() => a.resetSession(COORD)), JSON.stringify(heard)).toEqual([routePayload([COORD])]);
       await a.watch(watchReq(COORD, CHILD));
       await a.record(human());
       // Everything heard goes into the message: a wake missing here once, in one run in many, is a race to name.
@@ -499,6 +504,73 @@ describe('R9 the caller\'s code that the store calls: a throwing logger or chang
     } finally {
       await store.close();
       await admin.query(`DROP DATABASE ${database}`);
+    }
+  });
+});
+
+describe('R9d values another program wrote, and reads of what is not there', () => {
+  it('a head, a page row and a cursor past 2^53 - 1: each read logs the column and serves the rest; a sequence past it is a refused record', async () => {
+    const { store, schema, logger } = await open();
+    const admin = await pg.admin();
+    const W = 'agent:main:w1';
+    const lines = () => logger.entries.splice(0).map((e) => `${e.message}: ${JSON.stringify(e.details)}`);
+    try {
+      for (const target of [CHILD, PEER]) await store.watch(watchReq(W, target));
+      await store.record(human());
+      await store.record(human(PEER));
+      expect((await store.pendingNotices(W)).map((n) => n.targetSessionKey).sort()).toEqual([CHILD, PEER].sort());
+      const big = (2n ** 53n + 1n).toString();
+      await admin.query(`UPDATE "${schema}".session_state_heads SET last_sequence = $1 WHERE session_key = $2`, [big, CHILD]);
+      expect(await store.stateVersion(CHILD, A)).toBe(0);
+      expect(await store.watch(watchReq(PARENT, CHILD))).toEqual({ watched: false });
+      expect(await store.sessionsPage({ limit: 10 })).toEqual([]);
+      expect(lines()).toEqual([
+        expect.stringMatching(/^postgres store: stateVersion failed: .*session_state_heads\.last_sequence/),
+        expect.stringMatching(/^postgres store: watch failed: .*session_state_heads\.last_sequence/),
+        expect.stringMatching(/^postgres store: sessionsPage failed: .*session_state_heads\.last_sequence/),
+      ]);
+      await admin.query(`UPDATE "${schema}".session_watch_cursors SET last_seen = $1, notified = $1, material = $1 WHERE target_session_key = $2`, [big, CHILD]);
+      await admin.query(`UPDATE "${schema}".session_watch_cursors SET notified = material + 1, material = material + 1 WHERE target_session_key = $1`, [CHILD]);
+      expect((await store.pendingNotices(W)).map((n) => n.targetSessionKey)).toEqual([PEER]);
+      expect(lines()).toEqual([expect.stringMatching(/^postgres store: skipped a corrupt cursor row: .*session_watch_cursors\.last_seen/)]);
+      // The next sequence is 2^53: the insert is rolled back, nothing is written.
+      const sequence = (await admin.query(`SELECT pg_get_serial_sequence('"${schema}".session_state_events', 'sequence') AS s`)).rows[0].s as string;
+      await admin.query(`SELECT setval($1, $2, false)`, [sequence, (2n ** 53n).toString()]);
+      expect(await store.record(human(PARENT))).toBeUndefined();
+      expect(lines()).toEqual([expect.stringMatching(/^postgres store: record failed: .*session_state_events\.sequence/)]);
+      expect(await store.stateVersion(PARENT, A)).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('T12 the spawn parent is the first spawn\'s even when the session had events before it; spawnParents lists each; an unknown session has none, quietly', async () => {
+    const { store, logger } = await open();
+    try {
+      await store.record(human());
+      await store.record(spawn());
+      await store.record(spawn('agent:main:c2', PEER, 'r2'));
+      expect(await store.spawnParent(CHILD, A)).toBe(PARENT);
+      expect(await store.spawnParent('agent:main:nobody', A)).toBeUndefined();
+      expect((await store.spawnParents()).sort()).toEqual([
+        ['agent:main:c2', A, PEER],
+        [CHILD, A, PARENT],
+      ]);
+      expect(logger.entries).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('T15 the first page starts before every key, upper case and digits included; R43 a prune of an empty store logs nothing', async () => {
+    const { store, logger } = await open();
+    try {
+      await store.prune();
+      for (const key of ['0', 'Alpha', CHILD]) await store.record(human(key));
+      expect((await store.sessionsPage({ limit: 10 })).map((r) => r.sessionKey)).toEqual(['0', 'Alpha', CHILD]);
+      expect(logger.entries).toEqual([]);
+    } finally {
+      await store.close();
     }
   });
 });
