@@ -574,3 +574,26 @@ describe('R9d values another program wrote, and reads of what is not there', () 
     }
   });
 });
+
+describe('R9d a prune that meets a sequence past 2^53 - 1', () => {
+  it('names the column, whether an aged row, the newest row or every row holds it; nothing is removed', async () => {
+    const big = 2n ** 53n;
+    for (const [name, settings, update] of [
+      ['an aged row', { retentionMs: DAY }, (s: string) => `UPDATE "${s}".session_state_events SET sequence = sequence + ${big} WHERE sequence = 1`],
+      ['the newest row', { maxRows: 2 }, (s: string) => `UPDATE "${s}".session_state_events SET sequence = sequence + ${big} WHERE sequence = 3`],
+      ['every row', { maxRows: 2 }, (s: string) => `UPDATE "${s}".session_state_events SET sequence = sequence + ${big}`],
+    ] as const) {
+      const { store, schema, logger, clock } = await open(settings);
+      try {
+        for (const key of [CHILD, PEER, PARENT]) await store.record(human(key));
+        await (await pg.admin()).query(update(schema));
+        if ('retentionMs' in settings) clock.t += 2 * DAY;
+        await store.prune();
+        expect(logger.entries.map((e) => `${e.message}: ${String(e.details?.['error'])}`), name).toEqual([expect.stringMatching(/^postgres store: prune failed: session_state_events\.sequence = /)]);
+        expect(await store.eventCount(), name).toBe(3);
+      } finally {
+        await store.close();
+      }
+    }
+  });
+});
