@@ -77,7 +77,7 @@ describe('the names stores of a schema meet on', () => {
     }
   });
 
-  it('R7 a write waits for its identity\'s lock, keyed by schema, agent and session; a batch takes each of its identities\' locks', async () => {
+  it('R7 a write waits for its identity\'s lock, keyed by schema, agent and session; a batch takes each of its identities\' locks; a watch and a delete take the target\'s', async () => {
     const { store, schema } = await open();
     const holder = await pgc.admin();
     const watcher = await pgc.admin();
@@ -95,6 +95,9 @@ describe('the names stores of a schema meet on', () => {
         [child, () => store.record(human())],
         [parent, () => store.recordMany([human(CHILD), human(PARENT)])],
         [child, () => store.recordMany([human(PARENT), human(CHILD)])],
+        // A watch and a delete take the target's lock: a record in flight lands before or after (R22, R51).
+        [child, () => store.watch({ watcherSessionKey: 'agent:main:w', targetSessionKey: CHILD, agentId: A }).then((r) => r.watched || undefined)],
+        [child, () => store.deleteSession(CHILD, A).then(() => true)],
       ] as const) {
         await holder.query('SELECT pg_advisory_lock($1::bigint)', [BigInt.asIntN(64, key).toString()]);
         let done = false;
