@@ -737,3 +737,27 @@ describe('the store\'s smaller reads', () => {
     }
   });
 });
+
+describe('R9d a prune that meets a sequence past 2^53 - 1', () => {
+  it('names the column, whether the newest row or every row holds it; nothing is removed', () => {
+    const big = 2n ** 53n;
+    for (const [name, where] of [
+      ['the newest row', 'WHERE sequence = 3'],
+      ['every row', ''],
+    ] as const) {
+      const { store, db, logger } = openStore({ path: fresh(), maxRows: 2 });
+      try {
+        for (const key of [CHILD, PEER, PARENT]) store.record(human(key));
+        // Highest first, so no two rows meet on one sequence.
+        const other = connect(store.path);
+        for (const s of [3, 2, 1]) if (where === '' || s === 3) other.prepare('UPDATE session_state_events SET sequence = ? WHERE sequence = ?').run(big + BigInt(s), s);
+        other.close();
+        store.prune();
+        expect(logger.entries.map((e) => `${e.message}: ${String(e.details?.['error'])}`), name).toEqual([expect.stringMatching(/^sqlite store: prune failed: session_state_events\.sequence = /)]);
+        expect(scalar(db, 'SELECT count(*) FROM session_state_events'), name).toBe(3);
+      } finally {
+        store.close();
+      }
+    }
+  });
+});
