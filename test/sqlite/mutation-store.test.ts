@@ -692,6 +692,7 @@ describe('R9d values another program wrote: each read names what it could not re
         expect(more).toEqual([]);
         expect(line).toMatch(/^sqlite store: skipped a corrupt cursor row: /);
         expect(line).toContain(`"path":${JSON.stringify(store.path)}`);
+        expect(line).toContain('"table":"session_watch_cursors"');
         expect(line).toContain(reason);
       }
     } finally {
