@@ -597,3 +597,24 @@ describe('R9d a prune that meets a sequence past 2^53 - 1', () => {
     }
   });
 });
+
+describe('R23b the notice link on PostgreSQL', () => {
+  it('a template is checked before any connection and applied to every notice returned', async () => {
+    // Nothing listens on port 1: a check after connecting would fail as unreachable instead.
+    const refused = await createPostgresStore({ now: () => T0, connectionString: 'postgres://nobody@127.0.0.1:1/none', noticeLink: 'ftp://x.test/' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ field: 'noticeLink' });
+    const { store } = await open({ noticeLink: 'https://x.test/{agentId}/s' });
+    try {
+      const link = 'Open: [session](<https://x.test/main/s>)';
+      await store.record(spawn());
+      await store.record(human());
+      const pending = await store.pendingNotices(PARENT);
+      expect(pending[0]?.text).toContain(link);
+      expect((await store.ackNotices(PARENT, pending))[0]?.text).toContain(link);
+      await store.record(human());
+      expect((await store.drainNotices(PARENT))[0]?.text).toContain(link);
+    } finally {
+      await store.close();
+    }
+  });
+});
