@@ -618,3 +618,34 @@ describe('R23b the notice link on PostgreSQL', () => {
     }
   });
 });
+
+describe('the store\'s life: a refused clock at open, calls after close, R43 on the batch path', () => {
+  it('R6 a clock that reads out of range at open is a ClockError, and the open leaves no connection behind', async () => {
+    const app = `ssk-clock-${process.pid}`;
+    const refused = await createPostgresStore({ now: () => -1, connectionString: pg.url(), schema: pg.schema(), logger: memoryLogger(), pool: { application_name: app } }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'ClockError' });
+    const admin = await pg.admin();
+    await waitFor('the pool\'s connections to close', async () => (await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [app])).rows[0].n === 0);
+  });
+
+  it('every entry point throws "store is closed" after close', async () => {
+    const { store } = await open();
+    await store.close();
+    for (const call of [() => store.record(human()), () => store.stateVersion(CHILD, A), () => store.pendingNotices(PARENT), () => store.watch(watchReq()), () => store.prune()]) {
+      await expect(Promise.resolve().then(call)).rejects.toThrow('store is closed');
+    }
+  });
+
+  it('R43 a batch prunes when one of its inputs was inserted and a prune is due; a batch of dedupe hits or R9b skips, or a lone dedupe hit, does not', async () => {
+    const { store, clock } = await open({ retentionMs: DAY });
+    await store.record({ ...human(), dedupeKey: 'd1' });
+    await store.record(human(PEER));
+    clock.t += 2 * DAY; // both events aged, a prune due
+    expect(await store.recordMany([{ ...human(), dedupeKey: 'd1' }, { ...human(COORD), onlyIfWatched: true }])).toEqual([expect.objectContaining({ sequence: 1 }), undefined]);
+    expect((await store.record({ ...human(), dedupeKey: 'd1' }))?.sequence).toBe(1);
+    expect(await store.eventCount()).toBe(2); // nothing pruned
+    expect(await store.recordMany([{ ...human(), dedupeKey: 'd1' }, human(PARENT)])).toEqual([expect.objectContaining({ sequence: 1 }), expect.objectContaining({ sequence: 3 })]);
+    expect(await store.eventCount()).toBe(1); // the two aged ones went
+    await store.close();
+  });
+});
