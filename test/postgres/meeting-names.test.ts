@@ -136,6 +136,11 @@ describe('R73/R74 what a commit says on the channel', () => {
       await store.drainNotices(PARENT); // acks L=2; the third event reopens the pair once (R28)
       await store.drainNotices(PARENT); // acks L=3: settled
       await store.drainNotices(PARENT); // nothing pending: no write, no wake
+      // An ambient pair (R21b) wakes next turn; promoted to explicit while pending, it wakes at once (R25): its notice changed.
+      await store.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A, provenance: 'ambient' }); // a new settled cursor: no wake
+      await store.record(human());
+      await store.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A, provenance: 'explicit' });
+      await store.watch({ watcherSessionKey: PARENT, targetSessionKey: CHILD, agentId: A, provenance: 'explicit' }); // spawn to explicit: the same wake, so `w:`
       // A marker after the writes: one connection hears notifications in commit order.
       await admin.query('SELECT pg_notify($1, $2)', [channelOf(schema), 'marker']);
       await waitFor('the marker', () => payloads.includes('marker'));
@@ -146,6 +151,9 @@ describe('R73/R74 what a commit says on the channel', () => {
         'w:', // the second: the pending notice is byte-identical (R24), so nobody is named
         news(2, 3),
         news(3, 3),
+        `${routePayload([COORD, PARENT])};x:*;${JSON.stringify([[COORD, CHILD, A, 3, 4, 'ambient'], [PARENT, CHILD, A, 3, 4, 'spawn']])}`,
+        `${routePayload([COORD])};x:*;${JSON.stringify([[COORD, CHILD, A, 3, 4, 'explicit']])}`,
+        'w:',
         'marker',
       ]);
     } finally {
