@@ -649,3 +649,20 @@ describe('the store\'s life: a refused clock at open, calls after close, R43 on 
     await store.close();
   });
 });
+
+describe('R9d an event whose payload does not decode', () => {
+  it('is returned without its payload, and the drop is logged with the schema, the target, the sequence and why', async () => {
+    const { store, schema, logger } = await open();
+    try {
+      await store.record({ ...human(), payload: { channel: 'telegram' } });
+      await (await pg.admin()).query(`UPDATE "${schema}".session_state_events SET payload_json = '{not json'`);
+      const page = await store.changesSince({ sessionKey: CHILD, agentId: A, since: 0 });
+      expect(page.stateChanges.events.map((e) => [e.sequence, e.payload])).toEqual([[1, undefined]]);
+      expect(logger.entries).toEqual([
+        { level: 'warn', message: 'postgres store: dropped an unreadable payload', details: { target: store.target, schema, sequence: 1, reason: expect.stringMatching(/^payload_json does not parse: /) } },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+});
