@@ -666,3 +666,25 @@ describe('R9d an event whose payload does not decode', () => {
     }
   });
 });
+
+describe('a connection the server ends in the middle of a write', () => {
+  it('is the write\'s logged failure (57P01), and the next write takes a new connection', async () => {
+    const app = `ssk-midtx-${process.pid}`;
+    const { store, schema, logger } = await open({ pool: { application_name: app } });
+    const admin = await pg.admin();
+    await admin.query(`CREATE FUNCTION "${schema}".slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(30); RETURN NEW; END $$`);
+    await admin.query(`CREATE TRIGGER slow_insert BEFORE INSERT ON "${schema}".session_state_events FOR EACH ROW EXECUTE FUNCTION "${schema}".slow_insert()`);
+    try {
+      const write = store.record(human());
+      const inInsert = async () => (await admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event = 'PgSleep'", [app])).rows as { pid: number }[];
+      await waitFor('the write to wait in its insert', async () => (await inInsert()).length === 1);
+      await admin.query('SELECT pg_terminate_backend($1)', [(await inInsert())[0]!.pid]);
+      expect(await write).toBeUndefined();
+      expect(logger.entries.map((e) => [e.level, e.message, e.details?.['code']])).toEqual([['error', 'postgres store: record failed', '57P01']]);
+      await admin.query(`DROP TRIGGER slow_insert ON "${schema}".session_state_events`);
+      expect((await store.record(human()))?.sequence).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+    }
+  });
+});
