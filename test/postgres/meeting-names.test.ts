@@ -182,4 +182,34 @@ describe('R73/R74 what a commit says on the channel', () => {
       await store.close();
     }
   });
+
+  it('R73/R75 an ack, an unwatch and a reset of a pending pair wake the watcher\'s own group channel', async () => {
+    const { store, schema } = await open();
+    const groupOf = (key: string) => `${channelOf(schema)}_g${wakeGroupOf(watcherRouteHash(key))}`;
+    const admin = await pgc.admin();
+    const heard = await listenOn(admin, [channelOf(schema), groupOf(PARENT), groupOf(COORD)]);
+    /** The channels `fn`'s commits woke, closed by a marker on the store's channel. */
+    const channelsOf = async (fn: () => Promise<unknown>): Promise<string[]> => {
+      const from = heard.length;
+      await fn();
+      await admin.query('SELECT pg_notify($1, $2)', [channelOf(schema), 'marker']);
+      await waitFor('the marker', () => heard.length > from && heard[heard.length - 1] === channelOf(schema));
+      return heard.slice(from, -1).filter((c) => c !== channelOf(schema));
+    };
+    try {
+      expect(
+        await channelsOf(async () => {
+          await store.record(spawn());
+          await store.watch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A });
+          await store.record(human());
+        }),
+      ).toEqual([groupOf(PARENT), groupOf(COORD)].sort());
+      expect(await channelsOf(async () => store.ackNotices(PARENT, await store.pendingNotices(PARENT)))).toEqual([groupOf(PARENT)]);
+      expect(await channelsOf(() => store.unwatch({ watcherSessionKey: COORD, targetSessionKey: CHILD, agentId: A }))).toEqual([groupOf(COORD)]);
+      expect(await channelsOf(() => store.record(human()))).toEqual([groupOf(PARENT)]);
+      expect(await channelsOf(() => store.resetSession(PARENT))).toEqual([groupOf(PARENT)]);
+    } finally {
+      await store.close();
+    }
+  });
 });

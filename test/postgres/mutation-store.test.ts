@@ -6,7 +6,7 @@
  * fails on the server with 42P01, and renamed back to show nothing was written.
  */
 import { describe, expect, it } from 'vitest';
-import { createPostgresStore, type PostgresStore } from '../../src/postgres/index.js';
+import { createPostgresStore, postgresStoreFactory, type PostgresStore } from '../../src/postgres/index.js';
 import { checkPosition, needsTransaction } from '../../src/postgres/pending-reads.js';
 import { ROUTE_EVERYONE, routePayload } from '../../src/core/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
@@ -197,6 +197,9 @@ describe('the change hook (onLocalChange) fires exactly for writes that can chan
     expect(await count(async () => expect((await store.recordMany([human(PEER), human(PEER)])).map((e) => e?.sequence)).toEqual([3, 4]))).toBe(0); // nobody watches PEER
     expect(await count(async () => expect((await store.recordMany([human(PEER), human(), human(PEER), human()])).map((e) => e?.sequence)).toEqual([5, 6, 7, 8]))).toBe(1);
     expect(await count(async () => expect(await store.recordMany([])).toEqual([]))).toBe(0);
+    // A batch of a dedupe hit and an R9b skip writes no cursor: nothing to fire.
+    await store.record({ ...human(), dedupeKey: 'once' });
+    expect(await count(() => store.recordMany([{ ...human(), dedupeKey: 'once' }, { ...human(PEER), onlyIfWatched: true }]))).toBe(0);
     expect(await count(() => store.drainNotices(COORD))).toBe(0); // nothing pending for it
     expect(await count(() => store.drainNotices(PARENT))).toBe(1);
     expect(await count(() => store.drainNotices(PARENT))).toBe(1); // the follow-up the batch's second write left (R28)
@@ -220,6 +223,7 @@ describe('the change hook (onLocalChange) fires exactly for writes that can chan
 
   it('prune fires only when an expired cursor had a pending notice', async () => {
     const { store, clock, count } = await open({ retentionMs: DAY });
+    expect(await count(() => store.prune())).toBe(0); // nothing to prune at all
     await store.watch(watchReq(PEER, CHILD)); // settled
     clock.t += 2 * DAY;
     expect(await count(() => store.prune())).toBe(0);
@@ -685,6 +689,82 @@ describe('a connection the server ends in the middle of a write', () => {
       expect((await store.record(human()))?.sequence).toBeGreaterThan(0);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('the store\'s connections and the smaller refusals', () => {
+  it('the pool keeps to maxConnections; the listening connection names itself', async () => {
+    const app = `ssk-pool-${process.pid}`;
+    const { store } = await open({ maxConnections: 2, pool: { application_name: app } });
+    const admin = await pg.admin();
+    try {
+      await Promise.all(Array.from({ length: 8 }, () => store.stateVersion(CHILD, A)));
+      expect((await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [app])).rows[0].n).toBeLessThanOrEqual(2);
+      const off = await store.subscribeRemote(() => {});
+      expect((await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND pid = $2', ['session-state-kit-listen', store.listenerPid])).rows[0].n).toBe(1);
+      await off();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a server that accepts but never answers fails the open after connectionTimeoutMs, not the default 5 s', async () => {
+    const { createServer } = await import('node:net');
+    const sockets: import('node:net').Socket[] = [];
+    const silent = createServer((s) => void sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const started = Date.now();
+      const e = await createPostgresStore({ now: () => T0, connectionString: `postgres://u@127.0.0.1:${port}/db`, connectionTimeoutMs: 300, logger: memoryLogger() }).catch((x: unknown) => x);
+      expect(e).toMatchObject({ code: 'unreachable' });
+      expect(Date.now() - started).toBeLessThan(4_000);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
+  it('a database that is not UTF8 is refused at open, naming its encoding', async () => {
+    const admin = await pg.admin();
+    const database = `ssk_latin1_${process.pid}`;
+    await admin.query(`CREATE DATABASE ${database} ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'`);
+    try {
+      const url = new URL(pg.url());
+      url.pathname = `/${database}`;
+      const e = await createPostgresStore({ now: () => T0, connectionString: url.toString(), logger: memoryLogger() }).catch((x: unknown) => x);
+      expect(e).toMatchObject({ name: 'PostgresEncodingError' });
+      expect((e as Error).message).toContain('LATIN1');
+    } finally {
+      await admin.query(`DROP DATABASE ${database}`);
+    }
+  });
+
+  it('drainNotices and pendingNotices name the watcher field they refuse', async () => {
+    const { store } = await open();
+    try {
+      for (const read of [() => store.drainNotices(''), () => store.pendingNotices('')]) {
+        await expect(Promise.resolve().then(read)).rejects.toMatchObject({ field: 'watcherSessionKey' });
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('R29 a restart prunes what aged; a factory with a fixed schema opens stores in it', async () => {
+    const { store, clock, schema } = await open({ retentionMs: DAY });
+    await store.record(human());
+    clock.t += 2 * DAY;
+    await store.restart();
+    expect(await store.eventCount()).toBe(0);
+    await store.close();
+    const again = (await postgresStoreFactory({ connectionString: pg.url(), schema, logger: memoryLogger() })({ now: () => T0 })) as PostgresStore;
+    try {
+      expect(again.schema).toBe(schema);
+      expect(await again.stateVersion(CHILD, A)).toBe(1);
+    } finally {
+      await again.close();
     }
   });
 });
