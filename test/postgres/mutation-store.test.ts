@@ -635,7 +635,8 @@ describe('the store\'s life: a refused clock at open, calls after close, R43 on 
   it('every entry point throws "store is closed" after close', async () => {
     const { store } = await open();
     await store.close();
-    for (const call of [() => store.record(human()), () => store.stateVersion(CHILD, A), () => store.pendingNotices(PARENT), () => store.watch(watchReq()), () => store.prune()]) {
+    const calls: (() => Promise<unknown>)[] = [() => store.record(human()), () => store.stateVersion(CHILD, A), () => store.pendingNotices(PARENT), () => store.watch(watchReq()), () => store.prune()];
+    for (const call of calls) {
       await expect(Promise.resolve().then(call)).rejects.toThrow('store is closed');
     }
   });
@@ -744,7 +745,8 @@ describe('the store\'s connections and the smaller refusals', () => {
   it('drainNotices and pendingNotices name the watcher field they refuse', async () => {
     const { store } = await open();
     try {
-      for (const read of [() => store.drainNotices(''), () => store.pendingNotices('')]) {
+      const reads: (() => Promise<unknown>)[] = [() => store.drainNotices(''), () => store.pendingNotices('')];
+      for (const read of reads) {
         await expect(Promise.resolve().then(read)).rejects.toMatchObject({ field: 'watcherSessionKey' });
       }
     } finally {
