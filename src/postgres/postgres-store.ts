@@ -64,7 +64,7 @@ import { RemoteListener } from './remote-listener.js';
 import { changesSinceFromRows, type ChangesSinceRow } from './changes-read.js';
 import { classifyOpenError, CorruptStateError, describeError, isRetryable, PostgresEncodingError, toSafeNumber, UnsafeIntegerError } from './errors.js';
 import { checkedEventFromPgRow, cursorArrays, cursorFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
-import { MIGRATIONS, TABLES, migrate, quoteIdent, validateSchemaName, type PgMigrationStep } from './schema.js';
+import { MIGRATIONS, TABLES, migrate, quoteIdent, validateSchemaName } from './schema.js';
 import { statements, type Statements } from './sql.js';
 import { wakeChannels } from './wake-channels.js';
 import { newsPayloadParts, parseWakeNews, positionCovers } from './wake-news.js';
@@ -121,11 +121,6 @@ function validateWakeHold(value: unknown): number {
     throw new RangeError(`wakeHoldMs must be an integer from 0 to ${MAX_WAKE_HOLD_MS}, got ${String(value)}`);
   }
   return value;
-}
-
-/** Internal: tests simulate other releases with other migration lists. @internal */
-export interface PostgresStoreInternals {
-  migrations?: readonly PgMigrationStep[];
 }
 
 /** 64-bit FNV-1a over UTF-16 code units (keys have no NUL, R1), as a signed decimal for pg. */
@@ -207,7 +202,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
   }
 
   /** Opens a store: connects, checks the server, migrates the schema, prunes (opening a store prunes, R29). */
-  static async open(options: PostgresStoreOptions, internals: PostgresStoreInternals = {}): Promise<PostgresStore> {
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     resolvePruneConfig(options); // RangeError before any connection
     if (options.schema !== undefined) validateSchemaName(options.schema); // over 63 bytes the server truncates it
     resolveClock(options.now); // R6: a non-function clock is refused before any connection
@@ -234,7 +229,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
       try {
         const enc = await client.query<{ enc: string }>("SELECT current_setting('server_encoding') AS enc");
         if (enc.rows[0]?.enc !== 'UTF8') throw new PostgresEncodingError(enc.rows[0]?.enc ?? 'unknown');
-        await migrate(client, schema, internals.migrations ?? MIGRATIONS);
+        await migrate(client, schema, MIGRATIONS);
         // A role that may read but not write would otherwise only show up as logged failures later.
         await client.query(`SELECT has_table_privilege($1, 'INSERT') AS ok`, [`${quoteIdent(schema)}.${TABLES.events}`]).then((r) => {
           if (r.rows[0]?.ok !== true) throw Object.assign(new Error(`permission denied: INSERT on ${schema}.${TABLES.events}`), { code: '42501' });
@@ -862,9 +857,4 @@ export function postgresStoreFactory(
     const resolved = typeof schema === 'function' ? schema() : schema;
     return createPostgresStore({ ...rest, ...options, ...(resolved === undefined ? {} : { schema: resolved }) });
   };
-}
-
-/** Internal (tests): open with another migration list, as an older or newer release would. */
-export function openPostgresStoreWith(options: PostgresStoreOptions, internals: PostgresStoreInternals): Promise<PostgresStore> {
-  return PostgresStore.open(options, internals);
 }
