@@ -224,6 +224,16 @@ describe('the change hook (onLocalChange) fires exactly for writes that can chan
   it('prune fires only when an expired cursor had a pending notice', async () => {
     const { store, clock, count } = await open({ retentionMs: DAY });
     expect(await count(() => store.prune())).toBe(0); // nothing to prune at all
+    // A prune another store is running (it holds the schema's prune lock) is skipped, and fires nothing.
+    await store.record(spawn());
+    await store.record(human());
+    clock.t += 2 * DAY;
+    const admin = await pg.admin();
+    await admin.query('BEGIN');
+    await admin.query('SELECT pg_advisory_xact_lock($1, $2)', [...store.pruneLockKeys]);
+    expect(await count(() => store.prune())).toBe(0);
+    await admin.query('ROLLBACK');
+    expect(await count(() => store.prune())).toBe(1); // now it expires the pending cursor
     await store.watch(watchReq(PEER, CHILD)); // settled
     clock.t += 2 * DAY;
     expect(await count(() => store.prune())).toBe(0);
