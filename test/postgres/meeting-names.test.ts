@@ -178,6 +178,12 @@ describe('R73/R74 what a commit says on the channel', () => {
       // The marker after it on one connection: every channel's copy of the commit's wake came first.
       await waitFor('the marker', () => heard.slice(before).filter((c) => c === channelOf(schema)).length === 2);
       expect(heard.slice(before).sort()).toEqual([channelOf(schema), channelOf(schema), groupOf(PARENT), groupOf(COORD)].sort());
+      // A commit that changed no notice (both pairs pending already, R24) says `w:` on the store's channel only.
+      const after = heard.length;
+      await store.record(human());
+      await admin.query('SELECT pg_notify($1, $2)', [channelOf(schema), 'marker']);
+      await waitFor('the second marker', () => heard.slice(after).filter((c) => c === channelOf(schema)).length === 2);
+      expect(heard.slice(after)).toEqual([channelOf(schema), channelOf(schema)]);
     } finally {
       await store.close();
     }
