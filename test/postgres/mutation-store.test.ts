@@ -780,3 +780,24 @@ describe('the store\'s connections and the smaller refusals', () => {
     }
   });
 });
+
+describe('schema names that need quoting', () => {
+  it('a schema named with both quote characters opens, writes and reads; a schema that is not a string is a RangeError naming it', async () => {
+    const schema = `ssk "q" 'it's' ${process.pid}`;
+    const store = await createPostgresStore({ now: () => T0, connectionString: pg.url(), schema, logger: memoryLogger() });
+    try {
+      await store.record(spawn());
+      expect((await store.record(human()))?.sequence).toBe(2);
+      expect(await store.pendingNotices(PARENT)).toHaveLength(1);
+      const admin = await pg.admin();
+      expect((await admin.query('SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = $1', [schema])).rows[0].n).toBe(1);
+    } finally {
+      await store.close();
+    }
+    for (const bad of [5, null, {}]) {
+      const e = await createPostgresStore({ now: () => T0, connectionString: 'postgres://nobody@127.0.0.1:1/none', schema: bad as unknown as string }).catch((x: unknown) => x);
+      expect(e, String(bad)).toBeInstanceOf(RangeError);
+      expect((e as Error).message).toBe(`schema must be a non-empty PostgreSQL identifier without NUL, got ${JSON.stringify(bad)}`);
+    }
+  });
+});
