@@ -6,7 +6,7 @@
  * fails on the server with 42P01, and renamed back to show nothing was written.
  */
 import { describe, expect, it } from 'vitest';
-import { createPostgresStore, postgresStoreFactory, type PostgresStore } from '../../src/postgres/index.js';
+import { PgStateReader, createPostgresStore, postgresStoreFactory, type PostgresStore } from '../../src/postgres/index.js';
 import { checkPosition, needsTransaction } from '../../src/postgres/pending-reads.js';
 import { ROUTE_EVERYONE, routePayload } from '../../src/core/index.js';
 import { memoryLogger } from '../../src/shared/logger.js';
@@ -798,6 +798,51 @@ describe('schema names that need quoting', () => {
       const e = await createPostgresStore({ now: () => T0, connectionString: 'postgres://nobody@127.0.0.1:1/none', schema: bad as unknown as string }).catch((x: unknown) => x);
       expect(e, String(bad)).toBeInstanceOf(RangeError);
       expect((e as Error).message).toBe(`schema must be a non-empty PostgreSQL identifier without NUL, got ${JSON.stringify(bad)}`);
+    }
+  });
+});
+
+describe('R9d the read model over values past 2^53 - 1', () => {
+  it('each read names the column it could not read: heads, a head, the stats, the newest event', async () => {
+    const { store, schema } = await open();
+    const reader = await PgStateReader.open(pg.url(), schema);
+    const admin = await pg.admin();
+    const big = (2n ** 53n + 1n).toString();
+    const sql = (text: string, values: unknown[] = []) => admin.query(text.replaceAll('S.', `"${schema}".`), values);
+    const stats = () => reader.stats({ now: T0, maxRows: 50_000, retentionMs: 30 * DAY });
+    try {
+      await store.record(human());
+      await store.record(human());
+      await sql(`UPDATE S.session_state_events SET sequence = sequence + ${2n ** 53n}`);
+      await expect(reader.heads()).rejects.toThrow(/^session_state_events\.sequence = /);
+      await expect(stats()).rejects.toThrow(/^session_state_events\.sequence = /);
+      await expect(reader.head(CHILD, A)).rejects.toThrow(/^sequence = /);
+      await sql(`UPDATE S.session_state_events SET sequence = sequence - ${2n ** 53n}`);
+      for (const [column, heads, head] of [
+        ['last_sequence', /^session_state_heads\.last_sequence = /, /^last_sequence = /],
+        ['pruned_max_sequence', /^session_state_heads\.pruned_max_sequence = /, /^pruned_max_sequence = /],
+        ['updated_at', /^session_state_heads\.updated_at = /, /^updated_at = /],
+      ] as const) {
+        const before = (await sql(`SELECT ${column}::text AS v FROM S.session_state_heads`)).rows[0].v as string;
+        await sql(`UPDATE S.session_state_heads SET ${column} = $1`, [big]);
+        await expect(reader.heads(), column).rejects.toThrow(heads);
+        await expect(reader.head(CHILD, A), column).rejects.toThrow(head);
+        await sql(`UPDATE S.session_state_heads SET ${column} = $1`, [before]);
+      }
+      // The newest event past it, the oldest not: the stats' newest and newestOccurredAt name it.
+      await sql('UPDATE S.session_state_events SET occurred_at = $1 WHERE sequence = 2', [big]);
+      await expect(stats()).rejects.toThrow(/^session_state_events\.occurred_at = /);
+      await expect(reader.newestOccurredAt()).rejects.toThrow(/^occurred_at = /);
+      await sql('UPDATE S.session_state_events SET occurred_at = $1', [T0]);
+      await sql('UPDATE S.session_state_events SET occurred_at = $1', [big]); // the oldest too
+      await expect(stats()).rejects.toThrow(/^session_state_events\.occurred_at = /);
+      await sql('UPDATE S.session_state_events SET occurred_at = $1', [T0]);
+      const sequence = (await admin.query(`SELECT pg_get_serial_sequence('"${schema}".session_state_events', 'sequence') AS s`)).rows[0].s as string;
+      await admin.query('SELECT setval($1, $2, true)', [sequence, big]);
+      await expect(stats()).rejects.toThrow(/\.last_value = /);
+    } finally {
+      await reader.close();
+      await store.close();
     }
   });
 });
