@@ -25,8 +25,21 @@ const SOURCE = /\.(ts|mts|js|mjs)$/;
 const NOCHECK = new RegExp(`^\\s*//\\s*@ts-${'no'}check\\b`);
 const STRYKER_MARKERS = ['stryMutAct_' + '9fa48', '__' + 'stryker' + '__'];
 
-/** Repository-relative paths ('/'-separated) of the source files under the folders, sorted. */
+/** Repository-relative paths ('/'-separated) of the source files under the folders, sorted; walked once for every check. */
+let walked: string[] | undefined;
 function sourceFiles(): string[] {
+  return (walked ??= walkSources());
+}
+
+/** Each file's lines, read once for every check below. */
+const linesRead = new Map<string, string[]>();
+function linesOf(path: string): string[] {
+  let lines = linesRead.get(path);
+  if (lines === undefined) linesRead.set(path, (lines = readFileSync(join(ROOT, path), 'utf8').split('\n')));
+  return lines;
+}
+
+function walkSources(): string[] {
   const found: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
@@ -49,23 +62,19 @@ function sourceFiles(): string[] {
 /** 'path:line: what' for each leftover in one file. */
 function leftovers(path: string): string[] {
   const found: string[] = [];
-  readFileSync(join(ROOT, path), 'utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      if (NOCHECK.test(line)) found.push(`${path}:${i + 1}: a ts-nocheck directive (type checking is off for this file)`);
-      for (const marker of STRYKER_MARKERS) {
-        if (line.includes(marker)) found.push(`${path}:${i + 1}: Stryker instrumentation (${marker})`);
-      }
-    });
+  linesOf(path).forEach((line, i) => {
+    if (NOCHECK.test(line)) found.push(`${path}:${i + 1}: a ts-nocheck directive (type checking is off for this file)`);
+    for (const marker of STRYKER_MARKERS) {
+      if (line.includes(marker)) found.push(`${path}:${i + 1}: Stryker instrumentation (${marker})`);
+    }
+  });
   return found;
 }
 
 /** A static import of a `.test` file ('path:line: the import'): vitest would register the imported file's tests again, in the importer. */
 const TEST_FILE_IMPORT = /\bfrom\s+['"][^'"]*\.test(\.[cm]?[jt]s)?['"]|\bimport\s+['"][^'"]*\.test(\.[cm]?[jt]s)?['"]/;
 function testFileImports(path: string): string[] {
-  return readFileSync(join(ROOT, path), 'utf8')
-    .split('\n')
-    .flatMap((line, i) => (TEST_FILE_IMPORT.test(line) ? [`${path}:${i + 1}: ${line.trim()}`] : []));
+  return linesOf(path).flatMap((line, i) => (TEST_FILE_IMPORT.test(line) ? [`${path}:${i + 1}: ${line.trim()}`] : []));
 }
 
 describe('repository hygiene', () => {
