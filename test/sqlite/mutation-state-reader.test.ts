@@ -247,3 +247,38 @@ describe('R82 every page read is planned on an index', () => {
     expect(lines.join(' ')).toMatch(/SEARCH session_state_events USING/);
   });
 });
+
+describe('R9d the read model over values another program wrote past 2^53 - 1', () => {
+  it('the stats and a head name the column they cannot read', async () => {
+    const path = join(tempDir('reader-big'), 'big.db');
+    const store = new SqliteStore({ path, now: () => 1_000, logger: silentLogger });
+    store.record(human('agent:main:a'));
+    store.record(human('agent:main:a'));
+    store.close();
+    const other = connect(path);
+    const big = 2n ** 53n + 1n;
+    const r = SqliteStateReader.open(path);
+    const stats = () => r.stats({ now: 1_000, maxRows: 50_000, retentionMs: 86_400_000 });
+    try {
+      other.prepare(`UPDATE session_state_events SET sequence = sequence + ${2n ** 53n}`).run();
+      await expect(stats()).rejects.toThrow(/^session_state_events\.sequence = /);
+      await expect(r.head('agent:main:a', 'main')).rejects.toThrow(/^session_state_events\.sequence = /);
+      other.prepare(`UPDATE session_state_events SET sequence = sequence - ${2n ** 53n}`).run();
+      other.prepare('UPDATE session_state_events SET occurred_at = ? WHERE sequence = 2').run(big);
+      await expect(stats()).rejects.toThrow(/^session_state_events\.occurred_at = /); // the newest
+      await expect(r.newestOccurredAt()).rejects.toThrow(/^session_state_events\.occurred_at = /);
+      other.prepare('UPDATE session_state_events SET occurred_at = ?').run(big); // the oldest too
+      await expect(stats()).rejects.toThrow(/^session_state_events\.occurred_at = /);
+      other.prepare('UPDATE session_state_events SET occurred_at = 1000').run();
+      for (const column of ['last_sequence', 'pruned_max_sequence', 'updated_at']) {
+        const before = other.prepare(`SELECT ${column} AS v FROM session_state_heads`).get() as { v: number };
+        other.prepare(`UPDATE session_state_heads SET ${column} = ?`).run(big);
+        await expect(r.head('agent:main:a', 'main'), column).rejects.toThrow(new RegExp(`^session_state_heads\\.${column} = `));
+        other.prepare(`UPDATE session_state_heads SET ${column} = ?`).run(before.v);
+      }
+    } finally {
+      r.close();
+      other.close();
+    }
+  });
+});
