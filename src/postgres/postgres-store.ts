@@ -63,6 +63,7 @@ import { loadPg, type PgModule } from './driver.js';
 import { RemoteListener } from './remote-listener.js';
 import { changesSinceFromRows, type ChangesSinceRow } from './changes-read.js';
 import { classifyOpenError, CorruptStateError, describeError, isRetryable, PostgresEncodingError, toSafeNumber, UnsafeIntegerError } from './errors.js';
+import { cursorRowName } from '../shared/state-errors.js';
 import { checkedEventFromPgRow, cursorArrays, cursorFromPgRow, type PgCursorRow, type PgEventRow } from './rows.js';
 import { MIGRATIONS, TABLES, migrate, quoteIdent, validateSchemaName } from './schema.js';
 import { statements, type Statements } from './sql.js';
@@ -750,8 +751,7 @@ export class PostgresStore implements SessionStateStore, StorePendingSource {
       } catch (error) {
         if (error instanceof CorruptStateError) this.badRows.report(error);
         else if (error instanceof UnsafeIntegerError) {
-          const name = `(${JSON.stringify(row.watcher_session_key)}, ${JSON.stringify(row.target_session_key)}, ${JSON.stringify(row.target_agent_id)})`;
-          this.badRows.report(new CorruptStateError(TABLES.cursors, name, error.message));
+          this.badRows.report(new CorruptStateError(TABLES.cursors, cursorRowName(row.watcher_session_key, row.target_session_key, row.target_agent_id), error.message));
         } else throw error;
       }
     }

@@ -3,7 +3,7 @@ import { isValidAgentId, isValidSessionKey, wakeFor } from '../core/index.js';
 import type { PairChange } from '../../spec/index.js';
 import type { Logger } from './logger.js';
 import { toSafeNumber } from './integers.js';
-import { CorruptStateError } from './state-errors.js';
+import { CorruptStateError, cursorRowName } from './state-errors.js';
 import { messageOf } from './logger.js';
 
 /**
@@ -55,7 +55,7 @@ export class BadRows {
  * arithmetic (R9d), after reporting it. `pending` is N > L.
  */
 export function checkedPairRow(table: string, v: PairRowValues, bad: BadRows): PairChange | undefined {
-  const row = `(${JSON.stringify(v.watcherSessionKey)}, ${JSON.stringify(v.targetSessionKey)}, ${JSON.stringify(v.targetAgentId)})`;
+  const row = cursorRowName(v.watcherSessionKey, v.targetSessionKey, v.targetAgentId);
   try {
     if (!isValidSessionKey(v.watcherSessionKey) || !isValidSessionKey(v.targetSessionKey) || !isValidAgentId(v.targetAgentId)) {
       throw new CorruptStateError(table, row, 'a key or agent id that R1 does not allow');

@@ -1,7 +1,7 @@
 import { StateEvent, type WatchCursor } from '../../spec/index.js';
 import { assertSchema, isValidAgentId, isValidSessionKey, isValidationError } from '../core/index.js';
 import { toSafeNumber } from './integers.js';
-import { CorruptStateError } from './state-errors.js';
+import { CorruptStateError, cursorRowName } from './state-errors.js';
 import { messageOf } from './logger.js';
 
 /**
@@ -151,14 +151,14 @@ export function rowDecoders(tables: StateTables): RowDecoders {
     if (!isValidSessionKey(cursor.watcherSessionKey) || !isValidSessionKey(cursor.targetSessionKey) || !isValidAgentId(cursor.targetAgentId)) {
       throw new CorruptStateError(
         C,
-        `(${JSON.stringify(row.watcher_session_key)}, ${JSON.stringify(row.target_session_key)}, ${JSON.stringify(row.target_agent_id)})`,
+        cursorRowName(row.watcher_session_key, row.target_session_key, row.target_agent_id),
         'a key or agent id that R1 does not allow',
       );
     }
     if (L < 0 || L > N || N > M || cursor.updatedAt < 0 || !['spawn', 'explicit', 'ambient'].includes(cursor.provenance)) {
       throw new CorruptStateError(
         C,
-        `(${JSON.stringify(row.watcher_session_key)}, ${JSON.stringify(row.target_session_key)}, ${JSON.stringify(row.target_agent_id)})`,
+        cursorRowName(row.watcher_session_key, row.target_session_key, row.target_agent_id),
         `needs 0 <= last_seen <= notified <= material, updated_at >= 0 and a known provenance; has ${L}, ${N}, ${M}, ${cursor.updatedAt}, ${JSON.stringify(row.provenance)}`,
       );
     }

@@ -58,3 +58,8 @@ export class CorruptStateError extends StateDatabaseError {
     super('corrupt-state', `${table} row ${row} is corrupt: ${reason}`);
   }
 }
+
+/** How a cursor row is named in a CorruptStateError: its three keys as stored, each as JSON (a key may hold anything another program wrote). */
+export function cursorRowName(watcher: unknown, target: unknown, agent: unknown): string {
+  return `(${JSON.stringify(watcher)}, ${JSON.stringify(target)}, ${JSON.stringify(agent)})`;
+}

@@ -66,6 +66,7 @@ import { resolveSqliteDriver } from './driver/resolve.js';
 import { immediateTransaction, readTransaction } from './driver/transaction.js';
 import type { SqliteConnection, SqliteDriverChoice, SqliteStatement, SqliteValuesStatement } from './driver/types.js';
 import { CorruptStateError, toSafeNumber } from './errors.js';
+import { cursorRowName } from '../shared/state-errors.js';
 import { openError } from './open-errors.js';
 import { checkedEventFromRow, cursorFromRow as toCursor, type CursorRow, type EventRow } from './rows.js';
 import { MIGRATIONS, migrate, type MigrationStep } from './schema.js';
@@ -471,14 +472,14 @@ export class SqliteStore implements SessionStateStore, StorePendingSource {
       let lastSeen: number;
       try {
         if (!isValidSessionKey(targetSessionKey) || !isValidAgentId(targetAgentId)) {
-          throw new CorruptStateError('session_watch_cursors', pairRowName(watcherSessionKey, targetSessionKey, targetAgentId), 'a key or agent id that R1 does not allow');
+          throw new CorruptStateError('session_watch_cursors', cursorRowName(watcherSessionKey, targetSessionKey, targetAgentId), 'a key or agent id that R1 does not allow');
         }
         lastSeen = toSafeNumber(lastSeenValue, 'session_watch_cursors.last_seen');
         if (lastSeen < 0 || !PROVENANCES.has(provenance)) {
-          throw new CorruptStateError('session_watch_cursors', pairRowName(watcherSessionKey, targetSessionKey, targetAgentId), `needs last_seen >= 0 and a known provenance; has ${lastSeen}, ${JSON.stringify(provenance)}`);
+          throw new CorruptStateError('session_watch_cursors', cursorRowName(watcherSessionKey, targetSessionKey, targetAgentId), `needs last_seen >= 0 and a known provenance; has ${lastSeen}, ${JSON.stringify(provenance)}`);
         }
       } catch (error) {
-        this.badRows.report(error instanceof CorruptStateError ? error : new CorruptStateError('session_watch_cursors', pairRowName(watcherSessionKey, targetSessionKey, targetAgentId), String(error)));
+        this.badRows.report(error instanceof CorruptStateError ? error : new CorruptStateError('session_watch_cursors', cursorRowName(watcherSessionKey, targetSessionKey, targetAgentId), String(error)));
         continue;
       }
       notices.push(noticeFor(targetSessionKey, targetAgentId, lastSeen, provenance as CursorProvenance));
@@ -795,11 +796,6 @@ type PendingTuple = [targetSessionKey: string, targetAgentId: string, lastSeen: 
 /** The target's newest slot event a cursor read through the effective view saw: what a cursor written from it is folded to. */
 function foldToOf(row: CursorRow): number {
   return toSafeNumber((row as CursorRow & { fold_to: unknown }).fold_to, 'session_state_slots.material_sequence');
-}
-
-/** How errors name a cursor row. */
-function pairRowName(watcher: unknown, target: unknown, agent: unknown): string {
-  return `(${JSON.stringify(watcher)}, ${JSON.stringify(target)}, ${JSON.stringify(agent)})`;
 }
 
 /** What one recordMany transaction remembers between its inputs. */
