@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkPendingWatchersPageRequest, checkSessionsPageRequest } from '../../src/core/index.js';
 
-// T15: a page read's request is checked once, in core, for every store (each store's own test of
-// its page reads asks its store through test/contract/page-refusals.ts).
+// T15: a page read's request is checked once, in core, for every store (the memory and SQLite
+// stores are asked through test/contract/page-refusals.ts, the PostgreSQL store by its own
+// mutation-store test).
 const refusal = (fn: () => void): string | undefined => {
   try {
     fn();

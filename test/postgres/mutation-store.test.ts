@@ -32,6 +32,18 @@ async function open(settings: Record<string, unknown> = {}) {
   return { store, schema, logger, clock, count, fired: () => fired };
 }
 
+/** The test server's URL with another database in it. */
+function databaseUrl(database: string): string {
+  const url = new URL(pg.url());
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** The sequence behind the events' `sequence` column of `schema`. */
+async function eventsSequence(admin: Awaited<ReturnType<typeof pg.admin>>, schema: string): Promise<string> {
+  return (await admin.query(`SELECT pg_get_serial_sequence('"${schema}".session_state_events', 'sequence') AS s`)).rows[0]!.s;
+}
+
 /** Every row of the store's three tables, in a fixed order. */
 async function tables(schema: string) {
   const admin = await pg.admin();
@@ -502,13 +514,12 @@ describe('R9 the caller\'s code that the store calls: a throwing logger or chang
     const admin = await pg.admin();
     const database = `ssk_public_${process.pid}`;
     await admin.query(`CREATE DATABASE ${database}`);
-    const url = new URL(pg.url());
-    url.pathname = `/${database}`;
-    const store = await createPostgresStore({ now: () => T0, connectionString: url.toString(), logger: memoryLogger() });
+    const url = databaseUrl(database);
+    const store = await createPostgresStore({ now: () => T0, connectionString: url, logger: memoryLogger() });
     try {
       expect(store.schema).toBe('public');
       await store.record(human());
-      const there = new (await import('pg')).default.Client({ connectionString: url.toString() });
+      const there = new (await import('pg')).default.Client({ connectionString: url });
       await there.connect();
       try {
         expect((await there.query('SELECT count(*)::int AS n FROM public.session_state_events')).rows[0].n).toBe(1);
@@ -548,7 +559,7 @@ describe('R9d values another program wrote, and reads of what is not there', () 
       expect((await store.pendingNotices(W)).map((n) => n.targetSessionKey)).toEqual([PEER]);
       expect(lines()).toEqual([expect.stringMatching(/^postgres store: skipped a corrupt cursor row: .*session_watch_cursors\.last_seen/)]);
       // The next sequence is 2^53: the insert is rolled back, nothing is written.
-      const sequence = (await admin.query(`SELECT pg_get_serial_sequence('"${schema}".session_state_events', 'sequence') AS s`)).rows[0].s as string;
+      const sequence = await eventsSequence(admin, schema);
       await admin.query(`SELECT setval($1, $2, false)`, [sequence, (2n ** 53n).toString()]);
       expect(await store.record(human(PARENT))).toBeUndefined();
       expect(lines()).toEqual([expect.stringMatching(/^postgres store: record failed: .*session_state_events\.sequence/)]);
@@ -742,9 +753,7 @@ describe('the store\'s connections and the smaller refusals', () => {
     const database = `ssk_latin1_${process.pid}`;
     await admin.query(`CREATE DATABASE ${database} ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'`);
     try {
-      const url = new URL(pg.url());
-      url.pathname = `/${database}`;
-      const e = await createPostgresStore({ now: () => T0, connectionString: url.toString(), logger: memoryLogger() }).catch((x: unknown) => x);
+      const e = await createPostgresStore({ now: () => T0, connectionString: databaseUrl(database), logger: memoryLogger() }).catch((x: unknown) => x);
       expect(e).toMatchObject({ name: 'PostgresEncodingError' });
       expect((e as Error).message).toContain('LATIN1');
     } finally {
@@ -833,11 +842,10 @@ describe('R9d the read model over values past 2^53 - 1', () => {
       await sql('UPDATE S.session_state_events SET occurred_at = $1 WHERE sequence = 2', [big]);
       await expect(stats()).rejects.toThrow(/^session_state_events\.occurred_at = /);
       await expect(reader.newestOccurredAt()).rejects.toThrow(/^occurred_at = /);
-      await sql('UPDATE S.session_state_events SET occurred_at = $1', [T0]);
       await sql('UPDATE S.session_state_events SET occurred_at = $1', [big]); // the oldest too
       await expect(stats()).rejects.toThrow(/^session_state_events\.occurred_at = /);
       await sql('UPDATE S.session_state_events SET occurred_at = $1', [T0]);
-      const sequence = (await admin.query(`SELECT pg_get_serial_sequence('"${schema}".session_state_events', 'sequence') AS s`)).rows[0].s as string;
+      const sequence = await eventsSequence(admin, schema);
       await admin.query('SELECT setval($1, $2, true)', [sequence, big]);
       await expect(stats()).rejects.toThrow(/\.last_value = /);
     } finally {

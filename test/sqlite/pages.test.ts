@@ -106,8 +106,8 @@ describe('T15 SQLite keyed page reads', () => {
       expect(tree).toEqual(await walkTools(memory, LEAD));
       // The lead, its children (every 7th) and their children (the next one each).
       expect(tree).toHaveLength(1 + 2 * Math.ceil(1200 / 7));
-      await expectPageRefusals(store, true);
-      await expectPageRefusals(memory, true);
+      await expectPageRefusals(store);
+      await expectPageRefusals(memory);
     } finally {
       store.close();
     }
